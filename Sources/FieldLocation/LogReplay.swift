@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NMEA
+
+/// Why a log could not be replayed.
+public enum ReplayError: Error, CustomStringConvertible, Sendable {
+    /// The file could not be opened; `reason` is the system's explanation.
+    case cannotOpen(path: String, reason: String)
+    /// Reading failed part way; `offset` is the byte offset reached.
+    case readFailed(path: String, offset: Int64, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): return "cannot open \(path): \(reason)"
+        case .readFailed(let path, let offset, let reason): return "reading \(path) failed at byte \(offset): \(reason)"
+        }
+    }
+}
+
+/// Replays a recorded byte log (NMEA with any binary frames interleaved) through the NMEA engine.
+public struct LogReplay {
+    /// The file to read.
+    public let path: String
+    /// Playback speed relative to the log's own clock; `nil` replays as fast as possible.
+    public var speed: Double?
+    /// Accept sentences without a checksum (some receivers send none).
+    public var acceptMissingChecksums: Bool
+
+    public init(path: String, speed: Double? = nil, acceptMissingChecksums: Bool = false) {
+        self.path = path
+        self.speed = speed
+        self.acceptMissingChecksums = acceptMissingChecksums
+    }
+
+    /// The stream used for replays: comment lines skipped, no week-rollover shift (logs are genuinely
+    /// old), fixes marked as coming from a replay.
+    public func makeStream() -> NMEAStream {
+        NMEAStream(
+            parserOptions: NMEAParserOptions(requireChecksum: !acceptMissingChecksums),
+            assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .replay),
+            skipsCommentLines: true)
+    }
+
+    /// Reads the whole file, calling `onFix` for each fix; returns the stream for its counters.
+    ///
+    /// With a ``speed``, `sleep` is called with the seconds to wait between fixes (from the fixes' own times).
+    @discardableResult
+    public func run(sleep: (Double) -> Void = { _ in }, onFix: (Fix) -> Void) throws(ReplayError) -> NMEAStream {
+        let stream = makeStream()
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var offset: Int64 = 0
+        var lastTime: UTCTime?
+        func pace(_ fix: Fix) {
+            if let speed, speed > 0, let time = fix.time {
+                if let lastTime, time > lastTime {
+                    sleep(Double(time.nanosecondsSinceEpoch - lastTime.nanosecondsSinceEpoch) / 1e9 / speed)
+                }
+                lastTime = time
+            }
+            onFix(fix)
+        }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .readFailed(path: path, offset: offset, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            offset += Int64(count)
+            buffer.withUnsafeBufferPointer { all in
+                let chunk = UnsafeBufferPointer(rebasing: all[0..<count])
+                stream.feed(chunk.span, onFix: pace)
+            }
+        }
+        stream.finish(onFix: pace)
+        return stream
+    }
+}

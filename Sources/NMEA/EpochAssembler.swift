@@ -1,0 +1,370 @@
+/// Options for turning sentences into fixes.
+public struct AssemblerOptions: Sendable, Hashable {
+    /// Dates before this one are taken as a GPS week-number rollover and moved forward by 1024 weeks
+    /// (repeatedly, until they are not earlier). `nil` disables the guard, as for replaying old logs.
+    public var weekRolloverPivot: CalendarDate?
+    /// Where fixes come from.
+    public var provenance: Provenance
+
+    /// Creates options. The default pivot suits live receivers: no fix can be older than 2024.
+    public init(weekRolloverPivot: CalendarDate? = CalendarDate(year: 2024, month: 1, day: 1),
+                provenance: Provenance = .receiver) {
+        self.weekRolloverPivot = weekRolloverPivot
+        self.provenance = provenance
+    }
+}
+
+/// Counters of sentences accepted and rejected, by type and by reason.
+public struct SentenceCounters: Sendable {
+    var acceptedByType = InlineArray<18, Int>(repeating: 0)
+    var rejectedByReason = InlineArray<8, Int>(repeating: 0)
+    /// Fixes emitted.
+    public internal(set) var fixes = 0
+
+    public init() {}
+
+    /// Sentences of `type` accepted.
+    public func accepted(_ type: SentenceType) -> Int { acceptedByType[SentenceCounters.slot(type)] }
+    /// Sentences or frames rejected for `reason`.
+    public func rejected(_ reason: RejectionReason) -> Int { rejectedByReason[reason.rawValue] }
+    /// All sentences accepted.
+    public var totalAccepted: Int { (0..<18).reduce(0) { $0 + acceptedByType[$1] } }
+    /// All sentences and frames rejected.
+    public var totalRejected: Int { (0..<8).reduce(0) { $0 + rejectedByReason[$1] } }
+
+    mutating func accept(_ type: SentenceType) { acceptedByType[SentenceCounters.slot(type)] += 1 }
+    mutating func reject(_ reason: RejectionReason) { rejectedByReason[reason.rawValue] += 1 }
+
+    static func slot(_ type: SentenceType) -> Int {
+        switch type {
+        case .rmc: return 0
+        case .gga: return 1
+        case .gsa: return 2
+        case .gsv: return 3
+        case .vtg: return 4
+        case .gll: return 5
+        case .zda: return 6
+        case .gns: return 7
+        case .gst: return 8
+        case .gbs: return 9
+        case .hdt: return 10
+        case .hdg: return 11
+        case .ths: return 12
+        case .txt: return 13
+        case .dtm: return 14
+        case .otherStandard: return 15
+        case .proprietary: return 16
+        case .encapsulated: return 17
+        }
+    }
+}
+
+/// Merges the sentences of one navigation epoch into one ``Fix``.
+///
+/// Epoch boundaries are found by a change of time of day, as gpsd does: sentences carrying a time
+/// (RMC, GGA, GLL, GNS, ZDA, GST, GBS) start a new epoch when their time differs from the current
+/// one; untimed sentences (GSA, GSV, VTG, ...) join the current epoch. Once the last timed sentence
+/// type of an epoch has been the same for two epochs in a row (the *cycle ender*), a fix is emitted
+/// right after that sentence instead of waiting for the next epoch, so latency is one sentence.
+/// One fix per epoch. Nothing here allocates.
+public struct EpochAssembler: Sendable {
+    public var options: AssemblerOptions
+    /// Counters of accepted and rejected sentences and fixes emitted.
+    public internal(set) var counters = SentenceCounters()
+
+    private var fix = Fix()
+    private var epochTime: TimeOfDay?
+    private var epochHasData = false
+    private var epochEmitted = false
+    private var previousEpochTime: TimeOfDay?
+    private var date: CalendarDate?
+    private var dateFromThisEpoch = false
+    private var lastTimedAddress: SentenceAddress?
+    /// Whether `fix` holds untimed data that arrived after the cycle ender, for the next epoch.
+    private var carrying = false
+    private var ender: SentenceAddress?
+    /// The satellites-in-view table, kept across epochs (GSV is often sent less often than fixes).
+    private var sky = SatelliteList()
+    private var skyEpochSeries = false
+    /// Satellites used, from the current GSA series.
+    private var used = InlineArray<48, UInt32>(repeating: 0)
+    private var usedCount = 0
+    private var lastWasGSA = false
+    private var gsaSeriesTime: TimeOfDay?
+
+    public init(options: AssemblerOptions = AssemblerOptions()) {
+        self.options = options
+        fix.provenance = options.provenance
+    }
+
+    /// Counts a sentence or frame the caller rejected (so all counters live in one place).
+    public mutating func noteRejected(_ reason: RejectionReason) { counters.reject(reason) }
+
+    /// Adds one parsed sentence; calls `emit` with the fix of each epoch this sentence completes
+    /// (at most two: the previous epoch, and the current one when the sentence is the cycle ender).
+    public mutating func add(_ parsed: ParsedSentence, emit: (Fix) -> Void) {
+        counters.accept(parsed.sentence.type)
+        let time = Self.timeOf(parsed.sentence)
+        if let time {
+            if let epochTime, time != epochTime {
+                if epochHasData && !epochEmitted { emit(finishEpoch()) }
+                // Learn the cycle ender: the last timed sentence of the epoch that just ended.
+                // As gpsd does, it is trusted from the first change of time on, and replaced when
+                // an epoch ends with a different sentence.
+                if let last = lastTimedAddress { ender = last }
+                startEpoch(time)
+            } else if epochTime == nil {
+                epochTime = time
+            }
+            lastTimedAddress = parsed.address
+        }
+        if time == nil, epochEmitted, !carrying {
+            // Untimed data after the cycle ender (GSA, GSV, VTG...) starts the next epoch's fix.
+            var fresh = Fix()
+            fresh.provenance = options.provenance
+            fix = fresh
+            carrying = true
+        }
+        merge(parsed, time: time)
+        if time != nil, let ender, ender == parsed.address, !epochEmitted, epochHasData {
+            // The cycle ender arrived: the epoch is complete now.
+            let now = finishEpoch()
+            epochEmitted = true
+            emit(now)
+        }
+    }
+
+    /// Ends the stream: returns the fix of the last epoch if it was not emitted yet.
+    public mutating func finish() -> Fix? {
+        guard epochHasData, !epochEmitted else { return nil }
+        epochEmitted = true
+        return finishEpoch()
+    }
+
+    private static func timeOf(_ sentence: Sentence) -> TimeOfDay? {
+        switch sentence {
+        case .rmc(let s): return s.time
+        case .gga(let s): return s.time
+        case .gll(let s): return s.time
+        case .gns(let s): return s.time
+        case .zda(let s): return s.time
+        case .gst(let s): return s.time
+        case .gbs(let s): return s.time
+        default: return nil
+        }
+    }
+
+    private mutating func startEpoch(_ time: TimeOfDay) {
+        if let previous = epochTime {
+            previousEpochTime = previous
+            // Midnight passed without a new date yet: the date moves on by one day.
+            if let date, !dateFromThisEpoch, time.nanosecondsSinceMidnight + 43_200_000_000_000 < previous.nanosecondsSinceMidnight {
+                self.date = date.adding(days: 1)
+            }
+        }
+        epochTime = time
+        epochHasData = false
+        epochEmitted = false
+        dateFromThisEpoch = false
+        if !carrying {
+            var fresh = Fix()
+            fresh.provenance = options.provenance
+            fix = fresh
+        }
+        carrying = false
+        fix.timeOfDay = time
+    }
+
+    private mutating func finishEpoch() -> Fix {
+        var out = fix
+        out.timeOfDay = epochTime
+        if let date, let time = epochTime {
+            var corrected = date
+            var rolled = false
+            if let pivot = options.weekRolloverPivot {
+                var guardCount = 0
+                while corrected < pivot, guardCount < 8 {
+                    corrected = corrected.adding(days: 7168)
+                    rolled = true
+                    guardCount += 1
+                }
+            }
+            out.time = UTCTime(date: corrected, time: time)
+            out.weekRolloverCorrected = rolled
+        }
+        if out.mode < .twoD {
+            out.latitude = nil
+            out.longitude = nil
+        }
+        // Satellites: the sky table with used flags from the latest GSA series.
+        out.satellites = sky
+        for index in 0..<out.satellites.count {
+            var satellite = out.satellites[index]
+            satellite.used = isUsed(satellite)
+            out.satellites[index] = satellite
+        }
+        if out.satellitesUsed == nil, usedCount > 0 { out.satellitesUsed = usedCount }
+        computeAccuracy(&out)
+        counters.fixes += 1
+        return out
+    }
+
+    private func isUsed(_ satellite: SatelliteInfo) -> Bool {
+        let key = UInt32(satellite.constellation.map { $0.rawValue &+ 1 } ?? 0) << 16 | UInt32(satellite.prn)
+        let bare = UInt32(satellite.prn)
+        for index in 0..<usedCount where used[index] == key || used[index] == bare { return true }
+        return false
+    }
+
+    private func computeAccuracy(_ out: inout Fix) {
+        guard out.mode >= .twoD else { return }
+        if out.accuracySource == .gst || out.accuracySource == .gbs { return }
+        let uere = Fix.userEquivalentRangeError(for: out.quality)
+        if let hdop = out.hdop {
+            out.horizontalAccuracy = hdop * uere
+            out.accuracySource = .dop
+        }
+        if let vdop = out.vdop, out.mode == .threeD {
+            out.verticalAccuracy = vdop * uere
+        }
+    }
+
+    private mutating func setPosition(_ latitude: Coordinate?, _ longitude: Coordinate?) {
+        guard let latitude, let longitude else { return }
+        fix.rawLatitude = latitude
+        fix.rawLongitude = longitude
+        fix.latitude = latitude.degrees
+        fix.longitude = longitude.degrees
+    }
+
+    private mutating func merge(_ parsed: ParsedSentence, time: TimeOfDay?) {
+        let sentence = parsed.sentence
+        if case .gsa = sentence {} else { lastWasGSA = false }
+        switch sentence {
+        case .rmc(let s):
+            epochHasData = true
+            if let day = s.day, let month = s.month, let yy = s.twoDigitYear,
+               let date = CalendarDate(year: (yy < 80 ? 2000 : 1900) + Int(yy), month: Int(month), day: Int(day)) {
+                self.date = date
+                dateFromThisEpoch = true
+            }
+            if s.isValid == true && s.mode != .notValid {
+                setPosition(s.latitude, s.longitude)
+                if fix.mode < .twoD || fix.altitudeMSL == nil { fix.mode = max(fix.mode, .twoD) }
+                if let mode = s.mode, let quality = FixQuality(mode), fix.quality == .invalid || quality != .gps {
+                    fix.quality = quality
+                } else if fix.quality == .invalid {
+                    fix.quality = .gps
+                }
+            } else if s.isValid == false || s.mode == .notValid {
+                fix.mode = .noFix
+            }
+            if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
+            if let course = s.courseTrue { fix.course = course.doubleValue }
+            if let variation = s.magneticVariation { fix.magneticVariation = variation.doubleValue }
+        case .gga(let s):
+            epochHasData = true
+            if let quality = s.quality, quality == .invalid {
+                fix.mode = .noFix
+            } else if s.latitude != nil {
+                setPosition(s.latitude, s.longitude)
+                if let quality = s.quality { fix.quality = FixQuality(quality) }
+                if let altitude = s.altitudeMSL { fix.altitudeMSL = altitude.doubleValue }
+                if let separation = s.geoidSeparation { fix.geoidSeparation = separation.doubleValue }
+                let satellites = s.satellitesUsed ?? 0
+                if s.satellitesUsed != nil, satellites < 3, parsed.talker == .gps || parsed.talker == .combined {
+                    fix.mode = .noFix
+                } else if s.altitudeMSL != nil && (s.satellitesUsed == nil || satellites >= 4) {
+                    fix.mode = .threeD
+                } else {
+                    fix.mode = max(fix.mode, .twoD)
+                }
+            }
+            if let used = s.satellitesUsed { fix.satellitesUsed = used }
+            if let hdop = s.hdop { fix.hdop = hdop.doubleValue }
+        case .gns(let s):
+            epochHasData = true
+            if s.isValid, s.latitude != nil {
+                setPosition(s.latitude, s.longitude)
+                if let mode = s.bestMode, let quality = FixQuality(mode) { fix.quality = quality }
+                if let altitude = s.altitudeMSL { fix.altitudeMSL = altitude.doubleValue }
+                if let separation = s.geoidSeparation { fix.geoidSeparation = separation.doubleValue }
+                fix.mode = s.altitudeMSL != nil ? .threeD : max(fix.mode, .twoD)
+            } else if s.modeCount > 0 {
+                fix.mode = .noFix
+            }
+            if let used = s.satellitesUsed { fix.satellitesUsed = used }
+            if let hdop = s.hdop { fix.hdop = hdop.doubleValue }
+        case .gll(let s):
+            epochHasData = true
+            if s.isValid == true && s.mode != .notValid {
+                setPosition(s.latitude, s.longitude)
+                if fix.mode < .twoD { fix.mode = .twoD }
+                if fix.quality == .invalid { fix.quality = .gps }
+            } else if s.isValid == false {
+                fix.mode = .noFix
+            }
+        case .vtg(let s):
+            if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
+            else if let kmh = s.speedKilometresPerHour { fix.speed = kmh.doubleValue / 3.6 }
+            if let course = s.courseTrue { fix.course = course.doubleValue }
+        case .zda(let s):
+            if let date = s.date {
+                self.date = date
+                dateFromThisEpoch = true
+            }
+        case .gsa(let s):
+            let newSeries = !lastWasGSA || gsaSeriesTime != epochTime
+            if newSeries { usedCount = 0 }
+            lastWasGSA = true
+            gsaSeriesTime = epochTime
+            let constellation = s.constellation ?? parsed.talker?.constellation
+            for index in 0..<s.satelliteCount where usedCount < 48 {
+                let prn = UInt32(s.satellites[index])
+                used[usedCount] = constellation.map { UInt32($0.rawValue &+ 1) << 16 | prn } ?? prn
+                usedCount += 1
+            }
+            if let fixType = s.fixType {
+                switch fixType {
+                case .none: fix.mode = .noFix
+                case .twoD: fix.mode = .twoD
+                case .threeD: fix.mode = .threeD
+                }
+            }
+            if let pdop = s.pdop { fix.pdop = pdop.doubleValue }
+            if let hdop = s.hdop { fix.hdop = hdop.doubleValue }
+            if let vdop = s.vdop { fix.vdop = vdop.doubleValue }
+        case .gsv(let s):
+            let talker = parsed.talker
+            if s.messageNumber == 1 {
+                // A new series replaces this talker's (and signal's) satellites.
+                let system = talker?.constellation
+                sky.removeAll { satellite in
+                    system == nil ? satellite.constellation == nil || talker == .combined
+                        : satellite.constellation == system && satellite.signalID == s.signalID
+                }
+            }
+            for index in 0..<s.satelliteCount {
+                let view = s.satellites[index]
+                let constellation = Constellation.of(satellite: Int(view.prn), talker: talker)
+                sky.append(SatelliteInfo(constellation: constellation, prn: view.prn, elevation: view.elevation,
+                                         azimuth: view.azimuth, snr: view.snr, signalID: s.signalID))
+            }
+        case .gst(let s):
+            epochHasData = epochHasData || time != nil
+            if let lat = s.latitudeSigma?.doubleValue, let lon = s.longitudeSigma?.doubleValue {
+                fix.horizontalAccuracy = (lat * lat + lon * lon).squareRoot()
+                fix.verticalAccuracy = s.altitudeSigma?.doubleValue
+                fix.accuracySource = .gst
+            }
+        case .gbs(let s):
+            if fix.accuracySource != .gst, let lat = s.latitudeError?.doubleValue, let lon = s.longitudeError?.doubleValue {
+                fix.horizontalAccuracy = (lat * lat + lon * lon).squareRoot()
+                fix.verticalAccuracy = s.altitudeError?.doubleValue
+                fix.accuracySource = .gbs
+            }
+        case .hdt, .hdg, .ths, .txt, .dtm, .proprietary, .encapsulated, .other:
+            break
+        }
+    }
+}

@@ -1,0 +1,197 @@
+/// The fix mode: how many dimensions the position has.
+public enum FixMode: Int, Sendable, Hashable, Comparable {
+    /// Nothing said yet.
+    case unknown = 0
+    /// The receiver reports no fix.
+    case noFix = 1
+    /// Latitude and longitude only.
+    case twoD = 2
+    /// Latitude, longitude and altitude.
+    case threeD = 3
+
+    public static func < (a: FixMode, b: FixMode) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// How the position was obtained.
+public enum FixQuality: Int, Sendable, Hashable {
+    case invalid = 0, gps = 1, differential = 2, pps = 3, rtkFixed = 4, rtkFloat = 5
+    case deadReckoning = 6, manual = 7, simulated = 8
+
+    init(_ quality: GGAQuality) { self = FixQuality(rawValue: Int(quality.rawValue)) ?? .invalid }
+
+    init?(_ mode: ModeIndicator) {
+        switch mode {
+        case .autonomous: self = .gps
+        case .differential: self = .differential
+        case .estimated: self = .deadReckoning
+        case .floatRTK: self = .rtkFloat
+        case .manual: self = .manual
+        case .notValid: return nil
+        case .precise: self = .pps
+        case .rtk: self = .rtkFixed
+        case .simulator: self = .simulated
+        }
+    }
+}
+
+/// Where an accuracy estimate came from.
+public enum AccuracySource: Int, Sendable, Hashable {
+    /// No estimate is possible (no DOP and no error statistics).
+    case none
+    /// The receiver's own error statistics (GST 1-sigma latitude/longitude/altitude errors).
+    case gst
+    /// The receiver's RAIM expected errors (GBS).
+    case gbs
+    /// Dilution of precision times a user equivalent range error (``Fix/userEquivalentRangeError(for:)``).
+    case dop
+}
+
+/// Where fixes come from.
+public enum Provenance: Int, Sendable, Hashable {
+    case receiver, replay, simulator
+}
+
+/// One satellite in the sky view of a fix.
+public struct SatelliteInfo: Sendable, Hashable {
+    public var constellation: Constellation?
+    /// The satellite number as the receiver numbered it.
+    public var prn: UInt16
+    public var elevation: Int16?
+    public var azimuth: UInt16?
+    /// Carrier-to-noise density, dB-Hz; `nil` when not tracked.
+    public var snr: UInt8?
+    /// Whether the satellite is used in the solution (from GSA).
+    public var used: Bool
+    /// NMEA 4.10 signal ID, when the receiver sent one.
+    public var signalID: UInt8?
+
+    public init(constellation: Constellation?, prn: UInt16, elevation: Int16? = nil, azimuth: UInt16? = nil,
+                snr: UInt8? = nil, used: Bool = false, signalID: UInt8? = nil) {
+        self.constellation = constellation
+        self.prn = prn
+        self.elevation = elevation
+        self.azimuth = azimuth
+        self.snr = snr
+        self.used = used
+        self.signalID = signalID
+    }
+}
+
+/// A fixed-capacity list of satellites (no heap allocation).
+public struct SatelliteList: Sendable {
+    /// The most satellites kept; more are counted in ``dropped``.
+    public static let capacity = 64
+    var storage: InlineArray<64, SatelliteInfo>
+    /// How many satellites are held.
+    public private(set) var count: Int = 0
+    /// How many satellites did not fit.
+    public private(set) var dropped: Int = 0
+
+    public init() { storage = InlineArray(repeating: SatelliteInfo(constellation: nil, prn: 0)) }
+
+    /// The satellite at `index` (0..<count).
+    public subscript(index: Int) -> SatelliteInfo {
+        get { storage[min(max(index, 0), SatelliteList.capacity - 1)] }
+        set { if index >= 0, index < count { storage[index] = newValue } }
+    }
+
+    /// Adds a satellite, or counts it as dropped when full.
+    public mutating func append(_ satellite: SatelliteInfo) {
+        guard count < SatelliteList.capacity else { dropped += 1; return }
+        storage[count] = satellite
+        count += 1
+    }
+
+    /// Removes every satellite for which `predicate` is true.
+    public mutating func removeAll(where predicate: (SatelliteInfo) -> Bool) {
+        var kept = 0
+        for index in 0..<count where !predicate(storage[index]) {
+            storage[kept] = storage[index]
+            kept += 1
+        }
+        count = kept
+    }
+
+    /// Removes every satellite.
+    public mutating func removeAll() {
+        count = 0
+        dropped = 0
+    }
+
+    /// The satellites as an array (allocates; for display and JSON, not the per-sentence path).
+    public var array: [SatelliteInfo] { (0..<count).map { storage[$0] } }
+}
+
+/// Everything known about one navigation epoch, merged from the sentences that share its time.
+public struct Fix: Sendable {
+    /// UTC date and time; `nil` until a date is known (from RMC or ZDA). No date is ever invented.
+    public var time: UTCTime?
+    /// The epoch's time of day, known even before the date.
+    public var timeOfDay: TimeOfDay?
+    /// Whether ``time`` was moved forward by 1024 GPS weeks by the week-rollover guard.
+    public var weekRolloverCorrected = false
+
+    /// Signed decimal degrees (WGS84), present when the mode is 2D or 3D.
+    public var latitude: Double?
+    public var longitude: Double?
+    /// The coordinates as the receiver wrote them.
+    public var rawLatitude: Coordinate?
+    public var rawLongitude: Coordinate?
+    /// Altitude above mean sea level (the geoid), metres.
+    public var altitudeMSL: Double?
+    /// Geoid separation (ellipsoid minus MSL), metres.
+    public var geoidSeparation: Double?
+    /// Speed over ground, m/s.
+    public var speed: Double?
+    /// Course over ground, degrees true.
+    public var course: Double?
+    /// Magnetic variation reported by the receiver, degrees (east positive).
+    public var magneticVariation: Double?
+
+    public var mode: FixMode = .unknown
+    public var quality: FixQuality = .invalid
+    /// Satellites used in the solution, as the receiver counted them (GGA/GNS) or from GSA.
+    public var satellitesUsed: Int?
+    /// Satellites in view: the most recent complete GSV view.
+    public var satellites = SatelliteList()
+
+    public var pdop: Double?
+    public var hdop: Double?
+    public var vdop: Double?
+
+    /// Horizontal accuracy, metres: the radius of the ``accuracyConfidence`` circle (2D RMS error).
+    public var horizontalAccuracy: Double?
+    /// Vertical accuracy, metres (1 sigma).
+    public var verticalAccuracy: Double?
+    /// Where the accuracy came from.
+    public var accuracySource: AccuracySource = .none
+    /// The stated confidence of the accuracy values, in percent (about 63-68 % for a 2D RMS radius).
+    public static let accuracyConfidence = 68
+
+    /// Where this fix came from.
+    public var provenance: Provenance = .receiver
+
+    public init() {}
+
+    /// Altitude above the WGS84 ellipsoid, metres, when both MSL altitude and geoid separation are known.
+    public var altitudeHAE: Double? {
+        guard let altitudeMSL, let geoidSeparation else { return nil }
+        return altitudeMSL + geoidSeparation
+    }
+
+    /// Whether the fix carries a usable position.
+    public var hasPosition: Bool { mode >= .twoD && latitude != nil && longitude != nil }
+
+    /// The user equivalent range error (1 sigma, metres) that DOPs are multiplied by when the receiver
+    /// sends no error statistics: 5.0 m autonomous, 1.5 m differential/PPS, 0.5 m RTK float,
+    /// 0.05 m RTK fixed, 10 m dead reckoning.
+    public static func userEquivalentRangeError(for quality: FixQuality) -> Double {
+        switch quality {
+        case .differential, .pps: return 1.5
+        case .rtkFloat: return 0.5
+        case .rtkFixed: return 0.05
+        case .deadReckoning: return 10
+        default: return 5.0
+        }
+    }
+}

@@ -1,0 +1,386 @@
+/// Receives what ``NMEAFramer`` finds in a byte stream. Every `Span` is valid only during the call.
+public protocol NMEAFramerSink {
+    /// A complete NMEA sentence from `$` or `!` up to, not including, its line terminator.
+    /// Its checksum has not been checked yet (``NMEAParser`` does that).
+    mutating func framer(sentence: Span<UInt8>)
+    /// A u-blox UBX frame whose checksum is correct.
+    mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>)
+    /// An RTCM3 frame whose CRC-24Q is correct.
+    mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>)
+    /// Bytes that were dropped, and why. Framing continues with the next byte.
+    mutating func framer(error: FramingError)
+}
+
+extension NMEAFramerSink {
+    /// Default: UBX frames are ignored.
+    public mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
+    /// Default: RTCM3 frames are ignored.
+    public mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>) {}
+    /// Default: errors are ignored (they are still counted by the framer).
+    public mutating func framer(error: FramingError) {}
+}
+
+/// Bytes the framer dropped. `offset` is the stream offset (bytes fed since creation) of the first byte.
+public enum FramingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A sentence longer than the maximum; it was dropped up to its line end.
+    case sentenceTooLong(offset: Int64, maximum: Int)
+    /// A sentence cut short by a new start delimiter or by a control or non-ASCII byte.
+    case truncatedSentence(offset: Int64, length: Int)
+    /// Bytes outside any sentence or frame.
+    case garbage(offset: Int64, count: Int)
+    /// A UBX frame whose Fletcher checksum is wrong.
+    case badUBXChecksum(offset: Int64, messageClass: UInt8, id: UInt8)
+    /// A UBX header declaring a payload larger than any real message; treated as a false sync.
+    case ubxTooLong(offset: Int64, length: Int)
+    /// An RTCM3 frame whose CRC-24Q is wrong.
+    case badRTCM3Checksum(offset: Int64)
+
+    /// The counter this error belongs to.
+    public var reason: RejectionReason {
+        switch self {
+        case .sentenceTooLong, .ubxTooLong: return .tooLong
+        case .truncatedSentence, .garbage: return .garbage
+        case .badUBXChecksum, .badRTCM3Checksum: return .badBinaryChecksum
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .sentenceTooLong(let offset, let maximum):
+            return "sentence at byte \(offset) is longer than \(maximum) bytes; dropped"
+        case .truncatedSentence(let offset, let length):
+            return "sentence at byte \(offset) cut short after \(length) bytes; dropped"
+        case .garbage(let offset, let count): return "\(count) stray bytes at byte \(offset)"
+        case .badUBXChecksum(let offset, let messageClass, let id):
+            return "UBX frame 0x\(hex(messageClass)) 0x\(hex(id)) at byte \(offset) has a bad checksum"
+        case .ubxTooLong(let offset, let length): return "UBX header at byte \(offset) declares \(length) payload bytes; treated as a false sync"
+        case .badRTCM3Checksum(let offset): return "RTCM3 frame at byte \(offset) has a bad CRC"
+        }
+    }
+}
+
+/// Counters kept by ``NMEAFramer``.
+public struct FramerCounters: Sendable, Hashable {
+    public var bytes: Int64 = 0
+    public var sentences: Int = 0
+    public var ubxFrames: Int = 0
+    public var rtcm3Frames: Int = 0
+    public var garbageBytes: Int64 = 0
+    public var sentencesTooLong: Int = 0
+    public var truncatedSentences: Int = 0
+    public var badBinaryChecksums: Int = 0
+
+    public init() {}
+}
+
+/// A streaming framer for NMEA 0183 with u-blox UBX and RTCM3 frames interleaved.
+///
+/// Feed it byte chunks split anywhere; it calls the sink for every complete sentence and binary frame.
+/// A sentence starts at `$` or `!` and ends at CR LF, LF, CR, or CR CR LF. After garbage it
+/// resynchronises at the next start byte. Memory is fixed at creation: nothing is allocated while framing.
+public final class NMEAFramer {
+    /// The default maximum sentence length, delimiter to checksum inclusive. NMEA allows 82 characters;
+    /// real receivers send up to about 120 (u-blox high precision, Trimble, SkyTraq), so the bound is
+    /// generous while still rejecting runaway lines.
+    public static let defaultMaximumSentenceLength = 255
+    /// The largest UBX payload held whole (MON-VER, NAV-SAT with many satellites and RXM-RAWX fit).
+    public static let maximumUBXPayload = 8192
+
+    /// The maximum sentence length in bytes, from the delimiter to the checksum inclusive.
+    public let maximumSentenceLength: Int
+    /// Skip lines that start with `#` (comment lines of recorded logs) instead of counting them as garbage.
+    public var skipsCommentLines: Bool
+    /// What the framer has seen so far.
+    public private(set) var counters = FramerCounters()
+
+    private enum State {
+        case idle
+        case sentence
+        case discardLine
+        case comment
+        case ubx
+        case rtcm3
+    }
+
+    private let buffer: UnsafeMutableRawBufferPointer
+    private let replay: UnsafeMutableRawBufferPointer
+    private var replaying = false
+    private var state: State = .idle
+    private var length = 0
+    private var frameStart: Int64 = 0
+    private var expected = 0
+    private var atLineStart = true
+    private var garbageStart: Int64 = -1
+    private var garbageCount = 0
+
+    /// Creates a framer.
+    /// - Parameters:
+    ///   - maximumSentenceLength: longer sentences are dropped with ``FramingError/sentenceTooLong(offset:maximum:)``.
+    ///   - skipsCommentLines: skip `#` comment lines, as in recorded logs.
+    public init(maximumSentenceLength: Int = NMEAFramer.defaultMaximumSentenceLength, skipsCommentLines: Bool = false) {
+        self.maximumSentenceLength = min(max(maximumSentenceLength, 16), 4096)
+        self.skipsCommentLines = skipsCommentLines
+        buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: max(self.maximumSentenceLength, NMEAFramer.maximumUBXPayload + 8), alignment: 8)
+        replay = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count, alignment: 8)
+    }
+
+    deinit {
+        buffer.deallocate()
+        replay.deallocate()
+    }
+
+    /// Forgets any partial sentence or frame (for example after the port was reopened).
+    public func reset() {
+        state = .idle
+        length = 0
+        atLineStart = true
+        garbageCount = 0
+        garbageStart = -1
+    }
+
+    /// Frames `chunk`, calling `sink` for each sentence, frame and error found.
+    public func feed<Sink: NMEAFramerSink>(_ chunk: Span<UInt8>, into sink: inout Sink) {
+        chunk.withUnsafeBufferPointer { input in
+            for index in 0..<input.count {
+                step(input[index], into: &sink)
+                counters.bytes &+= 1
+            }
+        }
+    }
+
+    /// Frames `bytes` (any byte collection), calling `sink` as ``feed(_:into:)`` does.
+    public func feed<Sink: NMEAFramerSink, Bytes: Sequence<UInt8>>(bytes: Bytes, into sink: inout Sink) {
+        for byte in bytes {
+            step(byte, into: &sink)
+            counters.bytes &+= 1
+        }
+    }
+
+    /// Signals the end of the stream: a pending sentence without a terminator is delivered, other
+    /// partial frames are reported as dropped.
+    public func finish<Sink: NMEAFramerSink>(into sink: inout Sink) {
+        switch state {
+        case .sentence:
+            emitSentence(into: &sink)
+        case .ubx, .rtcm3:
+            // An incomplete binary frame at the end: whatever it held goes back through the framer.
+            counters.truncatedSentences += 1
+            sink.framer(error: .truncatedSentence(offset: frameStart, length: length))
+            abandonBinary(nil, into: &sink)
+            if state == .sentence { emitSentence(into: &sink) }
+        default:
+            break
+        }
+        flushGarbage(into: &sink)
+        state = .idle
+        length = 0
+    }
+
+    @inline(__always)
+    private var offset: Int64 { counters.bytes }
+
+    @inline(__always)
+    private func step<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
+        switch state {
+        case .idle:
+            idle(byte, into: &sink)
+        case .sentence:
+            if byte >= 0x20 && byte < 0x7F && byte != 0x24 && byte != 0x21 {
+                guard length < maximumSentenceLength else {
+                    counters.sentencesTooLong += 1
+                    sink.framer(error: .sentenceTooLong(offset: frameStart, maximum: maximumSentenceLength))
+                    state = .discardLine
+                    return
+                }
+                buffer[length] = byte
+                length &+= 1
+            } else if byte == 0x0D || byte == 0x0A {
+                emitSentence(into: &sink)
+                state = .idle
+                atLineStart = true
+            } else {
+                // A new start delimiter, or a control/binary byte: the sentence was cut short.
+                counters.truncatedSentences += 1
+                sink.framer(error: .truncatedSentence(offset: frameStart, length: length))
+                state = .idle
+                idle(byte, into: &sink)
+            }
+        case .discardLine:
+            if byte == 0x0D || byte == 0x0A {
+                state = .idle
+                atLineStart = true
+            } else if byte == 0x24 || byte == 0x21 {
+                state = .idle
+                idle(byte, into: &sink)
+            }
+        case .comment:
+            if byte == 0x0D || byte == 0x0A {
+                state = .idle
+                atLineStart = true
+            }
+        case .ubx:
+            ubx(byte, into: &sink)
+        case .rtcm3:
+            rtcm3(byte, into: &sink)
+        }
+    }
+
+    @inline(__always)
+    private func idle<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
+        switch byte {
+        case 0x24, 0x21: // $ !
+            flushGarbage(into: &sink)
+            state = .sentence
+            frameStart = offset
+            buffer[0] = byte
+            length = 1
+        case 0x0D, 0x0A:
+            atLineStart = true
+        case 0xB5:
+            flushGarbage(into: &sink)
+            state = .ubx
+            frameStart = offset
+            buffer[0] = byte
+            length = 1
+        case 0xD3:
+            flushGarbage(into: &sink)
+            state = .rtcm3
+            frameStart = offset
+            buffer[0] = byte
+            length = 1
+        case 0x23 where skipsCommentLines && atLineStart: // '#'
+            flushGarbage(into: &sink)
+            state = .comment
+        default:
+            if garbageCount == 0 { garbageStart = offset }
+            garbageCount &+= 1
+            counters.garbageBytes &+= 1
+            atLineStart = false
+        }
+    }
+
+    private func flushGarbage<Sink: NMEAFramerSink>(into sink: inout Sink) {
+        guard garbageCount > 0 else { return }
+        sink.framer(error: .garbage(offset: garbageStart, count: garbageCount))
+        garbageCount = 0
+    }
+
+    private func emitSentence<Sink: NMEAFramerSink>(into sink: inout Sink) {
+        counters.sentences &+= 1
+        let bytes = UnsafeBufferPointer<UInt8>(start: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: length)
+        sink.framer(sentence: bytes.span)
+        length = 0
+    }
+
+    /// A false or corrupt binary frame: the sync byte counts as garbage and every byte held after it
+    /// goes back through the state machine, so a sentence swallowed by a false length is not lost.
+    private func abandonBinary<Sink: NMEAFramerSink>(_ byte: UInt8?, into sink: inout Sink) {
+        let held = length
+        state = .idle
+        length = 0
+        if garbageCount == 0 { garbageStart = frameStart }
+        garbageCount &+= 1
+        counters.garbageBytes &+= 1
+        if replaying {
+            // Already replaying: the held bytes are dropped rather than replayed recursively.
+            counters.garbageBytes &+= Int64(max(held - 1, 0))
+            garbageCount &+= max(held - 1, 0)
+        } else if held > 1 {
+            replaying = true
+            replay.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[1..<held]))
+            for index in 0..<(held - 1) { step(replay[index], into: &sink) }
+            replaying = false
+        }
+        if let byte { step(byte, into: &sink) }
+    }
+
+    @inline(__always)
+    private func ubx<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
+        switch length {
+        case 1:
+            guard byte == 0x62 else { abandonBinary(byte, into: &sink); return }
+        case 2, 3, 4:
+            break
+        case 5:
+            let payload = Int(buffer[4]) | Int(byte) << 8
+            guard payload <= NMEAFramer.maximumUBXPayload else {
+                // Real receivers send nothing this large; treat it as a false sync.
+                counters.sentencesTooLong += 1
+                sink.framer(error: .ubxTooLong(offset: frameStart, length: payload))
+                abandonBinary(byte, into: &sink)
+                return
+            }
+            expected = 6 + payload + 2
+        default:
+            break
+        }
+        buffer[length] = byte
+        length &+= 1
+        guard length >= 6, length == expected else { return }
+        var a: UInt8 = 0
+        var b: UInt8 = 0
+        for index in 2..<(expected - 2) {
+            a = a &+ buffer[index]
+            b = b &+ a
+        }
+        if a == buffer[expected - 2] && b == buffer[expected - 1] {
+            counters.ubxFrames += 1
+            let payload = UnsafeBufferPointer<UInt8>(
+                start: buffer.baseAddress?.advanced(by: 6).assumingMemoryBound(to: UInt8.self), count: expected - 8)
+            sink.framer(ubxClass: buffer[2], id: buffer[3], payload: payload.span)
+            state = .idle
+            length = 0
+        } else {
+            counters.badBinaryChecksums += 1
+            sink.framer(error: .badUBXChecksum(offset: frameStart, messageClass: buffer[2], id: buffer[3]))
+            abandonBinary(nil, into: &sink)
+        }
+    }
+
+    @inline(__always)
+    private func rtcm3<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
+        switch length {
+        case 1:
+            // Six reserved bits must be zero.
+            guard byte & 0xFC == 0 else { abandonBinary(byte, into: &sink); return }
+        case 2:
+            let payload = Int(buffer[1] & 0x03) << 8 | Int(byte)
+            guard payload >= 2 else { abandonBinary(byte, into: &sink); return }
+            expected = 3 + payload + 3
+        default:
+            break
+        }
+        buffer[length] = byte
+        length &+= 1
+        guard length >= 3, length == expected else { return }
+        var crc: UInt32 = 0
+        for index in 0..<(expected - 3) { crc = NMEAFramer.crc24qStep(crc, buffer[index]) }
+        let found = UInt32(buffer[expected - 3]) << 16 | UInt32(buffer[expected - 2]) << 8 | UInt32(buffer[expected - 1])
+        if crc == found {
+            counters.rtcm3Frames += 1
+            let type = UInt16(buffer[3]) << 4 | UInt16(buffer[4] >> 4)
+            let payload = UnsafeBufferPointer<UInt8>(
+                start: buffer.baseAddress?.advanced(by: 3).assumingMemoryBound(to: UInt8.self), count: expected - 6)
+            sink.framer(rtcm3MessageType: type, payload: payload.span)
+            state = .idle
+            length = 0
+        } else {
+            // Not a frame after all (0xD3 is common in binary data): resynchronise on the bytes held.
+            counters.badBinaryChecksums += 1
+            sink.framer(error: .badRTCM3Checksum(offset: frameStart))
+            abandonBinary(nil, into: &sink)
+        }
+    }
+
+    /// One byte of the CRC-24Q used by RTCM3 (polynomial 0x1864CFB).
+    @inline(__always)
+    static func crc24qStep(_ crc: UInt32, _ byte: UInt8) -> UInt32 {
+        var crc = crc ^ (UInt32(byte) << 16)
+        for _ in 0..<8 {
+            crc <<= 1
+            if crc & 0x1000000 != 0 { crc ^= 0x1864CFB }
+        }
+        return crc & 0xFFFFFF
+    }
+}

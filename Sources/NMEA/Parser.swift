@@ -1,0 +1,167 @@
+/// How strictly the parser treats checksums.
+public struct NMEAParserOptions: Sendable, Hashable {
+    /// When `true` (the default) a sentence without `*hh` is rejected with ``NMEAError/missingChecksum``.
+    /// Some receivers send none; set `false` for them. A checksum that is present is always checked.
+    public var requireChecksum: Bool
+
+    public init(requireChecksum: Bool = true) { self.requireChecksum = requireChecksum }
+}
+
+/// Where the parts of one sentence lie in its bytes.
+struct SentenceLayout {
+    /// The address field (after the delimiter, before the first comma).
+    var address: Range<Int>
+    /// The fields after the address's comma, up to `*` or the end. Empty when there are none.
+    var fields: Range<Int>
+    /// Whether the sentence had any field after the address (a comma after it).
+    var hasFields: Bool
+    /// The checksum's position (the index of `*`), if present.
+    var star: Int?
+
+    /// Splits a sentence without checking anything but its shape; `nil` if it has no delimiter.
+    init?(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= 2, bytes[0] == 0x24 || bytes[0] == 0x21 else { return nil }
+        var end = bytes.count
+        star = nil
+        if end >= 4, bytes[end - 3] == 0x2A {
+            star = end - 3
+            end -= 3
+        }
+        var comma = 1
+        while comma < end, bytes[comma] != 0x2C { comma &+= 1 }
+        address = 1..<comma
+        hasFields = comma < end
+        fields = hasFields ? (comma + 1)..<end : end..<end
+    }
+}
+
+/// A stateless NMEA 0183 sentence parser over borrowed bytes. It allocates nothing.
+public enum NMEAParser {
+    /// Parses one sentence: the bytes from `$` or `!` up to (not including) the line terminator.
+    ///
+    /// - Throws: ``NMEAError`` saying what is wrong and, for field errors, which field and why.
+    public static func parse(_ sentence: Span<UInt8>, options: NMEAParserOptions = NMEAParserOptions())
+        throws(NMEAError) -> ParsedSentence
+    {
+        // withUnsafeBufferPointer's closure cannot throw a typed error through; carry the result out.
+        let result: Result<ParsedSentence, NMEAError> = sentence.withUnsafeBufferPointer { buffer in
+            do throws(NMEAError) {
+                return .success(try parse(UnsafeRawBufferPointer(buffer), options: options))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Validates only the delimiter, checksum and address of a sentence, without decoding its fields.
+    public static func validate(_ sentence: Span<UInt8>, options: NMEAParserOptions = NMEAParserOptions())
+        throws(NMEAError) -> SentenceAddress
+    {
+        let result: Result<SentenceAddress, NMEAError> = sentence.withUnsafeBufferPointer { buffer in
+            do throws(NMEAError) {
+                let bytes = UnsafeRawBufferPointer(buffer)
+                let layout = try check(bytes, options: options)
+                return .success(try address(bytes, layout))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    @inline(__always)
+    static func check(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions) throws(NMEAError) -> SentenceLayout {
+        guard let layout = SentenceLayout(bytes) else { throw .missingStartDelimiter }
+        if let star = layout.star {
+            guard let high = NMEAChecksum.hexValue(bytes[star + 1]), let low = NMEAChecksum.hexValue(bytes[star + 2])
+            else { throw .malformedChecksum }
+            let found = high << 4 | low
+            var calculated: UInt8 = 0
+            for index in 1..<star { calculated ^= bytes[index] }
+            guard calculated == found else { throw .checksumMismatch(calculated: calculated, found: found) }
+        } else {
+            // A `*` that is not followed by exactly two characters is a malformed checksum.
+            for index in 1..<bytes.count where bytes[index] == 0x2A { throw .malformedChecksum }
+            if options.requireChecksum { throw .missingChecksum }
+        }
+        return layout
+    }
+
+    @inline(__always)
+    static func address(_ bytes: UnsafeRawBufferPointer, _ layout: SentenceLayout) throws(NMEAError) -> SentenceAddress {
+        guard let address = SentenceAddress(UnsafeRawBufferPointer(rebasing: bytes[layout.address]), delimiter: bytes[0])
+        else { throw .malformedAddress }
+        return address
+    }
+
+    static func parse(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions) throws(NMEAError) -> ParsedSentence {
+        let layout = try check(bytes, options: options)
+        let address = try address(bytes, layout)
+        let fields = UnsafeRawBufferPointer(rebasing: bytes[layout.fields])
+        let fieldCount: Int
+        if layout.hasFields {
+            var commas = 0
+            for index in 0..<fields.count where fields[index] == 0x2C { commas &+= 1 }
+            fieldCount = commas + 1
+        } else {
+            fieldCount = 0
+        }
+        let passThrough = PassThrough(address: address, fieldCount: fieldCount)
+        if address.delimiter == 0x21 { return ParsedSentence(address: address, sentence: .encapsulated(passThrough)) }
+        if address.isProprietary { return ParsedSentence(address: address, sentence: .proprietary(passThrough)) }
+        guard address.count == 5 else { return ParsedSentence(address: address, sentence: .other(passThrough)) }
+        let code = UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4])
+        let sentence: Sentence
+        switch code {
+        case 0x52_4D_43: // RMC
+            var reader = FieldReader(fields, sentence: .rmc)
+            sentence = .rmc(try RMC.parse(&reader))
+        case 0x47_47_41: // GGA
+            var reader = FieldReader(fields, sentence: .gga)
+            sentence = .gga(try GGA.parse(&reader))
+        case 0x47_53_41: // GSA
+            var reader = FieldReader(fields, sentence: .gsa)
+            sentence = .gsa(try GSA.parse(&reader))
+        case 0x47_53_56: // GSV
+            var reader = FieldReader(fields, sentence: .gsv)
+            sentence = .gsv(try GSV.parse(&reader))
+        case 0x56_54_47: // VTG
+            var reader = FieldReader(fields, sentence: .vtg)
+            sentence = .vtg(try VTG.parse(&reader))
+        case 0x47_4C_4C: // GLL
+            var reader = FieldReader(fields, sentence: .gll)
+            sentence = .gll(try GLL.parse(&reader))
+        case 0x5A_44_41: // ZDA
+            var reader = FieldReader(fields, sentence: .zda)
+            sentence = .zda(try ZDA.parse(&reader))
+        case 0x47_4E_53: // GNS
+            var reader = FieldReader(fields, sentence: .gns)
+            sentence = .gns(try GNS.parse(&reader))
+        case 0x47_53_54: // GST
+            var reader = FieldReader(fields, sentence: .gst)
+            sentence = .gst(try GST.parse(&reader))
+        case 0x47_42_53: // GBS
+            var reader = FieldReader(fields, sentence: .gbs)
+            sentence = .gbs(try GBS.parse(&reader))
+        case 0x48_44_54: // HDT
+            var reader = FieldReader(fields, sentence: .hdt)
+            sentence = .hdt(try HDT.parse(&reader))
+        case 0x48_44_47: // HDG
+            var reader = FieldReader(fields, sentence: .hdg)
+            sentence = .hdg(try HDG.parse(&reader))
+        case 0x54_48_53: // THS
+            var reader = FieldReader(fields, sentence: .ths)
+            sentence = .ths(try THS.parse(&reader))
+        case 0x54_58_54: // TXT
+            var reader = FieldReader(fields, sentence: .txt)
+            sentence = .txt(try TXT.parse(&reader))
+        case 0x44_54_4D: // DTM
+            var reader = FieldReader(fields, sentence: .dtm)
+            sentence = .dtm(try DTM.parse(&reader))
+        default:
+            sentence = .other(passThrough)
+        }
+        return ParsedSentence(address: address, sentence: sentence)
+    }
+}

@@ -1,0 +1,30 @@
+/// GBS: GNSS satellite fault detection (RAIM), with expected 1-sigma errors.
+///
+/// `$GPGBS,hhmmss.ss,la.l,lo.o,al.l,sss,p.p,b.b,s.s,i,s*hh`
+public struct GBS: Sendable, Hashable {
+    public var time: TimeOfDay?
+    public var latitudeError: FixedDecimal?
+    public var longitudeError: FixedDecimal?
+    public var altitudeError: FixedDecimal?
+    public var failedSatellite: Int?
+    public var probabilityOfMissedDetection: FixedDecimal?
+    public var biasEstimate: FixedDecimal?
+    public var biasStandardDeviation: FixedDecimal?
+    public var systemID: Int?
+    public var signalID: Int?
+
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GBS {
+        var s = GBS()
+        s.time = try f.time()
+        s.latitudeError = try f.decimal()
+        s.longitudeError = try f.decimal()
+        s.altitudeError = try f.decimal()
+        s.failedSatellite = try f.integer()
+        s.probabilityOfMissedDetection = try f.decimal()
+        s.biasEstimate = try f.decimal()
+        s.biasStandardDeviation = try f.decimal()
+        if let range = f.raw() { s.systemID = (try? f.parseInteger(range)) ?? NMEAChecksum.hexValue(f.base[range.lowerBound]).map(Int.init) }
+        if let range = f.raw() { s.signalID = (try? f.parseInteger(range)) ?? NMEAChecksum.hexValue(f.base[range.lowerBound]).map(Int.init) }
+        return s
+    }
+}

@@ -1,0 +1,21 @@
+/// GLL: geographic position, latitude and longitude.
+///
+/// `$GPGLL,llll.ll,a,yyyyy.yy,a,hhmmss.ss,A,m*hh`
+public struct GLL: Sendable, Hashable {
+    public var latitude: Coordinate?
+    public var longitude: Coordinate?
+    public var time: TimeOfDay?
+    /// `A` valid, `V` not valid.
+    public var isValid: Bool?
+    public var mode: ModeIndicator?
+
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GLL {
+        var s = GLL()
+        s.latitude = try f.coordinate(latitude: true)
+        s.longitude = try f.coordinate(latitude: false)
+        s.time = try f.time()
+        s.isValid = try f.flag { $0 == 0x41 ? true : $0 == 0x56 ? false : nil }
+        s.mode = try f.flag(ModeIndicator.init(rawValue:))
+        return s
+    }
+}

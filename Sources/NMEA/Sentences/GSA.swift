@@ -1,0 +1,63 @@
+/// GSA: GNSS DOP and active satellites.
+///
+/// `$GNGSA,A,3,pp,pp,...(12),p.p,h.h,v.v,s*hh` (field 18, the system ID, since NMEA 4.10).
+public struct GSA: Sendable {
+    /// Field 1: `M` manual, `A` automatic 2D/3D switching.
+    public var selectionMode: UInt8?
+    public var fixType: GSAFixType?
+    /// Satellite numbers used in the solution (up to 16 kept; see ``satelliteCount``).
+    public var satellites: InlineArray<16, UInt16>
+    /// How many satellite numbers are in ``satellites``.
+    public var satelliteCount: Int
+    public var pdop: FixedDecimal?
+    public var hdop: FixedDecimal?
+    public var vdop: FixedDecimal?
+    /// NMEA 4.10 system ID (1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC).
+    public var systemID: Int?
+
+    init() {
+        satellites = InlineArray(repeating: 0)
+        satelliteCount = 0
+    }
+
+    /// The constellation named by ``systemID``.
+    public var constellation: Constellation? { systemID.flatMap(Constellation.init(systemID:)) }
+
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSA {
+        var s = GSA()
+        // Count the fields to tell whether a system ID follows the three DOPs.
+        var commas = 0
+        for index in 0..<f.base.count where f.base[index] == 0x2C { commas &+= 1 }
+        let total = commas + 1
+        var lastLength = 0
+        var index = f.base.count
+        while index > 0, f.base[index - 1] != 0x2C { index -= 1; lastLength += 1 }
+        let hasSystemID = total >= 18 && lastLength == 1
+        let satelliteFields = max(0, total - 2 - 3 - (hasSystemID ? 1 : 0))
+
+        s.selectionMode = try f.character()
+        if let fix = try f.integer() {
+            guard fix >= 1, fix <= 3, let type = GSAFixType(rawValue: UInt8(fix)) else { throw f.fail(.outOfRange) }
+            s.fixType = type
+        }
+        for _ in 0..<satelliteFields {
+            guard let range = f.raw() else { continue }
+            let prn = try f.parseInteger(range)
+            guard prn > 0, prn < 1000 else { throw f.fail(.outOfRange) }
+            if s.satelliteCount < 16 {
+                s.satellites[s.satelliteCount] = UInt16(prn)
+                s.satelliteCount += 1
+            }
+        }
+        s.pdop = try f.decimal()
+        s.hdop = try f.decimal()
+        s.vdop = try f.decimal()
+        if hasSystemID, let range = f.raw() {
+            guard let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) else {
+                throw f.fail(.unexpectedValue(f.base[range.lowerBound]))
+            }
+            s.systemID = Int(value)
+        }
+        return s
+    }
+}

@@ -1,0 +1,72 @@
+/// One satellite as reported by GSV.
+public struct SatelliteView: Sendable, Hashable {
+    /// Satellite number in the NMEA numbering of the talker.
+    public var prn: UInt16
+    /// Elevation, degrees (-90...90).
+    public var elevation: Int16?
+    /// Azimuth, degrees true (0...359).
+    public var azimuth: UInt16?
+    /// Carrier-to-noise density, dB-Hz; `nil` when not tracked.
+    public var snr: UInt8?
+
+    public init(prn: UInt16, elevation: Int16? = nil, azimuth: UInt16? = nil, snr: UInt8? = nil) {
+        self.prn = prn
+        self.elevation = elevation
+        self.azimuth = azimuth
+        self.snr = snr
+    }
+}
+
+/// GSV: GNSS satellites in view, one part of a multi-sentence series.
+///
+/// `$GPGSV,n,m,vv,pp,ee,aaa,ss,...,s*hh` (the trailing signal ID since NMEA 4.10; 4.11 allows a hex letter).
+public struct GSV: Sendable {
+    public var totalMessages: Int?
+    public var messageNumber: Int?
+    public var satellitesInView: Int?
+    /// Up to four satellites in this part.
+    public var satellites: InlineArray<4, SatelliteView>
+    public var satelliteCount: Int
+    /// NMEA 4.10 signal ID (1...15; the letter form `A`-`F` gives 10-15).
+    public var signalID: UInt8?
+
+    init() {
+        satellites = InlineArray(repeating: SatelliteView(prn: 0))
+        satelliteCount = 0
+    }
+
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSV {
+        var s = GSV()
+        var commas = 0
+        for index in 0..<f.base.count where f.base[index] == 0x2C { commas &+= 1 }
+        let remaining = max(0, commas + 1 - 3)
+        let hasSignalID = remaining % 4 == 1
+        let groups = remaining / 4
+
+        s.totalMessages = try f.integer(in: 0...99)
+        s.messageNumber = try f.integer(in: 0...99)
+        s.satellitesInView = try f.integer(in: 0...999)
+        for _ in 0..<groups {
+            let prn = try f.integer(in: 0...999)
+            let elevation = try f.integer()
+            let azimuth = try f.integer()
+            let snr = try f.integer()
+            guard let prn, prn > 0 else { continue }
+            var view = SatelliteView(prn: UInt16(prn))
+            if let elevation { view.elevation = Int16(clamping: elevation) }
+            if let azimuth { view.azimuth = UInt16(clamping: azimuth) }
+            if let snr { view.snr = UInt8(clamping: snr) }
+            if s.satelliteCount < 4 {
+                s.satellites[s.satelliteCount] = view
+                s.satelliteCount += 1
+            }
+        }
+        if hasSignalID, let range = f.raw() {
+            guard range.count == 1, let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) else {
+                throw f.fail(.unexpectedValue(f.base[range.lowerBound]))
+            }
+            s.signalID = value
+        }
+        return s
+    }
+}

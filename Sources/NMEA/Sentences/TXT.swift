@@ -1,0 +1,91 @@
+/// Up to 80 bytes of text held inline (no heap allocation), for TXT messages and datum codes.
+public struct InlineText: Sendable, Hashable, CustomStringConvertible {
+    public static let capacity = 80
+    var storage: InlineArray<80, UInt8>
+    /// The number of bytes held.
+    public private(set) var count: Int
+    /// Whether the source text was longer than ``capacity`` and was cut.
+    public private(set) var truncated: Bool
+
+    init() {
+        storage = InlineArray(repeating: 0)
+        count = 0
+        truncated = false
+    }
+
+    init(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
+        self.init()
+        for index in range {
+            guard count < InlineText.capacity else { truncated = true; break }
+            storage[count] = bytes[index]
+            count += 1
+        }
+    }
+
+    /// The text as a `String` (invalid UTF-8 is repaired).
+    public var description: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        for index in 0..<count { bytes.append(storage[index]) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public static func == (a: InlineText, b: InlineText) -> Bool {
+        guard a.count == b.count, a.truncated == b.truncated else { return false }
+        for index in 0..<a.count where a.storage[index] != b.storage[index] { return false }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for index in 0..<count { hasher.combine(storage[index]) }
+    }
+}
+
+/// TXT: text transmission (receiver banners, antenna status, warnings).
+///
+/// `$GPTXT,xx,yy,zz,text*hh`
+public struct TXT: Sendable, Hashable {
+    public var totalMessages: Int?
+    public var messageNumber: Int?
+    /// 00 error, 01 warning, 02 notice, 07 user.
+    public var textIdentifier: Int?
+    public var text: InlineText
+
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> TXT {
+        var s = TXT(text: InlineText())
+        s.totalMessages = try f.integer()
+        s.messageNumber = try f.integer()
+        s.textIdentifier = try f.integer()
+        // The text runs to the end: a receiver that puts commas inside it loses nothing.
+        if f.hasMore {
+            let start = f.position
+            s.text = InlineText(f.base, start..<f.base.count)
+        }
+        return s
+    }
+}
+
+/// DTM: datum reference. `$GPDTM,ccc,a,x.x,a,x.x,a,x.x,ccc*hh`
+public struct DTM: Sendable, Hashable {
+    /// Local datum code (`W84`, `W72`, `S85`, `P90`, `999` user defined).
+    public var localDatum: InlineText
+    public var subdivision: InlineText
+    /// Latitude offset, minutes; south is negative.
+    public var latitudeOffsetMinutes: FixedDecimal?
+    /// Longitude offset, minutes; west is negative.
+    public var longitudeOffsetMinutes: FixedDecimal?
+    /// Altitude offset, metres.
+    public var altitudeOffset: FixedDecimal?
+    public var referenceDatum: InlineText
+
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> DTM {
+        var s = DTM(localDatum: InlineText(), subdivision: InlineText(), referenceDatum: InlineText())
+        if let range = f.raw() { s.localDatum = InlineText(f.base, range) }
+        if let range = f.raw() { s.subdivision = InlineText(f.base, range) }
+        s.latitudeOffsetMinutes = try f.signedByLetter(negativeLetter: 0x53, positiveLetter: 0x4E)
+        s.longitudeOffsetMinutes = try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45)
+        s.altitudeOffset = try f.decimal()
+        if let range = f.raw() { s.referenceDatum = InlineText(f.base, range) }
+        return s
+    }
+}

@@ -1,0 +1,33 @@
+/// VTG: course over ground and ground speed.
+///
+/// `$GPVTG,t.t,T,m.m,M,n.n,N,k.k,K,m*hh`; the pre-2.0 form without unit letters is accepted too.
+public struct VTG: Sendable, Hashable {
+    public var courseTrue: FixedDecimal?
+    public var courseMagnetic: FixedDecimal?
+    public var speedKnots: FixedDecimal?
+    public var speedKilometresPerHour: FixedDecimal?
+    public var mode: ModeIndicator?
+
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> VTG {
+        var s = VTG()
+        var commas = 0
+        for index in 0..<f.base.count where f.base[index] == 0x2C { commas &+= 1 }
+        if commas <= 3 {
+            s.courseTrue = try f.decimal()
+            s.courseMagnetic = try f.decimal()
+            s.speedKnots = try f.decimal()
+            s.speedKilometresPerHour = try f.decimal()
+            return s
+        }
+        s.courseTrue = try f.decimal()
+        f.skip()
+        s.courseMagnetic = try f.decimal()
+        f.skip()
+        s.speedKnots = try f.decimal()
+        f.skip()
+        s.speedKilometresPerHour = try f.decimal()
+        f.skip()
+        s.mode = try f.flag(ModeIndicator.init(rawValue:))
+        return s
+    }
+}

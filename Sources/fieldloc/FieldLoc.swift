@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// The `fieldloc` command: live status, replay, record, calibration and hardware detection.
+///
+/// Each subcommand lives in its own file in this folder and is listed in `subcommands` below.
+@main
+struct FieldLoc: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fieldloc",
+        abstract: "FieldLocation: GNSS position and compass heading for Linux single-board computers.",
+        version: "0.1.0",
+        subcommands: [
+            Replay.self,
+        ]
+    )
+}

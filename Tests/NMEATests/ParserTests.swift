@@ -1,0 +1,206 @@
+import NMEA
+import Testing
+
+@Suite("Parser")
+struct ParserTests {
+    @Test("RMC with NMEA 4.10 navigational status")
+    func rmc() throws {
+        let parsed = try parse("$GNRMC,223745.00,A,3806.62964,N,12237.61382,W,0.040,,110720,13.5,E,D,V*6A".replacingChecksum())
+        guard case .rmc(let s) = parsed.sentence else { Issue.record("not RMC"); return }
+        #expect(parsed.talker == .combined)
+        #expect(s.time == TimeOfDay(hour: 22, minute: 37, second: 45))
+        #expect(s.isValid == true)
+        #expect(s.latitude?.degreesMinutes == FixedDecimal(significand: 380662964, scale: 5))
+        #expect(abs((s.latitude?.degrees ?? 0) - 38.110494) < 1e-6)
+        #expect(abs((s.longitude?.degrees ?? 0) + 122.626897) < 1e-6)
+        #expect(s.speedKnots == FixedDecimal(significand: 40, scale: 3))
+        #expect(s.courseTrue == nil)
+        #expect(s.day == 11 && s.month == 7 && s.twoDigitYear == 20)
+        #expect(s.magneticVariation == FixedDecimal(significand: 135, scale: 1))
+        #expect(s.mode == .differential)
+        #expect(s.navigationalStatus == .notValid)
+    }
+
+    @Test("GGA keeps the receiver's digits and reads quality, satellites, altitude and geoid separation")
+    func gga() throws {
+        let parsed = try parse("$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47")
+        guard case .gga(let s) = parsed.sentence else { Issue.record("not GGA"); return }
+        #expect(s.quality == .gps)
+        #expect(s.satellitesUsed == 8)
+        #expect(s.hdop?.description == "0.9")
+        #expect(s.altitudeMSL?.description == "545.4")
+        #expect(s.geoidSeparation?.doubleValue == 46.9)
+        #expect(s.differentialAge == nil && s.differentialStation == nil)
+    }
+
+    @Test("GSA with NMEA 4.10 system ID")
+    func gsa() throws {
+        let parsed = try parse(withChecksum("$GNGSA,A,3,03,09,08,21,27,16,26,02,,,,,1.23,0.71,1.00,1"))
+        guard case .gsa(let s) = parsed.sentence else { Issue.record("not GSA"); return }
+        #expect(s.fixType == .threeD)
+        #expect(s.satelliteCount == 8)
+        #expect(s.satellites[0] == 3 && s.satellites[7] == 2)
+        #expect(s.pdop?.doubleValue == 1.23 && s.hdop?.doubleValue == 0.71 && s.vdop?.doubleValue == 1.0)
+        #expect(s.constellation == .gps)
+    }
+
+    @Test("GSV with a NMEA 4.11 letter signal ID and an untracked satellite")
+    func gsv() throws {
+        let parsed = try parse(withChecksum("$GBGSV,2,1,07,06,12,052,,16,46,309,33,26,24,219,38,29,63,060,45,B"))
+        guard case .gsv(let s) = parsed.sentence else { Issue.record("not GSV"); return }
+        #expect(s.totalMessages == 2 && s.messageNumber == 1 && s.satellitesInView == 7)
+        #expect(s.satelliteCount == 4)
+        #expect(s.satellites[0] == SatelliteView(prn: 6, elevation: 12, azimuth: 52, snr: nil))
+        #expect(s.satellites[3].snr == 45)
+        #expect(s.signalID == 11)
+        #expect(parsed.talker?.constellation == .beidou)
+    }
+
+    @Test("VTG, both the NMEA 2.x and the pre-2.0 layout")
+    func vtg() throws {
+        guard case .vtg(let new) = try parse("$GPVTG,054.7,T,034.4,M,005.5,N,010.2,K*48").sentence else {
+            Issue.record("not VTG"); return
+        }
+        #expect(new.courseTrue?.doubleValue == 54.7 && new.speedKnots?.doubleValue == 5.5)
+        guard case .vtg(let old) = try parse(withChecksum("$GPVTG,054.7,034.4,005.5,010.2")).sentence else {
+            Issue.record("not VTG"); return
+        }
+        #expect(old.courseMagnetic?.doubleValue == 34.4 && old.speedKilometresPerHour?.doubleValue == 10.2)
+    }
+
+    @Test("GLL, ZDA, GNS, GST, GBS, HDT, HDG, THS, TXT, DTM")
+    func others() throws {
+        guard case .gll(let gll) = try parse(withChecksum("$GPGLL,4916.45,N,12311.12,W,225444,A,A")).sentence,
+              case .zda(let zda) = try parse(withChecksum("$GPZDA,201530.00,04,07,2002,00,00")).sentence,
+              case .gns(let gns) = try parse(withChecksum("$GNGNS,014035.00,4332.69262,S,17235.48549,E,RR,13,0.9,25.63,11.24,,,S")).sentence,
+              case .gst(let gst) = try parse(withChecksum("$GPGST,172814.0,0.006,0.023,0.020,273.6,0.023,0.020,0.031")).sentence,
+              case .gbs(let gbs) = try parse(withChecksum("$GPGBS,015509.00,-0.031,-0.186,0.219,19,0.000,-0.354,6.972")).sentence,
+              case .hdt(let hdt) = try parse(withChecksum("$HEHDT,274.07,T")).sentence,
+              case .hdg(let hdg) = try parse(withChecksum("$HCHDG,101.1,,,7.1,W")).sentence,
+              case .ths(let ths) = try parse(withChecksum("$GPTHS,77.52,E")).sentence,
+              case .txt(let txt) = try parse(withChecksum("$GPTXT,01,01,02,ANTSTATUS=OK")).sentence,
+              case .dtm(let dtm) = try parse(withChecksum("$GPDTM,W84,,0.0,N,0.0,E,0.0,W84")).sentence
+        else { Issue.record("a sentence parsed as the wrong type"); return }
+        #expect(gll.isValid == true && gll.mode == .autonomous && gll.time == TimeOfDay(hour: 22, minute: 54, second: 44))
+        #expect(zda.date == CalendarDate(year: 2002, month: 7, day: 4) && zda.localZoneHours == 0)
+        #expect(gns.modeCount == 2 && gns.bestMode == .rtk && gns.satellitesUsed == 13 && gns.navigationalStatus == .safe)
+        #expect(gns.latitude?.isNegative == true)
+        #expect(gst.latitudeSigma?.doubleValue == 0.023 && gst.altitudeSigma?.doubleValue == 0.031)
+        #expect(gbs.longitudeError?.doubleValue == -0.186 && gbs.failedSatellite == 19)
+        #expect(hdt.headingTrue?.doubleValue == 274.07)
+        #expect(hdg.variation?.doubleValue == -7.1 && hdg.deviation == nil)
+        #expect(ths.headingTrue?.doubleValue == 77.52 && ths.isValid)
+        #expect(txt.text.description == "ANTSTATUS=OK" && txt.textIdentifier == 2)
+        #expect(dtm.localDatum.description == "W84" && dtm.referenceDatum.description == "W84")
+    }
+
+    @Test("talkers GP GL GA GB BD GQ QZ GI GN map to their constellations")
+    func talkers() throws {
+        let expected: [(String, Constellation?)] = [
+            ("GP", .gps), ("GL", .glonass), ("GA", .galileo), ("GB", .beidou), ("BD", .beidou),
+            ("GQ", .qzss), ("QZ", .qzss), ("GI", .navic), ("GN", nil),
+        ]
+        for (talker, constellation) in expected {
+            let parsed = try parse(withChecksum("$\(talker)GSV,1,1,00"))
+            #expect(parsed.talker?.description == talker)
+            #expect(parsed.talker?.constellation == constellation, "\(talker)")
+        }
+    }
+
+    @Test("AIS and proprietary sentences pass through with address and raw fields")
+    func passThrough() throws {
+        let ais = "!AIVDM,1,1,,A,13aEOK?P00PD2wVMdLDRhgvL289?,0*26"
+        let parsed = try parse(ais)
+        guard case .encapsulated(let raw) = parsed.sentence else { Issue.record("not encapsulated"); return }
+        #expect(raw.address.description == "AIVDM" && raw.fieldCount == 6)
+        #expect(raw.fields(in: Array(ais.utf8).span)[4] == "13aEOK?P00PD2wVMdLDRhgvL289?")
+
+        let pgrme = withChecksum("$PGRME,15.0,M,45.0,M,25.0,M")
+        guard case .proprietary(let p) = try parse(pgrme).sentence else { Issue.record("not proprietary"); return }
+        #expect(p.address.description == "PGRME" && p.fieldCount == 6)
+        #expect(p.address.talker == nil)
+
+        let long = withChecksum("$PTNTHTM,285.6,N,-0.1,N,10.2,N,12.4,N")
+        guard case .proprietary(let q) = try parse(long).sentence else { Issue.record("not proprietary"); return }
+        #expect(q.address.description == "PTNTHTM")
+
+        guard case .other(let mwv) = try parse(withChecksum("$WIMWV,214.8,R,0.1,K,A")).sentence else {
+            Issue.record("not other"); return
+        }
+        #expect(mwv.address.description == "WIMWV")
+    }
+
+    @Test("a checksum mismatch carries the calculated and found values")
+    func checksumMismatch() {
+        #expect(throws: NMEAError.checksumMismatch(calculated: 0x47, found: 0x48)) {
+            try parse("$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*48")
+        }
+    }
+
+    @Test("a missing checksum is an error by default and accepted when asked")
+    func missingChecksum() throws {
+        let text = "$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"
+        #expect(throws: NMEAError.missingChecksum) { try parse(text) }
+        let parsed = try parse(text, options: NMEAParserOptions(requireChecksum: false))
+        #expect(parsed.sentence.type == .gga)
+        #expect(throws: NMEAError.malformedChecksum) { try parse(text + "*4") }
+        #expect(throws: NMEAError.malformedChecksum) { try parse(text + "*ZZ") }
+    }
+
+    @Test("field errors name the sentence, the field and the problem")
+    func fieldErrors() {
+        #expect(throws: NMEAError.badField(sentence: .gga, field: 2, problem: .notANumber(offset: 2))) {
+            try parse(withChecksum("$GPGGA,123519,48x7.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"))
+        }
+        #expect(throws: NMEAError.badField(sentence: .rmc, field: 1, problem: .badTime)) {
+            try parse(withChecksum("$GPRMC,126519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W"))
+        }
+        #expect(throws: NMEAError.badField(sentence: .rmc, field: 9, problem: .badDate)) {
+            try parse(withChecksum("$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,2208-1,003.1,W"))
+        }
+        #expect(throws: NMEAError.badField(sentence: .gga, field: 3, problem: .unexpectedValue(0x58))) {
+            try parse(withChecksum("$GPGGA,123519,4807.038,X,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"))
+        }
+        #expect(throws: NMEAError.badField(sentence: .gga, field: 2, problem: .outOfRange)) {
+            try parse(withChecksum("$GPGGA,123519,9107.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"))
+        }
+        #expect(throws: NMEAError.badField(sentence: .gga, field: 9, problem: .tooManyDigits)) {
+            try parse(withChecksum("$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,1234567890123456789.5,M,46.9,M,,"))
+        }
+        #expect(throws: NMEAError.malformedAddress) { try parse(withChecksum("$gprmc,1")) }
+        #expect(throws: NMEAError.missingStartDelimiter) { try parse("GPRMC,1*00") }
+    }
+
+    @Test("empty fields are nil, never zero")
+    func emptyFields() throws {
+        guard case .gga(let s) = try parse("$GPGGA,,,,,,0,,,,,,,,*66").sentence else { Issue.record("not GGA"); return }
+        #expect(s.time == nil && s.latitude == nil && s.altitudeMSL == nil && s.hdop == nil && s.satellitesUsed == nil)
+        #expect(s.quality == .invalid)
+    }
+
+    @Test("FixedDecimal prints the receiver's digits back")
+    func decimals() {
+        #expect(FixedDecimal(significand: -123456, scale: 3).description == "-123.456")
+        #expect(FixedDecimal(significand: 5, scale: 3).description == "0.005")
+        #expect(FixedDecimal(significand: 42, scale: 0).description == "42")
+        #expect(FixedDecimal(significand: 12345, scale: 2).integerPart == 123)
+    }
+
+    @Test("dates and times convert to UTC exactly")
+    func times() throws {
+        let date = try #require(CalendarDate(year: 2020, month: 7, day: 11))
+        let time = try #require(TimeOfDay(hour: 22, minute: 37, second: 45, nanosecond: 500_000_000))
+        #expect(UTCTime(date: date, time: time).description == "2020-07-11T22:37:45.500Z")
+        #expect(CalendarDate(year: 2021, month: 2, day: 29) == nil)
+        #expect(CalendarDate(daysSinceEpoch: date.daysSinceEpoch) == date)
+        #expect(try #require(CalendarDate(year: 1999, month: 12, day: 31)).adding(days: 1) == CalendarDate(year: 2000, month: 1, day: 1))
+    }
+}
+
+extension String {
+    /// Recomputes the checksum of a sentence that carries one (for examples typed by hand).
+    func replacingChecksum() -> String {
+        guard let star = lastIndex(of: "*") else { return self }
+        return withChecksum(String(self[..<star]))
+    }
+}
