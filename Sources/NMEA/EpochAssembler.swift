@@ -199,21 +199,20 @@ public struct EpochAssembler: Sendable {
         // Satellites: the sky table with used flags from the latest GSA series.
         out.satellites = sky
         for index in 0..<out.satellites.count {
-            var satellite = out.satellites[index]
-            satellite.used = isUsed(satellite)
-            out.satellites[index] = satellite
+            let prn = out.satellites.storage[index].prn
+            let system = out.satellites.storage[index].constellation
+            let key = UInt32(system.map { $0.rawValue &+ 1 } ?? 0) << 16 | UInt32(prn)
+            var isUsed = false
+            for slot in 0..<usedCount where used[slot] == key || used[slot] == UInt32(prn) {
+                isUsed = true
+                break
+            }
+            out.satellites.storage[index].used = isUsed
         }
         if out.satellitesUsed == nil, usedCount > 0 { out.satellitesUsed = usedCount }
         computeAccuracy(&out)
         counters.fixes += 1
         return out
-    }
-
-    private func isUsed(_ satellite: SatelliteInfo) -> Bool {
-        let key = UInt32(satellite.constellation.map { $0.rawValue &+ 1 } ?? 0) << 16 | UInt32(satellite.prn)
-        let bare = UInt32(satellite.prn)
-        for index in 0..<usedCount where used[index] == key || used[index] == bare { return true }
-        return false
     }
 
     private func computeAccuracy(_ out: inout Fix) {

@@ -86,14 +86,86 @@ public final class NMEAFramer {
     /// The largest UBX payload held whole (MON-VER, NAV-SAT with many satellites and RXM-RAWX fit).
     public static let maximumUBXPayload = 8192
 
-    /// The maximum sentence length in bytes, from the delimiter to the checksum inclusive.
-    public let maximumSentenceLength: Int
-    /// Skip lines that start with `#` (comment lines of recorded logs) instead of counting them as garbage.
-    public var skipsCommentLines: Bool
-    /// What the framer has seen so far.
-    public private(set) var counters = FramerCounters()
+    private var core: FramerCore
 
-    private enum State {
+    /// Creates a framer.
+    /// - Parameters:
+    ///   - maximumSentenceLength: longer sentences are dropped with ``FramingError/sentenceTooLong(offset:maximum:)``.
+    ///   - skipsCommentLines: skip `#` comment lines, as in recorded logs.
+    public init(maximumSentenceLength: Int = NMEAFramer.defaultMaximumSentenceLength, skipsCommentLines: Bool = false) {
+        let maximum = min(max(maximumSentenceLength, 16), 4096)
+        let size = max(maximum, NMEAFramer.maximumUBXPayload + 8)
+        core = FramerCore(
+            maximumSentenceLength: maximum, skipsCommentLines: skipsCommentLines,
+            buffer: UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8),
+            replay: UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8))
+    }
+
+    deinit {
+        core.buffer.deallocate()
+        core.replay.deallocate()
+    }
+
+    /// The maximum sentence length in bytes, from the delimiter to the checksum inclusive.
+    public var maximumSentenceLength: Int { core.maximumSentenceLength }
+
+    /// Skip lines that start with `#` (comment lines of recorded logs) instead of counting them as garbage.
+    public var skipsCommentLines: Bool {
+        get { core.skipsCommentLines }
+        set { core.skipsCommentLines = newValue }
+    }
+
+    /// What the framer has seen so far.
+    public var counters: FramerCounters { core.counters }
+
+    /// Forgets any partial sentence or frame (for example after the port was reopened).
+    public func reset() {
+        core.state = .idle
+        core.length = 0
+        core.atLineStart = true
+        core.garbageCount = 0
+        core.garbageStart = -1
+    }
+
+    /// Frames `chunk`, calling `sink` for each sentence, frame and error found.
+    public func feed<Sink: NMEAFramerSink>(_ chunk: Span<UInt8>, into sink: inout Sink) {
+        // The state lives in a local copy while framing, so the per-byte loop touches no class storage.
+        var local = core
+        chunk.withUnsafeBufferPointer { input in
+            for index in 0..<input.count {
+                local.step(input[index], into: &sink)
+                local.counters.bytes &+= 1
+            }
+        }
+        core = local
+    }
+
+    /// Frames `bytes` (any byte collection), calling `sink` as ``feed(_:into:)`` does.
+    public func feed<Sink: NMEAFramerSink, Bytes: Sequence<UInt8>>(bytes: Bytes, into sink: inout Sink) {
+        var local = core
+        for byte in bytes {
+            local.step(byte, into: &sink)
+            local.counters.bytes &+= 1
+        }
+        core = local
+    }
+
+    /// Signals the end of the stream: a pending sentence without a terminator is delivered, other
+    /// partial frames are reported as dropped and their bytes framed again.
+    public func finish<Sink: NMEAFramerSink>(into sink: inout Sink) {
+        core.finish(into: &sink)
+    }
+
+    static func crc24qStep(_ crc: UInt32, _ byte: UInt8) -> UInt32 { FramerCore.crc24qStep(crc, byte) }
+}
+
+/// The framer's state machine; a value type so the hot loop runs on a local copy.
+struct FramerCore {
+    let maximumSentenceLength: Int
+    var skipsCommentLines: Bool
+    var counters = FramerCounters()
+
+    enum State {
         case idle
         case sentence
         case discardLine
@@ -102,64 +174,26 @@ public final class NMEAFramer {
         case rtcm3
     }
 
-    private let buffer: UnsafeMutableRawBufferPointer
-    private let replay: UnsafeMutableRawBufferPointer
-    private var replaying = false
-    private var state: State = .idle
-    private var length = 0
-    private var frameStart: Int64 = 0
-    private var expected = 0
-    private var atLineStart = true
-    private var garbageStart: Int64 = -1
-    private var garbageCount = 0
+    let buffer: UnsafeMutableRawBufferPointer
+    let replay: UnsafeMutableRawBufferPointer
 
-    /// Creates a framer.
-    /// - Parameters:
-    ///   - maximumSentenceLength: longer sentences are dropped with ``FramingError/sentenceTooLong(offset:maximum:)``.
-    ///   - skipsCommentLines: skip `#` comment lines, as in recorded logs.
-    public init(maximumSentenceLength: Int = NMEAFramer.defaultMaximumSentenceLength, skipsCommentLines: Bool = false) {
-        self.maximumSentenceLength = min(max(maximumSentenceLength, 16), 4096)
+    init(maximumSentenceLength: Int, skipsCommentLines: Bool,
+         buffer: UnsafeMutableRawBufferPointer, replay: UnsafeMutableRawBufferPointer) {
+        self.maximumSentenceLength = maximumSentenceLength
         self.skipsCommentLines = skipsCommentLines
-        buffer = UnsafeMutableRawBufferPointer.allocate(
-            byteCount: max(self.maximumSentenceLength, NMEAFramer.maximumUBXPayload + 8), alignment: 8)
-        replay = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count, alignment: 8)
+        self.buffer = buffer
+        self.replay = replay
     }
+    var replaying = false
+    var state: State = .idle
+    var length = 0
+    var frameStart: Int64 = 0
+    var expected = 0
+    var atLineStart = true
+    var garbageStart: Int64 = -1
+    var garbageCount = 0
 
-    deinit {
-        buffer.deallocate()
-        replay.deallocate()
-    }
-
-    /// Forgets any partial sentence or frame (for example after the port was reopened).
-    public func reset() {
-        state = .idle
-        length = 0
-        atLineStart = true
-        garbageCount = 0
-        garbageStart = -1
-    }
-
-    /// Frames `chunk`, calling `sink` for each sentence, frame and error found.
-    public func feed<Sink: NMEAFramerSink>(_ chunk: Span<UInt8>, into sink: inout Sink) {
-        chunk.withUnsafeBufferPointer { input in
-            for index in 0..<input.count {
-                step(input[index], into: &sink)
-                counters.bytes &+= 1
-            }
-        }
-    }
-
-    /// Frames `bytes` (any byte collection), calling `sink` as ``feed(_:into:)`` does.
-    public func feed<Sink: NMEAFramerSink, Bytes: Sequence<UInt8>>(bytes: Bytes, into sink: inout Sink) {
-        for byte in bytes {
-            step(byte, into: &sink)
-            counters.bytes &+= 1
-        }
-    }
-
-    /// Signals the end of the stream: a pending sentence without a terminator is delivered, other
-    /// partial frames are reported as dropped.
-    public func finish<Sink: NMEAFramerSink>(into sink: inout Sink) {
+    mutating func finish<Sink: NMEAFramerSink>(into sink: inout Sink) {
         switch state {
         case .sentence:
             emitSentence(into: &sink)
@@ -178,10 +212,10 @@ public final class NMEAFramer {
     }
 
     @inline(__always)
-    private var offset: Int64 { counters.bytes }
+    var offset: Int64 { counters.bytes }
 
     @inline(__always)
-    private func step<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
+    mutating func step<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
         switch state {
         case .idle:
             idle(byte, into: &sink)
@@ -227,7 +261,7 @@ public final class NMEAFramer {
     }
 
     @inline(__always)
-    private func idle<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
+    mutating func idle<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
         switch byte {
         case 0x24, 0x21: // $ !
             flushGarbage(into: &sink)
@@ -260,13 +294,13 @@ public final class NMEAFramer {
         }
     }
 
-    private func flushGarbage<Sink: NMEAFramerSink>(into sink: inout Sink) {
+    mutating func flushGarbage<Sink: NMEAFramerSink>(into sink: inout Sink) {
         guard garbageCount > 0 else { return }
         sink.framer(error: .garbage(offset: garbageStart, count: garbageCount))
         garbageCount = 0
     }
 
-    private func emitSentence<Sink: NMEAFramerSink>(into sink: inout Sink) {
+    mutating func emitSentence<Sink: NMEAFramerSink>(into sink: inout Sink) {
         counters.sentences &+= 1
         let bytes = UnsafeBufferPointer<UInt8>(start: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: length)
         sink.framer(sentence: bytes.span)
@@ -275,7 +309,7 @@ public final class NMEAFramer {
 
     /// A false or corrupt binary frame: the sync byte counts as garbage and every byte held after it
     /// goes back through the state machine, so a sentence swallowed by a false length is not lost.
-    private func abandonBinary<Sink: NMEAFramerSink>(_ byte: UInt8?, into sink: inout Sink) {
+    mutating func abandonBinary<Sink: NMEAFramerSink>(_ byte: UInt8?, into sink: inout Sink) {
         let held = length
         state = .idle
         length = 0
@@ -296,7 +330,7 @@ public final class NMEAFramer {
     }
 
     @inline(__always)
-    private func ubx<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
+    mutating func ubx<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
         switch length {
         case 1:
             guard byte == 0x62 else { abandonBinary(byte, into: &sink); return }
@@ -339,7 +373,7 @@ public final class NMEAFramer {
     }
 
     @inline(__always)
-    private func rtcm3<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
+    mutating func rtcm3<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {
         switch length {
         case 1:
             // Six reserved bits must be zero.
@@ -355,7 +389,7 @@ public final class NMEAFramer {
         length &+= 1
         guard length >= 3, length == expected else { return }
         var crc: UInt32 = 0
-        for index in 0..<(expected - 3) { crc = NMEAFramer.crc24qStep(crc, buffer[index]) }
+        for index in 0..<(expected - 3) { crc = FramerCore.crc24qStep(crc, buffer[index]) }
         let found = UInt32(buffer[expected - 3]) << 16 | UInt32(buffer[expected - 2]) << 8 | UInt32(buffer[expected - 1])
         if crc == found {
             counters.rtcm3Frames += 1

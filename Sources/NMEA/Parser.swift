@@ -43,31 +43,20 @@ public enum NMEAParser {
     public static func parse(_ sentence: Span<UInt8>, options: NMEAParserOptions = NMEAParserOptions())
         throws(NMEAError) -> ParsedSentence
     {
-        // withUnsafeBufferPointer's closure cannot throw a typed error through; carry the result out.
-        let result: Result<ParsedSentence, NMEAError> = sentence.withUnsafeBufferPointer { buffer in
-            do throws(NMEAError) {
-                return .success(try parse(UnsafeRawBufferPointer(buffer), options: options))
-            } catch {
-                return .failure(error)
-            }
+        try sentence.withUnsafeBufferPointer { (buffer) throws(NMEAError) -> ParsedSentence in
+            try parse(UnsafeRawBufferPointer(buffer), options: options)
         }
-        return try result.get()
     }
 
     /// Validates only the delimiter, checksum and address of a sentence, without decoding its fields.
     public static func validate(_ sentence: Span<UInt8>, options: NMEAParserOptions = NMEAParserOptions())
         throws(NMEAError) -> SentenceAddress
     {
-        let result: Result<SentenceAddress, NMEAError> = sentence.withUnsafeBufferPointer { buffer in
-            do throws(NMEAError) {
-                let bytes = UnsafeRawBufferPointer(buffer)
-                let layout = try check(bytes, options: options)
-                return .success(try address(bytes, layout))
-            } catch {
-                return .failure(error)
-            }
+        try sentence.withUnsafeBufferPointer { (buffer) throws(NMEAError) -> SentenceAddress in
+            let bytes = UnsafeRawBufferPointer(buffer)
+            let layout = try check(bytes, options: options)
+            return try address(bytes, layout)
         }
-        return try result.get()
     }
 
     @inline(__always)
@@ -77,8 +66,7 @@ public enum NMEAParser {
             guard let high = NMEAChecksum.hexValue(bytes[star + 1]), let low = NMEAChecksum.hexValue(bytes[star + 2])
             else { throw .malformedChecksum }
             let found = high << 4 | low
-            var calculated: UInt8 = 0
-            for index in 1..<star { calculated ^= bytes[index] }
+            let calculated = xorChecksum(bytes, from: 1, to: star)
             guard calculated == found else { throw .checksumMismatch(calculated: calculated, found: found) }
         } else {
             // A `*` that is not followed by exactly two characters is a malformed checksum.
@@ -99,15 +87,11 @@ public enum NMEAParser {
         let layout = try check(bytes, options: options)
         let address = try address(bytes, layout)
         let fields = UnsafeRawBufferPointer(rebasing: bytes[layout.fields])
-        let fieldCount: Int
-        if layout.hasFields {
+        var passThrough: PassThrough {
             var commas = 0
             for index in 0..<fields.count where fields[index] == 0x2C { commas &+= 1 }
-            fieldCount = commas + 1
-        } else {
-            fieldCount = 0
+            return PassThrough(address: address, fieldCount: layout.hasFields ? commas + 1 : 0)
         }
-        let passThrough = PassThrough(address: address, fieldCount: fieldCount)
         if address.delimiter == 0x21 { return ParsedSentence(address: address, sentence: .encapsulated(passThrough)) }
         if address.isProprietary { return ParsedSentence(address: address, sentence: .proprietary(passThrough)) }
         guard address.count == 5 else { return ParsedSentence(address: address, sentence: .other(passThrough)) }
@@ -164,4 +148,24 @@ public enum NMEAParser {
         }
         return ParsedSentence(address: address, sentence: sentence)
     }
+}
+
+/// XOR of `bytes[from..<to]`, eight bytes at a time.
+@inline(__always)
+func xorChecksum(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> UInt8 {
+    var index = from
+    var wide: UInt64 = 0
+    while index &+ 8 <= to {
+        wide ^= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        index &+= 8
+    }
+    wide ^= wide >> 32
+    wide ^= wide >> 16
+    wide ^= wide >> 8
+    var sum = UInt8(truncatingIfNeeded: wide)
+    while index < to {
+        sum ^= bytes[index]
+        index &+= 1
+    }
+    return sum
 }

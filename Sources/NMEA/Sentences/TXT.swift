@@ -1,7 +1,7 @@
-/// Up to 80 bytes of text held inline (no heap allocation), for TXT messages and datum codes.
+/// Up to 64 bytes of text held inline (no heap allocation), for TXT messages (NMEA allows 61).
 public struct InlineText: Sendable, Hashable, CustomStringConvertible {
-    public static let capacity = 80
-    var storage: InlineArray<80, UInt8>
+    public static let capacity = 64
+    var storage: InlineArray<64, UInt8>
     /// The number of bytes held.
     public private(set) var count: Int
     /// Whether the source text was longer than ``capacity`` and was cut.
@@ -65,27 +65,47 @@ public struct TXT: Sendable, Hashable {
     }
 }
 
+/// A short code of up to 8 ASCII characters held in one word (datum codes such as `W84`).
+public struct ShortCode: Sendable, Hashable, CustomStringConvertible {
+    var packed: UInt64 = 0
+    /// The number of characters (longer fields keep their first 8).
+    public private(set) var count: Int = 0
+
+    init() {}
+
+    init(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
+        for index in range.prefix(8) {
+            packed |= UInt64(bytes[index]) << (8 * UInt64(count))
+            count += 1
+        }
+    }
+
+    public var description: String {
+        String(decoding: (0..<count).map { UInt8(truncatingIfNeeded: packed >> (8 * UInt64($0))) }, as: UTF8.self)
+    }
+}
+
 /// DTM: datum reference. `$GPDTM,ccc,a,x.x,a,x.x,a,x.x,ccc*hh`
 public struct DTM: Sendable, Hashable {
     /// Local datum code (`W84`, `W72`, `S85`, `P90`, `999` user defined).
-    public var localDatum: InlineText
-    public var subdivision: InlineText
+    public var localDatum: ShortCode
+    public var subdivision: ShortCode
     /// Latitude offset, minutes; south is negative.
     public var latitudeOffsetMinutes: FixedDecimal?
     /// Longitude offset, minutes; west is negative.
     public var longitudeOffsetMinutes: FixedDecimal?
     /// Altitude offset, metres.
     public var altitudeOffset: FixedDecimal?
-    public var referenceDatum: InlineText
+    public var referenceDatum: ShortCode
 
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> DTM {
-        var s = DTM(localDatum: InlineText(), subdivision: InlineText(), referenceDatum: InlineText())
-        if let range = f.raw() { s.localDatum = InlineText(f.base, range) }
-        if let range = f.raw() { s.subdivision = InlineText(f.base, range) }
+        var s = DTM(localDatum: ShortCode(), subdivision: ShortCode(), referenceDatum: ShortCode())
+        if let range = f.raw() { s.localDatum = ShortCode(f.base, range) }
+        if let range = f.raw() { s.subdivision = ShortCode(f.base, range) }
         s.latitudeOffsetMinutes = try f.signedByLetter(negativeLetter: 0x53, positiveLetter: 0x4E)
         s.longitudeOffsetMinutes = try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45)
         s.altitudeOffset = try f.decimal()
-        if let range = f.raw() { s.referenceDatum = InlineText(f.base, range) }
+        if let range = f.raw() { s.referenceDatum = ShortCode(f.base, range) }
         return s
     }
 }

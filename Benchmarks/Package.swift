@@ -1,0 +1,25 @@
+// swift-tools-version:6.1
+//
+// Benchmarks for FieldLocation, kept in their own package so the main package does not depend on
+// the benchmark harness. Run from this folder:  swift package benchmark
+import PackageDescription
+
+let package = Package(
+    name: "FieldLocationBenchmarks",
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "NMEABenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "NMEA", package: "main"),
+            ],
+            path: "Benchmarks/NMEABenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
