@@ -12,6 +12,11 @@ let package = Package(
     ],
     targets: [
         .executableTarget(
+            name: "nmea-parse-loop",
+            dependencies: [.product(name: "NMEA", package: "main")],
+            path: "Sources/nmea-parse-loop"
+        ),
+        .executableTarget(
             name: "NMEABenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

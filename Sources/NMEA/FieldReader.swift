@@ -5,35 +5,71 @@
 struct FieldReader {
     let base: UnsafeRawBufferPointer
     let sentence: SentenceType
-    /// Start of the next field; `base.count + 1` once every field has been read.
-    private(set) var position: Int
-    /// The number of the field that `next()` returns.
-    private(set) var fieldNumber: Int = 1
+    /// The number of fields (a sentence with no comma after the address has one, empty, field).
+    let fieldCount: Int
+    /// Start offsets of the first ``maximumIndexedFields`` fields, found in one pass at creation.
+    private var starts: InlineArray<48, UInt16>
+    /// The index (0-based) of the field that `next()` returns.
+    private(set) var index = 0
+
+    static let maximumIndexedFields = 48
 
     init(_ base: UnsafeRawBufferPointer, sentence: SentenceType) {
         self.base = base
         self.sentence = sentence
-        self.position = 0
+        var starts = InlineArray<48, UInt16>(repeating: 0)
+        var count = 1
+        var offset = 0
+        let limit = min(base.count, Int(UInt16.max))
+        while offset < limit {
+            if base[offset] == 0x2C {
+                if count < FieldReader.maximumIndexedFields { starts[count] = UInt16(truncatingIfNeeded: offset &+ 1) }
+                count &+= 1
+            }
+            offset &+= 1
+        }
+        self.starts = starts
+        self.fieldCount = count
     }
 
+    /// The number of the field that `next()` returns, counting from 1 as NMEA documents do.
+    var fieldNumber: Int { index &+ 1 }
+
     /// Whether a further field exists (possibly empty).
-    var hasMore: Bool { position <= base.count }
+    var hasMore: Bool { index < fieldCount }
+
+    /// The start offset of the next field.
+    var position: Int { start(of: index) }
+
+    @inline(__always)
+    private func start(of field: Int) -> Int {
+        if field < FieldReader.maximumIndexedFields { return Int(starts[field]) }
+        // Beyond the index (no standard sentence has this many fields): scan for it.
+        var seen = FieldReader.maximumIndexedFields - 1
+        var offset = Int(starts[seen])
+        while offset < base.count, seen < field {
+            if base[offset] == 0x2C { seen &+= 1 }
+            offset &+= 1
+        }
+        return offset
+    }
+
+    /// The byte length of the last field.
+    var lastFieldLength: Int { base.count - start(of: fieldCount - 1) }
 
     /// The byte range of the next field, or `nil` when the sentence has no further fields.
     @inline(__always)
     mutating func next() -> Range<Int>? {
-        guard position <= base.count else { return nil }
-        let start = position
-        var end = start
-        while end < base.count, base[end] != 0x2C { end &+= 1 }
-        position = end &+ 1
-        fieldNumber &+= 1
-        return start..<end
+        guard index < fieldCount else { return nil }
+        let lower = start(of: index)
+        let upper = index &+ 1 < fieldCount ? start(of: index &+ 1) &- 1 : base.count
+        index &+= 1
+        return lower..<upper
     }
 
     @inline(__always)
     func fail(_ problem: FieldProblem) -> NMEAError {
-        .badField(sentence: sentence, field: fieldNumber &- 1, problem: problem)
+        .badField(sentence: sentence, field: index, problem: problem)
     }
 
     @inline(__always)
@@ -65,28 +101,26 @@ struct FieldReader {
             index &+= 1
         }
         var value: UInt64 = 0
-        var significantDigits = 0
-        var scale = 0
-        var seenPoint = false
-        var anyDigit = false
+        var digits = 0
+        var point = -1
         while index < range.upperBound {
             let byte = base[index]
-            if byte == 0x2E, !seenPoint {
-                seenPoint = true
-            } else {
-                let digit = byte &- 0x30
-                guard digit < 10 else { throw fail(.notANumber(offset: index - range.lowerBound)) }
-                anyDigit = true
-                if value != 0 || digit != 0 { significantDigits &+= 1 }
-                if seenPoint { scale &+= 1 }
-                guard significantDigits <= 18, scale <= 18 else { throw fail(.tooManyDigits) }
+            let digit = byte &- 0x30
+            if digit < 10 {
                 value = value &* 10 &+ UInt64(digit)
+                digits &+= 1
+            } else if byte == 0x2E && point < 0 {
+                point = digits
+            } else {
+                throw fail(.notANumber(offset: index - range.lowerBound))
             }
             index &+= 1
         }
-        guard anyDigit else { throw fail(.notANumber(offset: 0)) }
-        let signed = Int64(value)  // at most 18 digits: always fits
-        return FixedDecimal(significand: negative ? -signed : signed, scale: UInt8(scale))
+        guard digits > 0 else { throw fail(.notANumber(offset: 0)) }
+        // At most 18 digits: the significand then always fits in Int64.
+        guard digits <= 18 else { throw fail(.tooManyDigits) }
+        let signed = Int64(truncatingIfNeeded: value)
+        return FixedDecimal(significand: negative ? -signed : signed, scale: UInt8(point < 0 ? 0 : digits &- point))
     }
 
     /// The next field as a whole number (digits only, optional sign).
@@ -138,6 +172,33 @@ struct FieldReader {
         guard let byte = try character() else { return nil }
         guard let value = make(byte) else { throw fail(.unexpectedValue(byte)) }
         return value
+    }
+
+    /// The next field as `A` (true) / `V` (false).
+    @inline(__always)
+    mutating func validity() throws(NMEAError) -> Bool? {
+        guard let byte = try character() else { return nil }
+        switch byte {
+        case 0x41: return true
+        case 0x56: return false
+        default: throw fail(.unexpectedValue(byte))
+        }
+    }
+
+    /// The next field as a positioning mode indicator.
+    @inline(__always)
+    mutating func modeIndicator() throws(NMEAError) -> ModeIndicator? {
+        guard let byte = try character() else { return nil }
+        guard let mode = ModeIndicator(rawValue: byte) else { throw fail(.unexpectedValue(byte)) }
+        return mode
+    }
+
+    /// The next field as a NMEA 4.10 navigational status.
+    @inline(__always)
+    mutating func navigationalStatus() throws(NMEAError) -> NavigationalStatus? {
+        guard let byte = try character() else { return nil }
+        guard let status = NavigationalStatus(rawValue: byte) else { throw fail(.unexpectedValue(byte)) }
+        return status
     }
 
     /// The next field as a `hhmmss[.s...]` UTC time of day.
@@ -198,11 +259,11 @@ struct FieldReader {
         }
         let limit: Int64 = latitude ? 9000 : 18000
         guard value.significand >= 0, value.integerPart <= limit else {
-            throw NMEAError.badField(sentence: sentence, field: fieldNumber - 2, problem: .outOfRange)
+            throw NMEAError.badField(sentence: sentence, field: index - 1, problem: .outOfRange)
         }
         // Minutes must be below 60.
         guard value.integerPart % 100 < 60 else {
-            throw NMEAError.badField(sentence: sentence, field: fieldNumber - 2, problem: .outOfRange)
+            throw NMEAError.badField(sentence: sentence, field: index - 1, problem: .outOfRange)
         }
         return Coordinate(degreesMinutes: value, isNegative: negative)
     }

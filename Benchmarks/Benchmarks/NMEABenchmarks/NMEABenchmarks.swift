@@ -74,6 +74,24 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(accepted)
     }
 
+    // The same parse over every sentence of the file in one iteration: wall clock / 377,460 is the
+    // per-sentence cost, a cross-check of the scaled figure above.
+    Benchmark("NMEA parse, all 377,460 sentences per iteration",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(15), maxIterations: 30)) { benchmark in
+        guard !lines.isEmpty else { return }
+        var accepted = 0
+        corpus.withUnsafeBufferPointer { all in
+            benchmark.startMeasurement()
+            for range in lines {
+                if let parsed = try? NMEAParser.parse(UnsafeBufferPointer(rebasing: all[range]).span) {
+                    accepted &+= parsed.address.count
+                }
+            }
+            benchmark.stopMeasurement()
+        }
+        blackHole(accepted)
+    }
+
     // Framing + parsing + epoch assembly, fed one line (with CR LF) per inner iteration through
     // one long-lived stream. Results are per sentence.
     Benchmark("NMEA frame+parse+assemble, per sentence", configuration: .init(scalingFactor: .kilo)) { benchmark in

@@ -14,8 +14,8 @@ public struct GLL: Sendable, Hashable {
         s.latitude = try f.coordinate(latitude: true)
         s.longitude = try f.coordinate(latitude: false)
         s.time = try f.time()
-        s.isValid = try f.flag { $0 == 0x41 ? true : $0 == 0x56 ? false : nil }
-        s.mode = try f.flag(ModeIndicator.init(rawValue:))
+        s.isValid = try f.validity()
+        s.mode = try f.modeIndicator()
         return s
     }
 }

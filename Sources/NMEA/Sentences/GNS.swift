@@ -71,7 +71,7 @@ public struct GNS: Sendable, Hashable {
         s.geoidSeparation = try f.decimal()
         s.differentialAge = try f.decimal()
         if let range = f.raw() { s.differentialStation = try? f.parseInteger(range) }
-        s.navigationalStatus = try f.flag(NavigationalStatus.init(rawValue:))
+        s.navigationalStatus = try f.navigationalStatus()
         return s
     }
 

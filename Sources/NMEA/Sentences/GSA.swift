@@ -26,13 +26,8 @@ public struct GSA: Sendable {
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSA {
         var s = GSA()
         // Count the fields to tell whether a system ID follows the three DOPs.
-        var commas = 0
-        for index in 0..<f.base.count where f.base[index] == 0x2C { commas &+= 1 }
-        let total = commas + 1
-        var lastLength = 0
-        var index = f.base.count
-        while index > 0, f.base[index - 1] != 0x2C { index -= 1; lastLength += 1 }
-        let hasSystemID = total >= 18 && lastLength == 1
+        let total = f.fieldCount
+        let hasSystemID = total >= 18 && f.lastFieldLength == 1
         let satelliteFields = max(0, total - 2 - 3 - (hasSystemID ? 1 : 0))
 
         s.selectionMode = try f.character()

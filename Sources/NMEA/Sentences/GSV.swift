@@ -37,9 +37,7 @@ public struct GSV: Sendable {
 
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSV {
         var s = GSV()
-        var commas = 0
-        for index in 0..<f.base.count where f.base[index] == 0x2C { commas &+= 1 }
-        let remaining = max(0, commas + 1 - 3)
+        let remaining = max(0, f.fieldCount - 3)
         let hasSignalID = remaining % 4 == 1
         let groups = remaining / 4
 

@@ -25,7 +25,7 @@ public struct RMC: Sendable, Hashable {
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> RMC {
         var s = RMC()
         s.time = try f.time()
-        s.isValid = try f.flag { $0 == 0x41 ? true : $0 == 0x56 ? false : nil }
+        s.isValid = try f.validity()
         s.latitude = try f.coordinate(latitude: true)
         s.longitude = try f.coordinate(latitude: false)
         s.speedKnots = try f.decimal()
@@ -36,8 +36,8 @@ public struct RMC: Sendable, Hashable {
             s.twoDigitYear = UInt8(date.year)
         }
         s.magneticVariation = try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45)
-        s.mode = try f.flag(ModeIndicator.init(rawValue:))
-        s.navigationalStatus = try f.flag(NavigationalStatus.init(rawValue:))
+        s.mode = try f.modeIndicator()
+        s.navigationalStatus = try f.navigationalStatus()
         return s
     }
 }

@@ -10,9 +10,7 @@ public struct VTG: Sendable, Hashable {
 
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> VTG {
         var s = VTG()
-        var commas = 0
-        for index in 0..<f.base.count where f.base[index] == 0x2C { commas &+= 1 }
-        if commas <= 3 {
+        if f.fieldCount <= 4 {
             s.courseTrue = try f.decimal()
             s.courseMagnetic = try f.decimal()
             s.speedKnots = try f.decimal()
@@ -27,7 +25,7 @@ public struct VTG: Sendable, Hashable {
         f.skip()
         s.speedKilometresPerHour = try f.decimal()
         f.skip()
-        s.mode = try f.flag(ModeIndicator.init(rawValue:))
+        s.mode = try f.modeIndicator()
         return s
     }
 }
