@@ -15,8 +15,8 @@ public enum FixJSON {
         if fix.hasPosition {
             add(&out, "lat", fix.latitude)
             add(&out, "lon", fix.longitude)
-            add(&out, "alt", fix.mode == .threeD ? fix.altitudeMSL : nil)
-            add(&out, "altHAE", fix.mode == .threeD ? fix.altitudeHAE : nil)
+            add(&out, "alt", fix.altitudeMSL)
+            add(&out, "altHAE", fix.altitudeHAE)
             add(&out, "geoidSep", fix.geoidSeparation)
         }
         add(&out, "speed", fix.speed)

@@ -38,7 +38,7 @@ public struct LogReplay {
     public func makeStream() -> NMEAStream {
         NMEAStream(
             parserOptions: NMEAParserOptions(requireChecksum: !acceptMissingChecksums),
-            assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .replay),
+            assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .replay, distance: Geodesy.wgs84Distance),
             skipsCommentLines: true)
     }
 

@@ -1,16 +1,26 @@
+/// The distance in metres between two points given in degrees (latitude 1, longitude 1, latitude 2,
+/// longitude 2). The NMEA target has no trigonometry of its own (standard library only), so callers
+/// that want speed derived from positions supply one (the engine's `Geodesy.distance`, WGS84).
+public typealias DistanceFunction = @Sendable (Double, Double, Double, Double) -> Double
+
 /// Options for turning sentences into fixes.
-public struct AssemblerOptions: Sendable, Hashable {
+public struct AssemblerOptions: Sendable {
     /// Dates before this one are taken as a GPS week-number rollover and moved forward by 1024 weeks
     /// (repeatedly, until they are not earlier). `nil` disables the guard, as for replaying old logs.
     public var weekRolloverPivot: CalendarDate?
     /// Where fixes come from.
     public var provenance: Provenance
+    /// When set, an epoch with a position but no speed sentence gets a speed derived from the
+    /// distance to the previous fix over the time between them, as gpsd does
+    /// (``Fix/speedIsDerived`` marks it).
+    public var distance: DistanceFunction?
 
     /// Creates options. The default pivot suits live receivers: no fix can be older than 2024.
     public init(weekRolloverPivot: CalendarDate? = CalendarDate(year: 2024, month: 1, day: 1),
-                provenance: Provenance = .receiver) {
+                provenance: Provenance = .receiver, distance: DistanceFunction? = nil) {
         self.weekRolloverPivot = weekRolloverPivot
         self.provenance = provenance
+        self.distance = distance
     }
 }
 
@@ -80,6 +90,18 @@ public struct EpochAssembler: Sendable {
     private var date: CalendarDate?
     private var dateFromThisEpoch = false
     private var lastTimedAddress: SentenceAddress?
+    /// The fix mode as of the previous sentence (across epoch boundaries), for gpsd's rule that a
+    /// 2D report does not downgrade a 3D fix while an altitude is held.
+    private var stateMode: FixMode = .unknown
+    /// Whether the previous epoch's fix had an altitude.
+    private var previousHadAltitude = false
+    /// The previous emitted fix's position and time, for deriving speed.
+    private var previousLatitude: Double?
+    private var previousLongitude: Double?
+    private var previousTime: UTCTime?
+    /// The time field of the last GGA, to spot a receiver repeating a stale GGA (no fix).
+    private var lastGGATime: TimeOfDay?
+    private var lastGGATalker: Talker?
     /// Whether `fix` holds untimed data that arrived after the cycle ender, for the next epoch.
     private var carrying = false
     private var ender: SentenceAddress?
@@ -196,6 +218,27 @@ public struct EpochAssembler: Sendable {
             out.latitude = nil
             out.longitude = nil
         }
+        // No sentence gave a speed: derive it from the previous fix, as gpsd does.
+        if out.speed == nil, out.mode >= .twoD, let distance = options.distance, let lat = out.latitude, let lon = out.longitude,
+           let time = out.time, let lat0 = previousLatitude, let lon0 = previousLongitude, let time0 = previousTime,
+           time > time0 {
+            let seconds = Double(time.nanosecondsSinceEpoch - time0.nanosecondsSinceEpoch) / 1e9
+            let speed = distance(lat0, lon0, lat, lon) / seconds
+            if speed.isFinite, speed < 9999.9 {
+                out.speed = speed
+                out.speedIsDerived = true
+            }
+        }
+        if out.mode >= .twoD {
+            previousLatitude = out.latitude
+            previousLongitude = out.longitude
+            previousTime = out.time
+        } else {
+            previousLatitude = nil
+            previousLongitude = nil
+            previousTime = nil
+        }
+        previousHadAltitude = out.altitudeMSL != nil
         // Satellites: the sky table with used flags from the latest GSA series.
         out.satellites = sky
         for index in 0..<out.satellites.count {
@@ -228,6 +271,16 @@ public struct EpochAssembler: Sendable {
         }
     }
 
+    /// Applies a mode a sentence asserts. As gpsd does, a 2D assertion (RMC, GLL, GSA) does not
+    /// downgrade a 3D fix while an altitude is held; "no fix" always applies.
+    private mutating func propose(_ mode: FixMode) {
+        if mode == .twoD, stateMode == .threeD, previousHadAltitude || fix.altitudeMSL != nil {
+            fix.mode = .threeD
+        } else {
+            fix.mode = mode
+        }
+    }
+
     private mutating func setPosition(_ latitude: Coordinate?, _ longitude: Coordinate?) {
         guard let latitude, let longitude else { return }
         fix.rawLatitude = latitude
@@ -237,6 +290,11 @@ public struct EpochAssembler: Sendable {
     }
 
     private mutating func merge(_ parsed: ParsedSentence, time: TimeOfDay?) {
+        mergeFields(parsed, time: time)
+        if fix.mode != .unknown { stateMode = fix.mode }
+    }
+
+    private mutating func mergeFields(_ parsed: ParsedSentence, time: TimeOfDay?) {
         let sentence = parsed.sentence
         if case .gsa = sentence {} else { lastWasGSA = false }
         switch sentence {
@@ -247,62 +305,84 @@ public struct EpochAssembler: Sendable {
                 self.date = date
                 dateFromThisEpoch = true
             }
-            if s.isValid == true && s.mode != .notValid {
+            if s.isValid == true, s.latitude != nil, s.longitude != nil {
                 setPosition(s.latitude, s.longitude)
-                if fix.mode < .twoD || fix.altitudeMSL == nil { fix.mode = max(fix.mode, .twoD) }
+                // RMC says nothing of altitude: 2D, or 3D kept while one is held.
+                propose(stateMode == .threeD ? .threeD : .twoD)
                 if let mode = s.mode, let quality = FixQuality(mode), fix.quality == .invalid || quality != .gps {
                     fix.quality = quality
                 } else if fix.quality == .invalid {
                     fix.quality = .gps
                 }
-            } else if s.isValid == false || s.mode == .notValid {
-                fix.mode = .noFix
+            } else if s.isValid != true {
+                propose(.noFix)
             }
             if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
             if let course = s.courseTrue { fix.course = course.doubleValue }
             if let variation = s.magneticVariation { fix.magneticVariation = variation.doubleValue }
         case .gga(let s):
             epochHasData = true
-            if let quality = s.quality, quality == .invalid {
-                fix.mode = .noFix
-            } else if s.latitude != nil {
+            let satellites = s.satellitesUsed ?? 0
+            // A receiver that lost lock may repeat its last GGA with the same time: no fix.
+            let repeated = s.time != nil && s.time == lastGGATime && parsed.talker == lastGGATalker
+            lastGGATime = s.time
+            lastGGATalker = parsed.talker
+            if repeated {
+                propose(.noFix)
+            } else if s.quality == .invalid {
+                propose(.noFix)
+            } else if s.latitude != nil, s.longitude != nil {
                 setPosition(s.latitude, s.longitude)
                 if let quality = s.quality { fix.quality = FixQuality(quality) }
-                if let altitude = s.altitudeMSL { fix.altitudeMSL = altitude.doubleValue }
                 if let separation = s.geoidSeparation { fix.geoidSeparation = separation.doubleValue }
-                let satellites = s.satellitesUsed ?? 0
-                if s.satellitesUsed != nil, satellites < 3, parsed.talker == .gps || parsed.talker == .combined {
-                    fix.mode = .noFix
-                } else if s.altitudeMSL != nil && (s.satellitesUsed == nil || satellites >= 4) {
-                    fix.mode = .threeD
-                } else {
-                    fix.mode = max(fix.mode, .twoD)
+                var mode = FixMode.twoD
+                if let altitude = s.altitudeMSL {
+                    fix.altitudeMSL = altitude.doubleValue
+                    fix.altitudeHAE = s.geoidSeparation.map { altitude.doubleValue + $0.doubleValue }
+                    if satellites >= 4 { mode = .threeD }
                 }
+                // GPS-only or combined GGA with fewer than 3 satellites cannot be a fix.
+                if satellites < 3, parsed.talker == .gps || parsed.talker == .combined { mode = .noFix }
+                propose(mode)
+            } else {
+                propose(.noFix)
             }
             if let used = s.satellitesUsed { fix.satellitesUsed = used }
-            if let hdop = s.hdop { fix.hdop = hdop.doubleValue }
+            if let hdop = s.hdop, hdop.doubleValue > 0.01, hdop.doubleValue < 89.99 { fix.hdop = hdop.doubleValue }
         case .gns(let s):
             epochHasData = true
-            if s.isValid, s.latitude != nil {
+            if s.isValid, s.latitude != nil, s.longitude != nil {
                 setPosition(s.latitude, s.longitude)
                 if let mode = s.bestMode, let quality = FixQuality(mode) { fix.quality = quality }
-                if let altitude = s.altitudeMSL { fix.altitudeMSL = altitude.doubleValue }
                 if let separation = s.geoidSeparation { fix.geoidSeparation = separation.doubleValue }
-                fix.mode = s.altitudeMSL != nil ? .threeD : max(fix.mode, .twoD)
-            } else if s.modeCount > 0 {
-                fix.mode = .noFix
+                var mode = FixMode.twoD
+                if let altitude = s.altitudeMSL {
+                    fix.altitudeMSL = altitude.doubleValue
+                    fix.altitudeHAE = s.geoidSeparation.map { altitude.doubleValue + $0.doubleValue }
+                    if (s.satellitesUsed ?? 0) > 3 { mode = .threeD }
+                }
+                propose(mode)
+            } else {
+                propose(.noFix)
             }
             if let used = s.satellitesUsed { fix.satellitesUsed = used }
             if let hdop = s.hdop { fix.hdop = hdop.doubleValue }
         case .gll(let s):
             epochHasData = true
-            if s.isValid == true && s.mode != .notValid {
+            if s.isValid == true, s.mode != .notValid, s.latitude != nil, s.longitude != nil {
                 setPosition(s.latitude, s.longitude)
-                if fix.mode < .twoD { fix.mode = .twoD }
+                if fix.altitudeMSL != nil || (fix.satellitesUsed ?? 0) > 3 {
+                    propose(.threeD)
+                } else if fix.mode < .twoD || !previousHadAltitude {
+                    propose(.twoD)
+                }
                 if fix.quality == .invalid { fix.quality = .gps }
-            } else if s.isValid == false {
-                fix.mode = .noFix
+            } else {
+                propose(.noFix)
             }
+        case .pgrmz(let s):
+            // Garmin's own altitude overrides GGA's when it comes later in the cycle.
+            if let metres = s.altitudeMetres, fix.mode >= .twoD || stateMode >= .twoD { fix.altitudeMSL = metres }
         case .vtg(let s):
             if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
             else if let kmh = s.speedKilometresPerHour { fix.speed = kmh.doubleValue / 3.6 }
@@ -325,9 +405,9 @@ public struct EpochAssembler: Sendable {
             }
             if let fixType = s.fixType {
                 switch fixType {
-                case .none: fix.mode = .noFix
-                case .twoD: fix.mode = .twoD
-                case .threeD: fix.mode = .threeD
+                case .none: propose(.noFix)
+                case .twoD: propose(.twoD)
+                case .threeD: propose(.threeD)
                 }
             }
             if let pdop = s.pdop { fix.pdop = pdop.doubleValue }

@@ -141,8 +141,14 @@ public struct Fix: Sendable {
     public var altitudeMSL: Double?
     /// Geoid separation (ellipsoid minus MSL), metres.
     public var geoidSeparation: Double?
+    /// Altitude above the WGS84 ellipsoid, metres: the receiver's MSL altitude plus geoid separation,
+    /// from the same sentence (GGA or GNS). A later altitude from another source (Garmin PGRMZ)
+    /// changes ``altitudeMSL`` only, as gpsd does.
+    public var altitudeHAE: Double?
     /// Speed over ground, m/s.
     public var speed: Double?
+    /// Whether ``speed`` was derived from the distance to the previous fix (no sentence gave one).
+    public var speedIsDerived = false
     /// Course over ground, degrees true.
     public var course: Double?
     /// Magnetic variation reported by the receiver, degrees (east positive).
@@ -172,12 +178,6 @@ public struct Fix: Sendable {
     public var provenance: Provenance = .receiver
 
     public init() {}
-
-    /// Altitude above the WGS84 ellipsoid, metres, when both MSL altitude and geoid separation are known.
-    public var altitudeHAE: Double? {
-        guard let altitudeMSL, let geoidSeparation else { return nil }
-        return altitudeMSL + geoidSeparation
-    }
 
     /// Whether the fix carries a usable position.
     public var hasPosition: Bool { mode >= .twoD && latitude != nil && longitude != nil }

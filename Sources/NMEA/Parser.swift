@@ -93,7 +93,14 @@ public enum NMEAParser {
             return PassThrough(address: address, fieldCount: layout.hasFields ? commas + 1 : 0)
         }
         if address.delimiter == 0x21 { return ParsedSentence(address: address, sentence: .encapsulated(passThrough)) }
-        if address.isProprietary { return ParsedSentence(address: address, sentence: .proprietary(passThrough)) }
+        if address.isProprietary {
+            // PGRMZ: Garmin altitude.
+            if address.count == 5, address[1] == 0x47, address[2] == 0x52, address[3] == 0x4D, address[4] == 0x5A {
+                var reader = FieldReader(fields, sentence: .proprietary)
+                return ParsedSentence(address: address, sentence: .pgrmz(try PGRMZ.parse(&reader)))
+            }
+            return ParsedSentence(address: address, sentence: .proprietary(passThrough))
+        }
         guard address.count == 5 else { return ParsedSentence(address: address, sentence: .other(passThrough)) }
         let code = UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4])
         let sentence: Sentence

@@ -15,6 +15,8 @@ public enum Sentence: Sendable {
     case ths(THS)
     case txt(TXT)
     case dtm(DTM)
+    /// Garmin's proprietary altitude sentence, decoded because receivers use it instead of GGA's altitude.
+    case pgrmz(PGRMZ)
     /// A proprietary (`$P...`) sentence, passed through.
     case proprietary(PassThrough)
     /// An encapsulated (`!...`, for example AIS) sentence, passed through.
@@ -40,7 +42,7 @@ public enum Sentence: Sendable {
         case .ths: return .ths
         case .txt: return .txt
         case .dtm: return .dtm
-        case .proprietary: return .proprietary
+        case .pgrmz, .proprietary: return .proprietary
         case .encapsulated: return .encapsulated
         case .other: return .otherStandard
         }

@@ -1,0 +1,135 @@
+import FieldLocation
+import Foundation
+import NMEA
+import Testing
+
+/// Replays every gpsd regression capture through the NMEA engine and scores our fixes against gpsd's
+/// own TPV records with `../shared/tools/compare_tpv.py` (epochs level: gpsd's final TPV of each time).
+///
+/// Every log must match at least 99 % of gpsd's epochs, except the logs in ``floors``: each has the
+/// measured ratio rounded down and the reason it cannot reach 99 %. A log that falls below its floor
+/// fails the test.
+enum Conformance {
+    static let target = 0.99
+
+    /// Logs below the target, with their floor and why.
+    static let floors: [String: (floor: Double, reason: String)] = [
+        "quectel-l76k-binary.log": (0.0, "gpsd takes the fix from CASIC binary frames (more digits than the NMEA); its .chk holds gpsd-generated pseudo-NMEA"),
+        "quectel-l76k-dual.log": (0.0, "gpsd takes altitude and course from CASIC binary frames, not from the NMEA we read"),
+        "ublox-neo-m8l.log": (0.0, "gpsd takes the fix from UBX NAV frames; the NMEA in the log carries different precision and times"),
+        "ublox8-uniqid-monhw.log": (0.62, "gpsd merges UBX NAV data into its TPVs; 3 of 8 epochs differ in altitude or course that only UBX carries"),
+        "bundg_zeus_9.log": (0.74, "the plotter's sentence order makes gpsd's final TPV of an epoch carry the previous epoch's position, speed and course"),
+        "garmin38.log": (0.0, "gpsd's final TPV takes altitude from a $PGRMZ sent after the cycle's last timed sentence; we emit the fix at cycle end"),
+        "humminbird-M37.log": (0.54, "marine instrument (IN talker) mixing RMC/GLL/GGA per second; gpsd carries 3D mode from an earlier GGA across epochs"),
+        "hemi.log": (0.5, "gpsd reports at a GLL before the VTG of the same second: speed/course differ from the completed epoch we emit"),
+        "rst39.log": (0.85, "speed is derived from positions in epochs without RMC/VTG; gpsd's reporting point within the epoch differs"),
+        "triton400.log": (0.8, "one epoch where gpsd's mode/altitude come from the previous cycle's GGA"),
+        "garmin-10x.log": (0.88, "first epoch: gpsd is still in its pre-lock state and reports mode 3 from a GSA we place in the next epoch"),
+        "rgm3800.log": (0.0, "single epoch whose mode gpsd keeps at 3D from before the log's first timed sentence"),
+        "tcp-torture.log": (0.0, "a single epoch where gpsd holds an altitude from a GGA of a different second"),
+    ]
+
+    /// `<package>/../shared`, or nil when it is absent.
+    static var shared: URL? {
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let url = package.appendingPathComponent("../shared").standardized
+        return FileManager.default.fileExists(atPath: url.appendingPathComponent("corpus/gpsd").path) ? url : nil
+    }
+
+    /// Every log with a non-empty .chk.
+    static var logs: [String] {
+        guard let shared else { return [] }
+        let folder = shared.appendingPathComponent("corpus/gpsd")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { name in
+            guard name.hasSuffix(".log") else { return false }
+            let chk = folder.appendingPathComponent(name + ".chk").path
+            let size = (try? FileManager.default.attributesOfItem(atPath: chk)[.size] as? Int) ?? 0
+            return size > 0
+        }.sorted()
+    }
+
+    struct Score {
+        var matched: Int
+        var compared: Int
+        var ratio: Double { compared == 0 ? 1 : Double(matched) / Double(compared) }
+    }
+
+    /// Replays one log in-process and scores it with compare_tpv.py.
+    static func score(_ name: String) throws -> Score {
+        guard let shared else { throw ConformanceError.noShared }
+        let log = shared.appendingPathComponent("corpus/gpsd/\(name)")
+        var lines = ""
+        try LogReplay(path: log.path).run { fix in
+            guard fix.time != nil else { return }   // as `fieldloc replay --json` does
+            lines += FixJSON.line(fix) + "\n"
+        }
+        let fixes = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString).jsonl")
+        try lines.write(to: fixes, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: fixes) }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", shared.appendingPathComponent("tools/compare_tpv.py").path,
+                             log.path + ".chk", fixes.path, "--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let epochs = json["epochs"] as? [String: Any],
+              let matched = epochs["matched"] as? Int, let compared = epochs["compared"] as? Int
+        else { throw ConformanceError.badOutput(name, String(decoding: data, as: UTF8.self)) }
+        return Score(matched: matched, compared: compared)
+    }
+
+    enum ConformanceError: Error {
+        case noShared
+        case badOutput(String, String)
+    }
+}
+
+@Suite("gpsd conformance")
+struct ConformanceTests {
+    @Test("every capture of ../shared/corpus/gpsd matches gpsd's epochs at 99 % or its listed floor",
+          arguments: Conformance.logs)
+    func log(_ name: String) throws {
+        let score = try Conformance.score(name)
+        let floor = Conformance.floors[name]?.floor ?? Conformance.target
+        #expect(score.ratio >= floor,
+                "\(name): \(score.matched)/\(score.compared) epochs matched, floor \(floor) (\(Conformance.floors[name]?.reason ?? "target"))")
+    }
+
+    @Test("the corpus is present, the floors name real logs, and the overall score is reported")
+    func overall() throws {
+        guard Conformance.shared != nil else {
+            print("skipped: ../shared/corpus/gpsd not found beside the package; conformance not measured")
+            return
+        }
+        let logs = Conformance.logs
+        #expect(logs.count >= 80)
+        for name in Conformance.floors.keys { #expect(logs.contains(name), "floor for unknown log \(name)") }
+        var matched = 0
+        var compared = 0
+        var pureMatched = 0
+        var pureCompared = 0
+        let binary: Set = ["quectel-l76k-binary.log", "quectel-l76k-dual.log", "ublox-neo-m8l.log",
+                           "ublox8-uniqid-monhw.log", "ublox-zed-f9r.log"]
+        var atTarget = 0
+        for name in logs {
+            let score = try Conformance.score(name)
+            matched += score.matched
+            compared += score.compared
+            if !binary.contains(name) {
+                pureMatched += score.matched
+                pureCompared += score.compared
+            }
+            if score.ratio >= Conformance.target { atTarget += 1 }
+        }
+        print("conformance: \(matched)/\(compared) gpsd epochs matched overall; pure-NMEA logs \(pureMatched)/\(pureCompared); \(atTarget) of \(logs.count) logs at >= 99 %")
+        #expect(compared > 1500)
+    }
+}
