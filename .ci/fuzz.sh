@@ -10,8 +10,12 @@ work=${2:-$here/.build-fuzz}
 mkdir -p "$work/corpus" "$work/artifacts"
 
 sources=$(find "$here/Sources/NMEA" -name '*.swift' | sort)
-swiftc -O -parse-as-library -sanitize=fuzzer,address -module-name NMEAFuzz \
-    $sources "$here/Tests/Fuzz/NMEAFuzzer.swift" -o "$work/nmea-fuzzer"
+# The gold linker warns about every ASan helper symbol; keep that noise in a log unless the build fails.
+if ! swiftc -O -parse-as-library -sanitize=fuzzer,address -module-name NMEAFuzz \
+    $sources "$here/Tests/Fuzz/NMEAFuzzer.swift" -o "$work/nmea-fuzzer" > "$work/build.log" 2>&1; then
+    grep -v 'Cannot export local symbol' "$work/build.log" | tail -40
+    echo "fuzz: the fuzzer did not build"; exit 1
+fi
 
 cp "$here"/Tests/Fuzz/seeds/nmea/* "$work/corpus/"
 if [ -d "$here/../shared/corpus/gpsd" ]; then

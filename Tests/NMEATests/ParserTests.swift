@@ -171,6 +171,23 @@ struct ParserTests {
         #expect(throws: NMEAError.missingStartDelimiter) { try parse("GPRMC,1*00") }
     }
 
+    @Test("sentences with more fields than the parser indexes are still read to the end")
+    func manyFields() throws {
+        let prns = (1...50).map { String(format2($0)) }.joined(separator: ",")
+        let text = withChecksum("$GPGSA,A,3," + prns + ",1.5,0.9,1.2")
+        guard case .gsa(let s) = try parse(text).sentence else { Issue.record("not GSA"); return }
+        #expect(s.satelliteCount == 16)
+        #expect(s.pdop?.doubleValue == 1.5 && s.hdop?.doubleValue == 0.9 && s.vdop?.doubleValue == 1.2)
+        #expect(s.systemID == nil)
+    }
+
+    @Test("a minus sign right after a comma is read as a sign, not as a field separator")
+    func negativeAfterComma() throws {
+        guard case .gga(let s) = try parse(withChecksum("$GPGGA,142216,3348.452,N,11821.143,W,1,05,1.8,-38.4,M,-32.4,M,,")).sentence
+        else { Issue.record("not GGA"); return }
+        #expect(s.altitudeMSL?.doubleValue == -38.4 && s.geoidSeparation?.doubleValue == -32.4)
+    }
+
     @Test("empty fields are nil, never zero")
     func emptyFields() throws {
         guard case .gga(let s) = try parse("$GPGGA,,,,,,0,,,,,,,,*66").sentence else { Issue.record("not GGA"); return }
@@ -204,3 +221,5 @@ extension String {
         return withChecksum(String(self[..<star]))
     }
 }
+
+private func format2(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
