@@ -241,16 +241,19 @@ public struct EpochAssembler: Sendable {
         previousHadAltitude = out.altitudeMSL != nil
         // Satellites: the sky table with used flags from the latest GSA series.
         out.satellites = sky
-        for index in 0..<out.satellites.count {
-            let prn = out.satellites.storage[index].prn
-            let system = out.satellites.storage[index].constellation
-            let key = UInt32(system.map { $0.rawValue &+ 1 } ?? 0) << 16 | UInt32(prn)
-            var isUsed = false
-            for slot in 0..<usedCount where used[slot] == key || used[slot] == UInt32(prn) {
-                isUsed = true
-                break
+        withUnsafeBytes(of: &used) { table in
+            let slots = table.bindMemory(to: UInt32.self)
+            for index in 0..<out.satellites.count {
+                let prn = out.satellites.storage[index].prn
+                let system = out.satellites.storage[index].constellation
+                let key = UInt32(system.map { $0.rawValue &+ 1 } ?? 0) << 16 | UInt32(prn)
+                var isUsed = false
+                for slot in 0..<usedCount where slots[slot] == key || slots[slot] == UInt32(prn) {
+                    isUsed = true
+                    break
+                }
+                out.satellites.storage[index].used = isUsed
             }
-            out.satellites.storage[index].used = isUsed
         }
         if out.satellitesUsed == nil, usedCount > 0 { out.satellitesUsed = usedCount }
         computeAccuracy(&out)

@@ -7,78 +7,68 @@ struct FieldReader {
     let sentence: SentenceType
     /// The number of fields (a sentence with no comma after the address has one, empty, field).
     let fieldCount: Int
-    /// Start offsets of the first ``maximumIndexedFields`` fields, found in one pass at creation.
-    private var starts: InlineArray<48, UInt16>
+    /// Start of the next field; `base.count + 1` once every field has been read.
+    private(set) var position = 0
     /// The index (0-based) of the field that `next()` returns.
     private(set) var index = 0
-
-    static let maximumIndexedFields = 48
 
     init(_ base: UnsafeRawBufferPointer, sentence: SentenceType) {
         self.base = base
         self.sentence = sentence
-        var starts = InlineArray<48, UInt16>(repeating: 0)
-        var count = 1
+        var commas = 0
         var offset = 0
-        let limit = min(base.count, Int(UInt16.max))
-        // Eight bytes at a time: a word with no comma is skipped with a few operations (SWAR).
-        while offset &+ 8 <= limit {
-            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            // Exact zero-byte test (no borrow between bytes): high bit set where the byte was a comma.
-            let x = word ^ 0x2C2C_2C2C_2C2C_2C2C
-            var commas = ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x | 0x7F7F_7F7F_7F7F_7F7F)
-            while commas != 0 {
-                let at = offset &+ commas.trailingZeroBitCount >> 3
-                if count < FieldReader.maximumIndexedFields { starts[count] = UInt16(truncatingIfNeeded: at &+ 1) }
-                count &+= 1
-                commas &= commas &- 1
-            }
+        while offset &+ 8 <= base.count {
+            commas &+= FieldReader.commaMask(base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)).nonzeroBitCount
             offset &+= 8
         }
-        while offset < limit {
-            if base[offset] == 0x2C {
-                if count < FieldReader.maximumIndexedFields { starts[count] = UInt16(truncatingIfNeeded: offset &+ 1) }
-                count &+= 1
-            }
+        while offset < base.count {
+            if base[offset] == 0x2C { commas &+= 1 }
             offset &+= 1
         }
-        self.starts = starts
-        self.fieldCount = count
+        fieldCount = commas &+ 1
+    }
+
+    /// High bit set in each byte of `word` that is a comma (exact: no borrow between bytes).
+    @inline(__always)
+    static func commaMask(_ word: UInt64) -> UInt64 {
+        let x = word ^ 0x2C2C_2C2C_2C2C_2C2C
+        return ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x | 0x7F7F_7F7F_7F7F_7F7F)
     }
 
     /// The number of the field that `next()` returns, counting from 1 as NMEA documents do.
     var fieldNumber: Int { index &+ 1 }
 
     /// Whether a further field exists (possibly empty).
-    var hasMore: Bool { index < fieldCount }
-
-    /// The start offset of the next field.
-    var position: Int { start(of: index) }
-
-    @inline(__always)
-    private func start(of field: Int) -> Int {
-        if field < FieldReader.maximumIndexedFields { return Int(starts[field]) }
-        // Beyond the index (no standard sentence has this many fields): scan for it.
-        var seen = FieldReader.maximumIndexedFields - 1
-        var offset = Int(starts[seen])
-        while offset < base.count, seen < field {
-            if base[offset] == 0x2C { seen &+= 1 }
-            offset &+= 1
-        }
-        return offset
-    }
+    var hasMore: Bool { position <= base.count }
 
     /// The byte length of the last field.
-    var lastFieldLength: Int { base.count - start(of: fieldCount - 1) }
+    var lastFieldLength: Int {
+        var start = base.count
+        while start > 0, base[start &- 1] != 0x2C { start &-= 1 }
+        return base.count &- start
+    }
 
     /// The byte range of the next field, or `nil` when the sentence has no further fields.
     @inline(__always)
     mutating func next() -> Range<Int>? {
-        guard index < fieldCount else { return nil }
-        let lower = start(of: index)
-        let upper = index &+ 1 < fieldCount ? start(of: index &+ 1) &- 1 : base.count
+        guard position <= base.count else { return nil }
+        let start = position
+        var end = start
+        // Eight bytes at a time while no comma is in sight.
+        while end &+ 8 <= base.count {
+            let mask = FieldReader.commaMask(base.loadUnaligned(fromByteOffset: end, as: UInt64.self))
+            if mask != 0 {
+                end &+= mask.trailingZeroBitCount >> 3
+                position = end &+ 1
+                index &+= 1
+                return start..<end
+            }
+            end &+= 8
+        }
+        while end < base.count, base[end] != 0x2C { end &+= 1 }
+        position = end &+ 1
         index &+= 1
-        return lower..<upper
+        return start..<end
     }
 
     @inline(__always)
