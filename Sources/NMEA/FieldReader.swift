@@ -136,6 +136,22 @@ struct FieldReader {
 
     @inline(__always)
     func parseInteger(_ range: Range<Int>) throws(NMEAError) -> Int {
+        // Fast path: one to three digits (satellite numbers, elevations, azimuths, SNR, counts).
+        if range.count <= 3 {
+            var value = 0
+            var index = range.lowerBound
+            while index < range.upperBound {
+                let digit = base[index] &- 0x30
+                guard digit < 10 else { return try parseIntegerSlow(range) }
+                value = value &* 10 &+ Int(digit)
+                index &+= 1
+            }
+            return value
+        }
+        return try parseIntegerSlow(range)
+    }
+
+    func parseIntegerSlow(_ range: Range<Int>) throws(NMEAError) -> Int {
         var index = range.lowerBound
         var negative = false
         if base[index] == 0x2D || base[index] == 0x2B {

@@ -103,57 +103,55 @@ public enum NMEAParser {
         }
         guard address.count == 5 else { return ParsedSentence(address: address, sentence: .other(passThrough)) }
         let code = UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4])
-        let sentence: Sentence
         switch code {
         case 0x52_4D_43: // RMC
             var reader = FieldReader(fields, sentence: .rmc)
-            sentence = .rmc(try RMC.parse(&reader))
+            return ParsedSentence(address: address, sentence: .rmc(try RMC.parse(&reader)))
         case 0x47_47_41: // GGA
             var reader = FieldReader(fields, sentence: .gga)
-            sentence = .gga(try GGA.parse(&reader))
+            return ParsedSentence(address: address, sentence: .gga(try GGA.parse(&reader)))
         case 0x47_53_41: // GSA
             var reader = FieldReader(fields, sentence: .gsa)
-            sentence = .gsa(try GSA.parse(&reader))
+            return ParsedSentence(address: address, sentence: .gsa(try GSA.parse(&reader)))
         case 0x47_53_56: // GSV
             var reader = FieldReader(fields, sentence: .gsv)
-            sentence = .gsv(try GSV.parse(&reader))
+            return ParsedSentence(address: address, sentence: .gsv(try GSV.parse(&reader)))
         case 0x56_54_47: // VTG
             var reader = FieldReader(fields, sentence: .vtg)
-            sentence = .vtg(try VTG.parse(&reader))
+            return ParsedSentence(address: address, sentence: .vtg(try VTG.parse(&reader)))
         case 0x47_4C_4C: // GLL
             var reader = FieldReader(fields, sentence: .gll)
-            sentence = .gll(try GLL.parse(&reader))
+            return ParsedSentence(address: address, sentence: .gll(try GLL.parse(&reader)))
         case 0x5A_44_41: // ZDA
             var reader = FieldReader(fields, sentence: .zda)
-            sentence = .zda(try ZDA.parse(&reader))
+            return ParsedSentence(address: address, sentence: .zda(try ZDA.parse(&reader)))
         case 0x47_4E_53: // GNS
             var reader = FieldReader(fields, sentence: .gns)
-            sentence = .gns(try GNS.parse(&reader))
+            return ParsedSentence(address: address, sentence: .gns(try GNS.parse(&reader)))
         case 0x47_53_54: // GST
             var reader = FieldReader(fields, sentence: .gst)
-            sentence = .gst(try GST.parse(&reader))
+            return ParsedSentence(address: address, sentence: .gst(try GST.parse(&reader)))
         case 0x47_42_53: // GBS
             var reader = FieldReader(fields, sentence: .gbs)
-            sentence = .gbs(try GBS.parse(&reader))
+            return ParsedSentence(address: address, sentence: .gbs(try GBS.parse(&reader)))
         case 0x48_44_54: // HDT
             var reader = FieldReader(fields, sentence: .hdt)
-            sentence = .hdt(try HDT.parse(&reader))
+            return ParsedSentence(address: address, sentence: .hdt(try HDT.parse(&reader)))
         case 0x48_44_47: // HDG
             var reader = FieldReader(fields, sentence: .hdg)
-            sentence = .hdg(try HDG.parse(&reader))
+            return ParsedSentence(address: address, sentence: .hdg(try HDG.parse(&reader)))
         case 0x54_48_53: // THS
             var reader = FieldReader(fields, sentence: .ths)
-            sentence = .ths(try THS.parse(&reader))
+            return ParsedSentence(address: address, sentence: .ths(try THS.parse(&reader)))
         case 0x54_58_54: // TXT
             var reader = FieldReader(fields, sentence: .txt)
-            sentence = .txt(try TXT.parse(&reader))
+            return ParsedSentence(address: address, sentence: .txt(try TXT.parse(&reader)))
         case 0x44_54_4D: // DTM
             var reader = FieldReader(fields, sentence: .dtm)
-            sentence = .dtm(try DTM.parse(&reader))
+            return ParsedSentence(address: address, sentence: .dtm(try DTM.parse(&reader)))
         default:
-            sentence = .other(passThrough)
+            return ParsedSentence(address: address, sentence: .other(passThrough))
         }
-        return ParsedSentence(address: address, sentence: sentence)
     }
 }
 
