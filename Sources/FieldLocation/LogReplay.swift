@@ -33,6 +33,22 @@ public struct LogReplay {
         self.acceptMissingChecksums = acceptMissingChecksums
     }
 
+    /// The delay-cookie byte declared in a log's `#` header (`# Delay-Cookie: | 0.01`), if any.
+    static func delayCookie(in head: ArraySlice<UInt8>) -> UInt8? {
+        let marker = Array("# Delay-Cookie:".utf8)
+        var lineStart = head.startIndex
+        while lineStart < head.endIndex, head[lineStart] == 0x23 {
+            let lineEnd = head[lineStart...].firstIndex(of: 0x0A) ?? head.endIndex
+            let line = head[lineStart..<lineEnd]
+            if line.starts(with: marker) {
+                let rest = line.dropFirst(marker.count).drop { $0 == 0x20 }
+                if let byte = rest.first, byte > 0x20, byte < 0x7F { return byte }
+            }
+            lineStart = lineEnd + 1
+        }
+        return nil
+    }
+
     /// The stream used for replays: comment lines skipped, no week-rollover shift (logs are genuinely
     /// old), fixes marked as coming from a replay.
     public func makeStream() -> NMEAStream {
@@ -53,6 +69,8 @@ public struct LogReplay {
         defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var offset: Int64 = 0
+        var cookie: UInt8?
+        var headerChecked = false
         var lastTime: UTCTime?
         func pace(_ fix: Fix) {
             if let speed, speed > 0, let time = fix.time {
@@ -71,8 +89,23 @@ public struct LogReplay {
             }
             if count == 0 { break }
             offset += Int64(count)
+            var usable = count
+            if !headerChecked {
+                // gpsd's test logs may declare a "delay cookie": a byte marking write boundaries
+                // (`# Delay-Cookie: | 0.01`). gpsfake removes it from the data, and so do we.
+                cookie = LogReplay.delayCookie(in: buffer[0..<count])
+                headerChecked = true
+            }
+            if let cookie {
+                var kept = 0
+                for index in 0..<count where buffer[index] != cookie {
+                    buffer[kept] = buffer[index]
+                    kept += 1
+                }
+                usable = kept
+            }
             buffer.withUnsafeBufferPointer { all in
-                let chunk = UnsafeBufferPointer(rebasing: all[0..<count])
+                let chunk = UnsafeBufferPointer(rebasing: all[0..<usable])
                 stream.feed(chunk.span, onFix: pace)
             }
         }

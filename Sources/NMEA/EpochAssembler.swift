@@ -73,10 +73,22 @@ public struct SentenceCounters: Sendable {
 ///
 /// Epoch boundaries are found by a change of time of day, as gpsd does: sentences carrying a time
 /// (RMC, GGA, GLL, GNS, ZDA, GST, GBS) start a new epoch when their time differs from the current
-/// one; untimed sentences (GSA, GSV, VTG, ...) join the current epoch. Once the last timed sentence
-/// type of an epoch has been the same for two epochs in a row (the *cycle ender*), a fix is emitted
-/// right after that sentence instead of waiting for the next epoch, so latency is one sentence.
-/// One fix per epoch. Nothing here allocates.
+/// one; untimed sentences (GSA, GSV, VTG, PGRMZ, ...) join the epoch in progress, as in gpsd, which
+/// clears its fix at each change of time.
+///
+/// The *cycle ender* is the last sentence of an epoch that brought fix data: a timed sentence, or an
+/// untimed one (VTG with speed or course, PGRMZ) directly after a timed one (Garmin sends PGRMZ after
+/// the cycle's last GLL). Once the same ender has closed two epochs in a row, each fix is emitted right
+/// after its ender instead of at the next change of time, so latency is one sentence. An ender that
+/// is ever followed by another timed sentence of the same epoch (10 Hz GGA with RMC once a second) is
+/// never trusted again, and those epochs are emitted at the change of time. One fix per epoch;
+/// nothing here allocates.
+///
+/// Fix mode follows gpsd's rules: GGA gives 2D with a position, 3D with an altitude and four or more
+/// satellites, no fix for a GP/GN GGA with fewer than three or a GGA repeating the previous GGA's
+/// time; RMC and GLL give 3D when an altitude is known (this epoch's, or the previous one's when they
+/// start the epoch) or the last GSA used more than three satellites; a 2D report does not downgrade a
+/// 3D fix while an altitude has been seen since the last "no fix".
 public struct EpochAssembler: Sendable {
     public var options: AssemblerOptions
     /// Counters of accepted and rejected sentences and fixes emitted.
@@ -89,12 +101,13 @@ public struct EpochAssembler: Sendable {
     private var previousEpochTime: TimeOfDay?
     private var date: CalendarDate?
     private var dateFromThisEpoch = false
-    private var lastTimedAddress: SentenceAddress?
     /// The fix mode as of the previous sentence (across epoch boundaries), for gpsd's rule that a
     /// 2D report does not downgrade a 3D fix while an altitude is held.
     private var stateMode: FixMode = .unknown
-    /// Whether the previous epoch's fix had an altitude.
+    /// Whether a fix since the last "no fix" had an altitude (gpsd keeps 3D across RMC/GLL then).
     private var previousHadAltitude = false
+    /// Whether the previous epoch's fix had an altitude.
+    private var lastEpochHadAltitude = false
     /// The previous emitted fix's position and time, for deriving speed.
     private var previousLatitude: Double?
     private var previousLongitude: Double?
@@ -102,9 +115,15 @@ public struct EpochAssembler: Sendable {
     /// The time field of the last GGA, to spot a receiver repeating a stale GGA (no fix).
     private var lastGGATime: TimeOfDay?
     private var lastGGATalker: Talker?
-    /// Whether `fix` holds untimed data that arrived after the cycle ender, for the next epoch.
-    private var carrying = false
+    /// The learned cycle ender and how many times in a row it ended an epoch since it was learned.
     private var ender: SentenceAddress?
+    private var enderConfirmations = 0
+    /// The current epoch's last sentence that brought fix data.
+    private var lastContributor: SentenceAddress?
+    private var previousWasContributor = false
+    /// Sentences seen to be followed by more timed sentences of the same epoch (a small ring).
+    private var distrusted = InlineArray<4, SentenceAddress?>(repeating: nil)
+    private var distrustedNext = 0
     /// The satellites-in-view table, kept across epochs (GSV is often sent less often than fixes).
     private var sky = SatelliteList()
     private var skyEpochSeries = false
@@ -123,36 +142,88 @@ public struct EpochAssembler: Sendable {
     public mutating func noteRejected(_ reason: RejectionReason) { counters.reject(reason) }
 
     /// Adds one parsed sentence; calls `emit` with the fix of each epoch this sentence completes
-    /// (at most two: the previous epoch, and the current one when the sentence is the cycle ender).
+    /// (at most one: the previous epoch when this sentence starts a new one, or the current epoch
+    /// when this sentence is its learned cycle ender).
     public mutating func add(_ parsed: ParsedSentence, emit: (Fix) -> Void) {
         counters.accept(parsed.sentence.type)
         let time = Self.timeOf(parsed.sentence)
         if let time {
             if let epochTime, time != epochTime {
                 if epochHasData && !epochEmitted { emit(finishEpoch()) }
-                // Learn the cycle ender: the last timed sentence of the epoch that just ended.
-                // As gpsd does, it is trusted from the first change of time on, and replaced when
-                // an epoch ends with a different sentence.
-                if let last = lastTimedAddress { ender = last }
+                learnEnder()
                 startEpoch(time)
             } else if epochTime == nil {
                 epochTime = time
             }
-            lastTimedAddress = parsed.address
         }
-        if time == nil, epochEmitted, !carrying {
-            // Untimed data after the cycle ender (GSA, GSV, VTG...) starts the next epoch's fix.
-            var fresh = Fix()
-            fresh.provenance = options.provenance
-            fix = fresh
-            carrying = true
+        if epochEmitted, time != nil, let ender {
+            // A timed sentence of the same epoch after the learned ender: that sentence does not
+            // end every epoch (a receiver adding RMC/ZDA once a second to 10 Hz GGA). Never trust
+            // it again; such epochs are emitted at the change of time.
+            distrust(ender)
+            self.ender = nil
+            enderConfirmations = 0
         }
+        // The epoch's last sentence that brought fix data: a timed sentence, or an untimed one
+        // (VTG, PGRMZ) directly after a timed one. It is learned even after the
+        // epoch was emitted, so a late sentence becomes the ender from the next epochs on.
+        if time != nil {
+            lastContributor = parsed.address
+            previousWasContributor = true
+        } else if previousWasContributor, Self.bringsFixData(parsed.sentence) {
+            lastContributor = parsed.address
+            previousWasContributor = false
+        } else {
+            previousWasContributor = false
+        }
+        // After the epoch was emitted, later data still updates the sky view and used satellites;
+        // what it adds to `fix` is dropped at the next change of time, as gpsd clears its fix then.
+        let alreadyEmitted = epochEmitted
         merge(parsed, time: time)
-        if time != nil, let ender, ender == parsed.address, !epochEmitted, epochHasData {
-            // The cycle ender arrived: the epoch is complete now.
+        if alreadyEmitted { return }
+        if enderConfirmations >= 1, let ender, ender == parsed.address, lastContributor == parsed.address,
+           !isDistrusted(ender), epochHasData {
+            // The learned cycle ender arrived: the epoch is complete now.
             let now = finishEpoch()
             epochEmitted = true
             emit(now)
+        }
+    }
+
+    /// At a change of time: the last contributing sentence of the epoch that just ended is the cycle
+    /// ender candidate. It is trusted once the same sentence has ended two epochs in a row, so a
+    /// receiver whose epochs end with different sentences (half-second cycles with ZDA every other
+    /// one) gets its fixes at the change of time instead of too early.
+    private mutating func learnEnder() {
+        guard let last = lastContributor else { return }
+        if last == ender {
+            if enderConfirmations < 2 { enderConfirmations += 1 }
+        } else {
+            ender = last
+            enderConfirmations = 0
+        }
+        lastContributor = nil
+        previousWasContributor = false
+    }
+
+    private mutating func distrust(_ address: SentenceAddress) {
+        if isDistrusted(address) { return }
+        distrusted[distrustedNext] = address
+        distrustedNext = (distrustedNext + 1) % 4
+    }
+
+    private func isDistrusted(_ address: SentenceAddress) -> Bool {
+        for index in 0..<4 where distrusted[index] == address { return true }
+        return false
+    }
+
+    /// Whether an untimed sentence changes what a fix reports (altitude, speed or course). GSA is left
+    /// out: a series of GSA (one per constellation) has no count, so its first cannot be known to end an epoch.
+    private static func bringsFixData(_ sentence: Sentence) -> Bool {
+        switch sentence {
+        case .vtg(let s): return s.speedKnots != nil || s.speedKilometresPerHour != nil || s.courseTrue != nil
+        case .pgrmz(let s): return s.altitudeMetres != nil
+        default: return false
         }
     }
 
@@ -188,12 +259,9 @@ public struct EpochAssembler: Sendable {
         epochHasData = false
         epochEmitted = false
         dateFromThisEpoch = false
-        if !carrying {
-            var fresh = Fix()
-            fresh.provenance = options.provenance
-            fix = fresh
-        }
-        carrying = false
+        var fresh = Fix()
+        fresh.provenance = options.provenance
+        fix = fresh
         fix.timeOfDay = time
     }
 
@@ -238,7 +306,8 @@ public struct EpochAssembler: Sendable {
             previousLongitude = nil
             previousTime = nil
         }
-        previousHadAltitude = out.altitudeMSL != nil
+        lastEpochHadAltitude = out.altitudeMSL != nil && out.mode >= .twoD
+        if out.altitudeMSL != nil { previousHadAltitude = true } else if out.mode < .twoD { previousHadAltitude = false }
         // Satellites: the sky table with used flags from the latest GSA series.
         out.satellites = sky
         withUnsafeBytes(of: &used) { table in
@@ -284,6 +353,12 @@ public struct EpochAssembler: Sendable {
         }
     }
 
+    /// Whether an altitude is known for a 2D-only sentence (RMC, GLL) to report 3D: this epoch's, or
+    /// the previous epoch's when the sentence is the first of its epoch.
+    private func altitudeKnown(epochHadData: Bool) -> Bool {
+        epochHadData ? fix.altitudeMSL != nil : fix.altitudeMSL != nil || lastEpochHadAltitude
+    }
+
     private mutating func setPosition(_ latitude: Coordinate?, _ longitude: Coordinate?) {
         guard let latitude, let longitude else { return }
         fix.rawLatitude = latitude
@@ -299,6 +374,7 @@ public struct EpochAssembler: Sendable {
 
     private mutating func mergeFields(_ parsed: ParsedSentence, time: TimeOfDay?) {
         let sentence = parsed.sentence
+        let hadData = epochHasData
         if case .gsa = sentence {} else { lastWasGSA = false }
         switch sentence {
         case .rmc(let s):
@@ -310,8 +386,14 @@ public struct EpochAssembler: Sendable {
             }
             if s.isValid == true, s.latitude != nil, s.longitude != nil {
                 setPosition(s.latitude, s.longitude)
-                // RMC says nothing of altitude: 2D, or 3D kept while one is held.
-                propose(stateMode == .threeD ? .threeD : .twoD)
+                // RMC says nothing of altitude. As gpsd: 3D when the last GSA used more than three
+                // satellites or an altitude is known (this epoch's, or the previous epoch's when RMC
+                // starts the epoch), else 2D, or 3D kept while one is held.
+                if usedCount > 3 || altitudeKnown(epochHadData: hadData) {
+                    propose(.threeD)
+                } else {
+                    propose(stateMode == .threeD ? .threeD : .twoD)
+                }
                 if let mode = s.mode, let quality = FixQuality(mode), fix.quality == .invalid || quality != .gps {
                     fix.quality = quality
                 } else if fix.quality == .invalid {
@@ -374,7 +456,7 @@ public struct EpochAssembler: Sendable {
             epochHasData = true
             if s.isValid == true, s.mode != .notValid, s.latitude != nil, s.longitude != nil {
                 setPosition(s.latitude, s.longitude)
-                if fix.altitudeMSL != nil || (fix.satellitesUsed ?? 0) > 3 {
+                if altitudeKnown(epochHadData: hadData) || usedCount > 3 {
                     propose(.threeD)
                 } else if fix.mode < .twoD || !previousHadAltitude {
                     propose(.twoD)

@@ -18,15 +18,9 @@ enum Conformance {
         "quectel-l76k-dual.log": (0.0, "gpsd takes altitude and course from CASIC binary frames, not from the NMEA we read"),
         "ublox-neo-m8l.log": (0.0, "gpsd takes the fix from UBX NAV frames; the NMEA in the log carries different precision and times"),
         "ublox8-uniqid-monhw.log": (0.62, "gpsd merges UBX NAV data into its TPVs; 3 of 8 epochs differ in altitude or course that only UBX carries"),
-        "bundg_zeus_9.log": (0.74, "the plotter's sentence order makes gpsd's final TPV of an epoch carry the previous epoch's position, speed and course"),
-        "garmin38.log": (0.0, "gpsd's final TPV takes altitude from a $PGRMZ sent after the cycle's last timed sentence; we emit the fix at cycle end"),
-        "humminbird-M37.log": (0.54, "marine instrument (IN talker) mixing RMC/GLL/GGA per second; gpsd carries 3D mode from an earlier GGA across epochs"),
-        "hemi.log": (0.5, "gpsd reports at a GLL before the VTG of the same second: speed/course differ from the completed epoch we emit"),
-        "rst39.log": (0.85, "speed is derived from positions in epochs without RMC/VTG; gpsd's reporting point within the epoch differs"),
-        "triton400.log": (0.8, "one epoch where gpsd's mode/altitude come from the previous cycle's GGA"),
-        "garmin-10x.log": (0.88, "first epoch: gpsd is still in its pre-lock state and reports mode 3 from a GSA we place in the next epoch"),
-        "rgm3800.log": (0.0, "single epoch whose mode gpsd keeps at 3D from before the log's first timed sentence"),
-        "tcp-torture.log": (0.0, "a single epoch where gpsd holds an altitude from a GGA of a different second"),
+        "bundg_zeus_9.log": (0.74, "the plotter's GLL carries the next second's time, so gpsd's final TPV of a time is the GLL's, with the previous epoch's position and a derived speed"),
+        "humminbird-M37.log": (0.95, "first epoch: before gpsd has learned the cycle end it reports only on position or mode changes, so the VTG after the GLL never reaches a TPV (gpsd's speed is derived)"),
+        "rst39.log": (0.97, "10 Hz GGA with RMC/ZDA added once a second: the first whole second is emitted at the learned GGA ender before its RMC arrives; later ones wait for the change of time"),
     ]
 
     /// `<package>/../shared`, or nil when it is absent.
