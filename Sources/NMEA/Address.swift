@@ -138,18 +138,23 @@ public struct SentenceAddress: Sendable, Hashable, CustomStringConvertible {
     public static let maximumLength = 15
 
     init?(_ bytes: UnsafeRawBufferPointer, delimiter: UInt8) {
-        guard bytes.count >= 1, bytes.count <= SentenceAddress.maximumLength else { return nil }
+        let count = bytes.count
+        guard count >= 1, count <= SentenceAddress.maximumLength else { return nil }
         var low: UInt64 = 0
         var high: UInt64 = 0
-        for index in 0..<bytes.count {
+        var valid = true
+        for index in 0..<count {
             let byte = bytes[index]
-            guard (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) else { return nil }
-            if index < 8 { low |= UInt64(byte) << (56 - 8 * UInt64(index)) }
-            else { high |= UInt64(byte) << (56 - 8 * UInt64(index - 8)) }
+            valid = valid && ((byte &- 0x30) < 10 || (byte &- 0x41) < 26)
+            if index < 8 { low = low << 8 | UInt64(byte) } else { high = high << 8 | UInt64(byte) }
         }
+        guard valid else { return nil }
+        // Left-align: the first character in the top byte, zero padded.
+        if count < 8 { low <<= UInt64(8 &* (8 &- count)) }
+        if count > 8 { high <<= UInt64(8 &* (16 &- count)) }
         self.low = low
         self.high = high
-        self.count = bytes.count
+        self.count = count
         self.delimiter = delimiter
     }
 

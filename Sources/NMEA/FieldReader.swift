@@ -5,8 +5,6 @@
 struct FieldReader {
     let base: UnsafeRawBufferPointer
     let sentence: SentenceType
-    /// The number of fields (a sentence with no comma after the address has one, empty, field).
-    let fieldCount: Int
     /// Start of the next field; `base.count + 1` once every field has been read.
     private(set) var position = 0
     /// The index (0-based) of the field that `next()` returns.
@@ -15,17 +13,26 @@ struct FieldReader {
     init(_ base: UnsafeRawBufferPointer, sentence: SentenceType) {
         self.base = base
         self.sentence = sentence
+    }
+
+    /// The number of fields (a sentence with no comma after the address has one, empty, field).
+    /// Counted on demand: only sentences whose layout depends on it (GSA, GSV, VTG) ask.
+    var fieldCount: Int { FieldReader.countCommas(base) &+ 1 }
+
+    /// The number of commas in `bytes`, eight bytes at a time.
+    @inline(__always)
+    static func countCommas(_ bytes: UnsafeRawBufferPointer) -> Int {
         var commas = 0
         var offset = 0
-        while offset &+ 8 <= base.count {
-            commas &+= FieldReader.commaMask(base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)).nonzeroBitCount
+        while offset &+ 8 <= bytes.count {
+            commas &+= commaMask(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)).nonzeroBitCount
             offset &+= 8
         }
-        while offset < base.count {
-            if base[offset] == 0x2C { commas &+= 1 }
+        while offset < bytes.count {
+            if bytes[offset] == 0x2C { commas &+= 1 }
             offset &+= 1
         }
-        fieldCount = commas &+ 1
+        return commas
     }
 
     /// High bit set in each byte of `word` that is a comma (exact: no borrow between bytes).

@@ -18,12 +18,24 @@ public struct FixedDecimal: Sendable, Hashable, CustomStringConvertible {
     /// The value as a `Double` (the nearest binary value to the decimal).
     @inlinable
     public var doubleValue: Double {
-        Double(significand) / FixedDecimal.powersOfTen[Int(scale)]
+        Double(significand) / Double(FixedDecimal.powerOfTen(scale))
     }
 
     /// The value truncated toward zero to an integer.
     public var integerPart: Int64 {
-        significand / Int64(FixedDecimal.integerPowersOfTen[Int(scale)])
+        significand / FixedDecimal.powerOfTen(scale)
+    }
+
+    /// 10^exponent for exponent 0...18 (computed; no table, so no lazy global to reach).
+    @inlinable
+    static func powerOfTen(_ exponent: UInt8) -> Int64 {
+        var value: Int64 = 1
+        var remaining = min(exponent, 18)
+        while remaining > 0 {
+            value &*= 10
+            remaining &-= 1
+        }
+        return value
     }
 
     /// The decimal written back with the receiver's digits, for example `"-123.456"`.
@@ -41,15 +53,4 @@ public struct FixedDecimal: Sendable, Hashable, CustomStringConvertible {
         }
         return negative ? "-" + digits : digits
     }
-
-    @usableFromInline
-    static let powersOfTen: [Double] = [
-        1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
-    ]
-    @usableFromInline
-    static let integerPowersOfTen: [UInt64] = [
-        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
-        10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000,
-        1_000_000_000_000_000, 10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000,
-    ]
 }

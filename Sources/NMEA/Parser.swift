@@ -88,9 +88,7 @@ public enum NMEAParser {
         let address = try address(bytes, layout)
         let fields = UnsafeRawBufferPointer(rebasing: bytes[layout.fields])
         var passThrough: PassThrough {
-            var commas = 0
-            for index in 0..<fields.count where fields[index] == 0x2C { commas &+= 1 }
-            return PassThrough(address: address, fieldCount: layout.hasFields ? commas + 1 : 0)
+            PassThrough(address: address, fieldCount: layout.hasFields ? FieldReader.countCommas(fields) + 1 : 0)
         }
         if address.delimiter == 0x21 { return ParsedSentence(address: address, sentence: .encapsulated(passThrough)) }
         if address.isProprietary {
@@ -102,7 +100,8 @@ public enum NMEAParser {
             return ParsedSentence(address: address, sentence: .proprietary(passThrough))
         }
         guard address.count == 5 else { return ParsedSentence(address: address, sentence: .other(passThrough)) }
-        let code = UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4])
+        let typeStart = layout.address.lowerBound + 2
+        let code = UInt32(bytes[typeStart]) << 16 | UInt32(bytes[typeStart + 1]) << 8 | UInt32(bytes[typeStart + 2])
         switch code {
         case 0x52_4D_43: // RMC
             var reader = FieldReader(fields, sentence: .rmc)
