@@ -98,8 +98,36 @@ struct FieldReader {
     /// The next field as a decimal number.
     @inline(__always)
     mutating func decimal() throws(NMEAError) -> FixedDecimal? {
-        guard let range = raw() else { return nil }
-        return try parseDecimal(range)
+        // One pass for the common shape (digits with at most one point, no sign): the field is
+        // scanned and converted together. Anything else takes the general path.
+        guard position <= base.count else { return nil }
+        let start = position
+        var offset = start
+        var value: UInt64 = 0
+        var digits = 0
+        var point = -1
+        while offset < base.count {
+            let byte = base[offset]
+            let digit = byte &- 0x30
+            if digit < 10 {
+                value = value &* 10 &+ UInt64(digit)
+                digits &+= 1
+            } else if byte == 0x2E && point < 0 {
+                point = digits
+            } else if byte == 0x2C {
+                break
+            } else {
+                guard let range = next(), !range.isEmpty else { return nil }
+                return try parseDecimal(range)
+            }
+            offset &+= 1
+        }
+        position = offset &+ 1
+        index &+= 1
+        if offset == start { return nil }
+        guard digits > 0 else { throw fail(.notANumber(offset: 0)) }
+        guard digits <= 18 else { throw fail(.tooManyDigits) }
+        return FixedDecimal(significand: Int64(truncatingIfNeeded: value), scale: UInt8(point < 0 ? 0 : digits &- point))
     }
 
     @inline(__always)
@@ -137,8 +165,29 @@ struct FieldReader {
     /// The next field as a whole number (digits only, optional sign).
     @inline(__always)
     mutating func integer() throws(NMEAError) -> Int? {
-        guard let range = raw() else { return nil }
-        return try parseInteger(range)
+        // One pass for plain digit strings; signs and errors take the general path.
+        guard position <= base.count else { return nil }
+        let start = position
+        var offset = start
+        var value = 0
+        while offset < base.count {
+            let byte = base[offset]
+            let digit = byte &- 0x30
+            if digit < 10 {
+                value = value &* 10 &+ Int(digit)
+            } else if byte == 0x2C {
+                break
+            } else {
+                guard let range = next(), !range.isEmpty else { return nil }
+                return try parseInteger(range)
+            }
+            offset &+= 1
+        }
+        position = offset &+ 1
+        index &+= 1
+        if offset == start { return nil }
+        guard offset &- start <= 12 else { throw fail(.tooManyDigits) }
+        return value
     }
 
     @inline(__always)
