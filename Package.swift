@@ -5,19 +5,13 @@
 //
 // Layering (arrows point to what a target may import; nothing points upward):
 //
-//   fieldloc (CLI) ──► FieldLocation (engine, manager, replay; Foundation allowed)
+//   fieldloc (CLI) ──► FieldLocation (engine: replay, JSON, geodesy; Foundation allowed)
 //                          │
-//        ┌─────────────┬───┴────────┬──────────────┬───────────────┬──────────────┐
-//        ▼             ▼            ▼              ▼               ▼              ▼
-//   LinuxHardware  SimulatedHardware BoardConfig ReceiverProtocols SensorDrivers  Heading
-//   (only C user)      │                           │   │             │       PowerPolicy
-//        ▼             ▼                           ▼   ▼             ▼
-//   CI2C, CGPIOD   HardwareInterfaces ◄────────────────┘             │
-//                                     NMEA ◄───────┘                  │
-//                  HardwareInterfaces ◄──────────────────────────────┘
+//                          ▼
+//                        NMEA (standard library only: framer, parser, epoch assembler)
 //
-// Pure targets (NMEA, HardwareInterfaces, Heading, PowerPolicy, ReceiverProtocols,
-// SensorDrivers, BoardConfig) import only the Swift standard library.
+// The hardware layer, heading, receiver control, power policy and the manager API join this
+// graph as their own targets (see README.md, "Status").
 import PackageDescription
 
 let package = Package(
@@ -31,32 +25,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // MARK: Pure targets (standard library only)
+        // Pure: standard library only.
         .target(name: "NMEA"),
-        .target(name: "HardwareInterfaces"),
-        .target(name: "Heading", exclude: ["WMM2025.COF"]),
-        .target(name: "PowerPolicy"),
-        .target(name: "ReceiverProtocols", dependencies: ["NMEA", "HardwareInterfaces"]),
-        .target(name: "SensorDrivers", dependencies: ["HardwareInterfaces"]),
-        .target(name: "BoardConfig", dependencies: ["HardwareInterfaces"]),
 
-        // MARK: Hardware backends
-        .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
-        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
-        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD"]),
-        .target(
-            name: "SimulatedHardware",
-            dependencies: ["HardwareInterfaces", "NMEA", "ReceiverProtocols", "Heading", "SensorDrivers"]
-        ),
-
-        // MARK: Engine and executables
-        .target(
-            name: "FieldLocation",
-            dependencies: [
-                "NMEA", "HardwareInterfaces", "Heading", "PowerPolicy", "ReceiverProtocols",
-                "SensorDrivers", "BoardConfig", "LinuxHardware", "SimulatedHardware",
-            ]
-        ),
+        // Engine shared by the CLI and (later) the daemon.
+        .target(name: "FieldLocation", dependencies: ["NMEA"]),
         .executableTarget(
             name: "fieldloc",
             dependencies: [
@@ -65,22 +38,8 @@ let package = Package(
             ]
         ),
 
-        // MARK: Tests
         .testTarget(name: "NMEATests", dependencies: ["NMEA"]),
-        .testTarget(name: "HeadingTests", dependencies: ["Heading"]),
-        .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),
-        .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "NMEA"]),
-        .testTarget(
-            name: "HardwareLayerTests",
-            dependencies: ["HardwareInterfaces", "LinuxHardware", "SimulatedHardware", "BoardConfig", "SensorDrivers"]
-        ),
         .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA"]),
-        .testTarget(
-            name: "HardwareTests",
-            dependencies: ["HardwareInterfaces", "LinuxHardware", "SensorDrivers", "BoardConfig"],
-            path: "HardwareTests",
-            exclude: ["vm"]
-        ),
     ],
     swiftLanguageModes: [.v6]
 )

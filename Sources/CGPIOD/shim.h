@@ -1,4 +1,0 @@
-#ifndef FIELDLOC_CGPIOD_SHIM_H
-#define FIELDLOC_CGPIOD_SHIM_H
-#include <gpiod.h>
-#endif
