@@ -23,13 +23,20 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
     ],
     targets: [
         // Pure: standard library only.
         .target(name: "NMEA"),
+        // Pure: standard library plus swift-numerics' RealModule for trigonometry.
+        .target(
+            name: "Heading",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")],
+            exclude: ["WMM2025.COF"]
+        ),
 
         // Engine shared by the CLI and (later) the daemon.
-        .target(name: "FieldLocation", dependencies: ["NMEA"]),
+        .target(name: "FieldLocation", dependencies: ["NMEA", "Heading"]),
         .executableTarget(
             name: "fieldloc",
             dependencies: [
@@ -39,6 +46,7 @@ let package = Package(
         ),
 
         .testTarget(name: "NMEATests", dependencies: ["NMEA"]),
+        .testTarget(name: "HeadingTests", dependencies: ["Heading"]),
         .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA"]),
     ],
     swiftLanguageModes: [.v6]
