@@ -11,6 +11,7 @@ struct FieldLoc: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Replay.self,
+            Geomag.self,
         ]
     )
 }
