@@ -18,6 +18,7 @@ let package = Package(
     name: "FieldLocation",
     products: [
         .library(name: "NMEA", targets: ["NMEA"]),
+        .library(name: "Heading", targets: ["Heading"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
     ],

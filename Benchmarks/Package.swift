@@ -17,6 +17,15 @@ let package = Package(
             path: "Sources/nmea-parse-loop"
         ),
         .executableTarget(
+            name: "HeadingBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Heading", package: "main"),
+            ],
+            path: "Benchmarks/HeadingBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "NMEABenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

@@ -204,11 +204,17 @@ public final class WorldMagneticModel: Sendable {
         let count = (maximum + 1) * (maximum + 2) / 2
 
         var bx = 0.0, by = 0.0, bz = 0.0, bxRate = 0.0, byRate = 0.0, bzRate = 0.0
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * count + 2 * (maximum + 1)) { scratch in
-            guard let base = scratch.baseAddress else { return }
-            let p = base
-            let dp = base + count
-            let cosM = base + 2 * count
+        // Scratch on the stack: three small buffers (each well under the stack-allocation limit).
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { pBuffer in
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { dpBuffer in
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (maximum + 1)) { trigBuffer in
+        g.withUnsafeBufferPointer { g in
+        h.withUnsafeBufferPointer { h in
+        gRate.withUnsafeBufferPointer { gRate in
+        hRate.withUnsafeBufferPointer { hRate in
+        schmidt.withUnsafeBufferPointer { schmidt in
+        recursion.withUnsafeBufferPointer { recursion in
+            guard let p = pBuffer.baseAddress, let dp = dpBuffer.baseAddress, let cosM = trigBuffer.baseAddress else { return }
             let sinM = cosM + (maximum + 1)
             // Associated Legendre functions of sin(geocentric latitude) and their derivatives.
             let x = sinPhiG
@@ -252,25 +258,44 @@ public final class WorldMagneticModel: Sendable {
             }
             let ratio = WorldMagneticModel.referenceRadius / r
             var power = ratio * ratio  // (a/r)^(n+2) starts at n = 0
-            for n in 1...max(maximum, 1) where maximum >= 1 {
+            guard maximum >= 1 else { return }
+            for n in 1...maximum {
                 power *= ratio
                 let first = n * (n + 1) / 2
+                let nPlusOne = Double(n + 1)
+                var sumZ = 0.0, sumY = 0.0, sumX = 0.0, rateZ = 0.0, rateY = 0.0, rateX = 0.0
                 for m in 0...n {
                     let index = first + m
                     let gt = g[index] + dt * gRate[index]
                     let ht = h[index] + dt * hRate[index]
-                    let cosTerm = gt * cosM[m] + ht * sinM[m]
-                    let sinTerm = gt * sinM[m] - ht * cosM[m]
-                    let cosRate = gRate[index] * cosM[m] + hRate[index] * sinM[m]
-                    let sinRate = gRate[index] * sinM[m] - hRate[index] * cosM[m]
-                    bz -= power * cosTerm * Double(n + 1) * p[index]
-                    by += power * sinTerm * Double(m) * p[index]
-                    bx -= power * cosTerm * dp[index]
-                    bzRate -= power * cosRate * Double(n + 1) * p[index]
-                    byRate += power * sinRate * Double(m) * p[index]
-                    bxRate -= power * cosRate * dp[index]
+                    let c = cosM[m], s = sinM[m]
+                    let cosTerm = gt * c + ht * s
+                    let sinTerm = gt * s - ht * c
+                    let cosRate = gRate[index] * c + hRate[index] * s
+                    let sinRate = gRate[index] * s - hRate[index] * c
+                    let pm = p[index], dpm = dp[index], mm = Double(m)
+                    sumZ += cosTerm * pm
+                    sumY += sinTerm * mm * pm
+                    sumX += cosTerm * dpm
+                    rateZ += cosRate * pm
+                    rateY += sinRate * mm * pm
+                    rateX += cosRate * dpm
                 }
+                bz -= power * nPlusOne * sumZ
+                by += power * sumY
+                bx -= power * sumX
+                bzRate -= power * nPlusOne * rateZ
+                byRate += power * rateY
+                bxRate -= power * rateX
             }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
+        }
         }
         // cos of the geocentric latitude is at least ~1e-9 after the pole clamp above.
         by /= cosPhiG
