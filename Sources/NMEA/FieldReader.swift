@@ -102,64 +102,67 @@ struct FieldReader {
         // scanned and converted together. Anything else takes the general path.
         guard position <= base.count else { return nil }
         let start = position
-        var offset = start
+        let scan = scanDecimal(from: start, to: base.count)
+        guard scan.stop == base.count || base[scan.stop] == 0x2C else {
+            guard let range = next(), !range.isEmpty else { return nil }
+            return try parseDecimal(range)
+        }
+        position = scan.stop &+ 1
+        index &+= 1
+        if scan.stop == start { return nil }
+        return try scan.decimal(negative: false, reader: self)
+    }
+
+    /// Digits with at most one decimal point, from `start` up to `limit` or the first other byte.
+    struct DecimalScan {
         var value: UInt64 = 0
         var digits = 0
         var point = -1
-        while offset < base.count {
+        /// Where scanning stopped: `limit`, or the offset of the first byte that is not part of the number.
+        var stop = 0
+
+        func decimal(negative: Bool, reader: FieldReader) throws(NMEAError) -> FixedDecimal {
+            guard digits > 0 else { throw reader.fail(.notANumber(offset: 0)) }
+            // At most 18 digits: the significand then always fits in Int64.
+            guard digits <= 18 else { throw reader.fail(.tooManyDigits) }
+            let signed = Int64(truncatingIfNeeded: value)
+            return FixedDecimal(significand: negative ? -signed : signed, scale: UInt8(point < 0 ? 0 : digits &- point))
+        }
+    }
+
+    @inline(__always)
+    func scanDecimal(from start: Int, to limit: Int) -> DecimalScan {
+        var scan = DecimalScan()
+        var offset = start
+        while offset < limit {
             let byte = base[offset]
             let digit = byte &- 0x30
             if digit < 10 {
-                value = value &* 10 &+ UInt64(digit)
-                digits &+= 1
-            } else if byte == 0x2E && point < 0 {
-                point = digits
-            } else if byte == 0x2C {
-                break
+                scan.value = scan.value &* 10 &+ UInt64(digit)
+                scan.digits &+= 1
+            } else if byte == 0x2E && scan.point < 0 {
+                scan.point = scan.digits
             } else {
-                guard let range = next(), !range.isEmpty else { return nil }
-                return try parseDecimal(range)
+                break
             }
             offset &+= 1
         }
-        position = offset &+ 1
-        index &+= 1
-        if offset == start { return nil }
-        guard digits > 0 else { throw fail(.notANumber(offset: 0)) }
-        guard digits <= 18 else { throw fail(.tooManyDigits) }
-        return FixedDecimal(significand: Int64(truncatingIfNeeded: value), scale: UInt8(point < 0 ? 0 : digits &- point))
+        scan.stop = offset
+        return scan
     }
 
     @inline(__always)
     func parseDecimal(_ range: Range<Int>) throws(NMEAError) -> FixedDecimal {
-        var index = range.lowerBound
+        var start = range.lowerBound
         var negative = false
-        let first = base[index]
+        let first = base[start]
         if first == 0x2D || first == 0x2B {
             negative = first == 0x2D
-            index &+= 1
+            start &+= 1
         }
-        var value: UInt64 = 0
-        var digits = 0
-        var point = -1
-        while index < range.upperBound {
-            let byte = base[index]
-            let digit = byte &- 0x30
-            if digit < 10 {
-                value = value &* 10 &+ UInt64(digit)
-                digits &+= 1
-            } else if byte == 0x2E && point < 0 {
-                point = digits
-            } else {
-                throw fail(.notANumber(offset: index - range.lowerBound))
-            }
-            index &+= 1
-        }
-        guard digits > 0 else { throw fail(.notANumber(offset: 0)) }
-        // At most 18 digits: the significand then always fits in Int64.
-        guard digits <= 18 else { throw fail(.tooManyDigits) }
-        let signed = Int64(truncatingIfNeeded: value)
-        return FixedDecimal(significand: negative ? -signed : signed, scale: UInt8(point < 0 ? 0 : digits &- point))
+        let scan = scanDecimal(from: start, to: range.upperBound)
+        guard scan.stop == range.upperBound else { throw fail(.notANumber(offset: scan.stop - range.lowerBound)) }
+        return try scan.decimal(negative: negative, reader: self)
     }
 
     /// The next field as a whole number (digits only, optional sign).
