@@ -98,7 +98,6 @@ public struct EpochAssembler: Sendable {
     private var epochTime: TimeOfDay?
     private var epochHasData = false
     private var epochEmitted = false
-    private var previousEpochTime: TimeOfDay?
     private var date: CalendarDate?
     private var dateFromThisEpoch = false
     /// The fix mode as of the previous sentence (across epoch boundaries), for gpsd's rule that a
@@ -126,7 +125,6 @@ public struct EpochAssembler: Sendable {
     private var distrustedNext = 0
     /// The satellites-in-view table, kept across epochs (GSV is often sent less often than fixes).
     private var sky = SatelliteList()
-    private var skyEpochSeries = false
     /// Satellites used, from the current GSA series.
     private var used = InlineArray<48, UInt32>(repeating: 0)
     private var usedCount = 0
@@ -249,7 +247,6 @@ public struct EpochAssembler: Sendable {
 
     private mutating func startEpoch(_ time: TimeOfDay) {
         if let previous = epochTime {
-            previousEpochTime = previous
             // Midnight passed without a new date yet: the date moves on by one day.
             if let date, !dateFromThisEpoch, time.nanosecondsSinceMidnight + 43_200_000_000_000 < previous.nanosecondsSinceMidnight {
                 self.date = date.adding(days: 1)
@@ -359,6 +356,15 @@ public struct EpochAssembler: Sendable {
         epochHadData ? fix.altitudeMSL != nil : fix.altitudeMSL != nil || lastEpochHadAltitude
     }
 
+    /// Takes GGA's or GNS's altitude (MSL, and ellipsoid height when the geoid separation is given);
+    /// returns whether there was one.
+    private mutating func setAltitude(_ altitude: FixedDecimal?, separation: FixedDecimal?) -> Bool {
+        guard let altitude else { return false }
+        fix.altitudeMSL = altitude.doubleValue
+        fix.altitudeHAE = separation.map { altitude.doubleValue + $0.doubleValue }
+        return true
+    }
+
     private mutating func setPosition(_ latitude: Coordinate?, _ longitude: Coordinate?) {
         guard let latitude, let longitude else { return }
         fix.rawLatitude = latitude
@@ -421,11 +427,7 @@ public struct EpochAssembler: Sendable {
                 if let quality = s.quality { fix.quality = FixQuality(quality) }
                 if let separation = s.geoidSeparation { fix.geoidSeparation = separation.doubleValue }
                 var mode = FixMode.twoD
-                if let altitude = s.altitudeMSL {
-                    fix.altitudeMSL = altitude.doubleValue
-                    fix.altitudeHAE = s.geoidSeparation.map { altitude.doubleValue + $0.doubleValue }
-                    if satellites >= 4 { mode = .threeD }
-                }
+                if setAltitude(s.altitudeMSL, separation: s.geoidSeparation), satellites >= 4 { mode = .threeD }
                 // GPS-only or combined GGA with fewer than 3 satellites cannot be a fix.
                 if satellites < 3, parsed.talker == .gps || parsed.talker == .combined { mode = .noFix }
                 propose(mode)
@@ -441,11 +443,7 @@ public struct EpochAssembler: Sendable {
                 if let mode = s.bestMode, let quality = FixQuality(mode) { fix.quality = quality }
                 if let separation = s.geoidSeparation { fix.geoidSeparation = separation.doubleValue }
                 var mode = FixMode.twoD
-                if let altitude = s.altitudeMSL {
-                    fix.altitudeMSL = altitude.doubleValue
-                    fix.altitudeHAE = s.geoidSeparation.map { altitude.doubleValue + $0.doubleValue }
-                    if (s.satellitesUsed ?? 0) > 3 { mode = .threeD }
-                }
+                if setAltitude(s.altitudeMSL, separation: s.geoidSeparation), (s.satellitesUsed ?? 0) > 3 { mode = .threeD }
                 propose(mode)
             } else {
                 propose(.noFix)

@@ -42,9 +42,6 @@ struct FieldReader {
         return ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x | 0x7F7F_7F7F_7F7F_7F7F)
     }
 
-    /// The number of the field that `next()` returns, counting from 1 as NMEA documents do.
-    var fieldNumber: Int { index &+ 1 }
-
     /// Whether a further field exists (possibly empty).
     var hasMore: Bool { position <= base.count }
 
@@ -195,22 +192,6 @@ struct FieldReader {
 
     @inline(__always)
     func parseInteger(_ range: Range<Int>) throws(NMEAError) -> Int {
-        // Fast path: one to three digits (satellite numbers, elevations, azimuths, SNR, counts).
-        if range.count <= 3 {
-            var value = 0
-            var index = range.lowerBound
-            while index < range.upperBound {
-                let digit = base[index] &- 0x30
-                guard digit < 10 else { return try parseIntegerSlow(range) }
-                value = value &* 10 &+ Int(digit)
-                index &+= 1
-            }
-            return value
-        }
-        return try parseIntegerSlow(range)
-    }
-
-    func parseIntegerSlow(_ range: Range<Int>) throws(NMEAError) -> Int {
         var index = range.lowerBound
         var negative = false
         if base[index] == 0x2D || base[index] == 0x2B {

@@ -36,8 +36,7 @@ public struct GSA: Sendable {
             s.fixType = type
         }
         for _ in 0..<satelliteFields {
-            guard let range = f.raw() else { continue }
-            let prn = try f.parseInteger(range)
+            guard let prn = try f.integer() else { continue }
             guard prn > 0, prn < 1000 else { throw f.fail(.outOfRange) }
             if s.satelliteCount < 16 {
                 s.satellites[s.satelliteCount] = UInt16(prn)
