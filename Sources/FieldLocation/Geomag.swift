@@ -1,4 +1,5 @@
 import Heading
+import NMEA
 
 /// Why a geomagnetic request could not be served.
 public enum GeomagError: Error, Sendable, CustomStringConvertible {
@@ -10,8 +11,8 @@ public enum GeomagError: Error, Sendable, CustomStringConvertible {
     case badRow(file: String, line: Int, cells: Int)
     /// A date is not `YYYY-MM-DD`.
     case badDate(String)
-    /// A value is outside its range.
-    case outOfRange(what: String, value: Double)
+    /// A number is outside the range its column allows: file, line (1-based), column and the text found.
+    case outOfRange(file: String, line: Int, column: String, text: String)
 
     public var description: String {
         switch self {
@@ -22,7 +23,8 @@ public enum GeomagError: Error, Sendable, CustomStringConvertible {
         case .badRow(let file, let line, let cells):
             return "\(file): line \(line): expected 4 cells, found \(cells)"
         case .badDate(let text): return "'\(text)' is not a date (expected YYYY-MM-DD)"
-        case .outOfRange(let what, let value): return "\(what) \(value) is out of range"
+        case .outOfRange(let file, let line, let column, let text):
+            return "\(file): line \(line), column \(column): \(text) is out of range"
         }
     }
 }
@@ -58,7 +60,7 @@ public enum GeomagCSV {
                 values.append(value)
             }
             guard (-90...90).contains(values[2]) else {
-                throw .badCell(file: file, line: number, column: "lat_deg", text: cells[2])
+                throw .outOfRange(file: file, line: number, column: "lat_deg", text: cells[2])
             }
             let e = model.evaluate(latitude: values[2], longitude: values[3], heightKm: values[1], decimalYear: values[0])
             if e.outsideValidityPeriod {
@@ -76,16 +78,19 @@ public enum GeomagCSV {
             .joined(separator: ",")
     }
 
-    /// NOAA's decimal year for a calendar date: year + (day of year - 1) / days in year.
+    /// NOAA's decimal year for a `YYYY-MM-DD` date: year + (day of year - 1) / days in year.
     public static func decimalYear(_ text: String) throws(GeomagError) -> Double {
         let parts = text.split(separator: "-")
         guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), year >= 1 else { throw .badDate(text) }
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard (1...lengths[month - 1]).contains(day) else { throw .badDate(text) }
-        let dayOfYear = lengths.prefix(month - 1).reduce(0, +) + day
-        return Double(year) + Double(dayOfYear - 1) / Double(leap ? 366 : 365)
+              let date = CalendarDate(year: year, month: month, day: day) else { throw .badDate(text) }
+        return decimalYear(date)
+    }
+
+    /// NOAA's decimal year for a calendar date.
+    public static func decimalYear(_ date: CalendarDate) -> Double {
+        let start = CalendarDate(year: date.year, month: 1, day: 1)?.daysSinceEpoch ?? date.daysSinceEpoch
+        let end = CalendarDate(year: date.year + 1, month: 1, day: 1)?.daysSinceEpoch ?? start + 365
+        return Double(date.year) + Double(date.daysSinceEpoch - start) / Double(end - start)
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import FieldLocation
 import Foundation
 import Heading
+import NMEA
 
 extension FieldLoc {
     /// `fieldloc geomag`: the World Magnetic Model at a point or for a CSV of points.
@@ -81,12 +82,9 @@ extension FieldLoc {
         }
 
         private func currentDecimalYear() -> Double {
-            let now = Date()
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-            let parts = calendar.dateComponents([.year, .month, .day], from: now)
-            let text = String(format: "%04d-%02d-%02d", parts.year ?? 2025, parts.month ?? 1, parts.day ?? 1)
-            return (try? GeomagCSV.decimalYear(text)) ?? 2025
+            let seconds = Int(Date().timeIntervalSince1970)
+            let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+            return GeomagCSV.decimalYear(CalendarDate(daysSinceEpoch: days))
         }
     }
 }
