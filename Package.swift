@@ -5,13 +5,18 @@
 //
 // Layering (arrows point to what a target may import; nothing points upward):
 //
-//   fieldloc (CLI) ──► FieldLocation (engine: replay, JSON, geodesy; Foundation allowed)
+//   fieldloc (CLI) ──► FieldLocation (engine: replay, JSON, geodesy, boards, detect; Foundation)
 //                          │
-//                          ▼
-//                        NMEA (standard library only: framer, parser, epoch assembler)
+//        ┌─────────────┬───┴──────────┬──────────────┬───────────────┐
+//        ▼             ▼              ▼              ▼               ▼
+//      NMEA         Heading      BoardConfig   SimulatedHardware  LinuxHardware ──► CI2C, CGPIOD, Glibc
+//                                     │              │               │
+//                                     └──────────────┴───────┬───────┘
+//                                                            ▼
+//                                                   HardwareInterfaces
 //
-// The hardware layer, heading, receiver control, power policy and the manager API join this
-// graph as their own targets (see README.md, "Status").
+// Pure targets (NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware) import only
+// the standard library (Heading adds swift-numerics' RealModule). Only LinuxHardware touches C.
 import PackageDescription
 
 let package = Package(
@@ -19,8 +24,14 @@ let package = Package(
     products: [
         .library(name: "NMEA", targets: ["NMEA"]),
         .library(name: "Heading", targets: ["Heading"]),
+        .library(name: "HardwareInterfaces", targets: ["HardwareInterfaces"]),
+        .library(name: "LinuxHardware", targets: ["LinuxHardware"]),
+        .library(name: "SimulatedHardware", targets: ["SimulatedHardware"]),
+        .library(name: "BoardConfig", targets: ["BoardConfig"]),
+        .library(name: "SensorDrivers", targets: ["SensorDrivers"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
+        .executable(name: "fieldloc-hil", targets: ["fieldloc-hil"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -29,15 +40,36 @@ let package = Package(
     targets: [
         // Pure: standard library only.
         .target(name: "NMEA"),
+        .target(name: "HardwareInterfaces"),
+        .target(name: "BoardConfig", dependencies: ["HardwareInterfaces"]),
         // Pure: standard library plus swift-numerics' RealModule for trigonometry.
         .target(
             name: "Heading",
             dependencies: [.product(name: "RealModule", package: "swift-numerics")],
             exclude: ["WMM2025.COF"]
         ),
+        // Magnetometer and accelerometer drivers, written only against the I2CBus protocol.
+        .target(name: "SensorDrivers", dependencies: ["HardwareInterfaces"]),
+        // Register-map I2C devices, driveable GPIO lines, a manual clock, fault injection.
+        .target(name: "SimulatedHardware", dependencies: ["HardwareInterfaces", "NMEA"]),
+
+        // The only target that touches C: libi2c, libgpiod 1.6, termios, errno.
+        .systemLibrary(
+            name: "CI2C",
+            providers: [.apt(["libi2c-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGPIOD",
+            pkgConfig: "libgpiod",
+            providers: [.apt(["libgpiod-dev"])]
+        ),
+        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD"]),
 
         // Engine shared by the CLI and (later) the daemon.
-        .target(name: "FieldLocation", dependencies: ["NMEA", "Heading"]),
+        .target(
+            name: "FieldLocation",
+            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers"]
+        ),
         .executableTarget(
             name: "fieldloc",
             dependencies: [
@@ -48,7 +80,29 @@ let package = Package(
 
         .testTarget(name: "NMEATests", dependencies: ["NMEA"]),
         .testTarget(name: "HeadingTests", dependencies: ["Heading"]),
+        .testTarget(name: "HardwareInterfacesTests", dependencies: ["HardwareInterfaces"]),
+        .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig", "HardwareInterfaces"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces"]),
+        .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces"]),
+        .testTarget(
+            name: "LinuxHardwareTests",
+            dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware"]
+        ),
         .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA"]),
+
+        // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the
+        // QEMU guest that HardwareTests/hil/ boots). The checks live in HILChecks; fieldloc-hil
+        // runs them in the guest, HardwareTests runs them on a Pi when FIELDLOC_HIL_BOARD is set.
+        .executableTarget(
+            name: "fieldloc-hil",
+            dependencies: ["LinuxHardware", "HardwareInterfaces", "BoardConfig"],
+            path: "HardwareTests/HILCheck"
+        ),
+        .testTarget(
+            name: "HardwareTests",
+            dependencies: ["LinuxHardware", "HardwareInterfaces", "BoardConfig"],
+            path: "HardwareTests/Tests"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,1 @@
+print("fieldloc-hil: not yet")
