@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "SimulatedHardware", targets: ["SimulatedHardware"]),
         .library(name: "BoardConfig", targets: ["BoardConfig"]),
         .library(name: "SensorDrivers", targets: ["SensorDrivers"]),
+        .library(name: "ReceiverProtocols", targets: ["ReceiverProtocols"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
         .executable(name: "fieldloc-hil", targets: ["fieldloc-hil"]),
@@ -50,6 +51,8 @@ let package = Package(
         ),
         // Magnetometer and accelerometer drivers, written only against the I2CBus protocol.
         .target(name: "SensorDrivers", dependencies: ["HardwareInterfaces"]),
+        // Receiver command sets (UBX, PMTK, PCAS), identification and autobaud detection.
+        .target(name: "ReceiverProtocols", dependencies: ["HardwareInterfaces", "NMEA"]),
         // Register-map I2C devices, driveable GPIO lines, a manual clock, fault injection.
         .target(name: "SimulatedHardware", dependencies: ["HardwareInterfaces", "NMEA"]),
 
@@ -68,7 +71,7 @@ let package = Package(
         // Engine shared by the CLI and (later) the daemon.
         .target(
             name: "FieldLocation",
-            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers"]
+            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols"]
         ),
         .executableTarget(
             name: "fieldloc",
@@ -84,6 +87,7 @@ let package = Package(
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig", "HardwareInterfaces"]),
         .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces"]),
         .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces"]),
+        .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces"]),
         .testTarget(
             name: "LinuxHardwareTests",
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware"]

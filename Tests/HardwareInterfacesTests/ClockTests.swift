@@ -8,7 +8,8 @@ struct ClockTests {
         #expect(MonotonicInstant.distantFuture.advanced(by: .seconds(1)) == .distantFuture)
         #expect(MonotonicInstant(nanoseconds: 5).advanced(by: .seconds(-1)) == .zero)
         #expect(MonotonicInstant(nanoseconds: 1_000).advanced(by: .nanoseconds(-400)).nanoseconds == 600)
-        #expect(MonotonicInstant.zero.advanced(by: .seconds(Int64.max)) == .distantFuture)
+        #expect(MonotonicInstant.zero.advanced(by: .seconds(Int64.max)).nanoseconds == UInt64(Int64.max))
+        #expect(MonotonicInstant(nanoseconds: .max - 1).advanced(by: .seconds(5)) == .distantFuture)
     }
 
     @Test("differences are signed")
