@@ -12,6 +12,8 @@ struct FieldLoc: AsyncParsableCommand {
         subcommands: [
             Replay.self,
             Geomag.self,
+            HeadingCommand.self,
+            Calibrate.self,
         ]
     )
 }

@@ -1,0 +1,125 @@
+import ArgumentParser
+import FieldLocation
+import Foundation
+import Heading
+
+extension FieldLoc {
+    /// `fieldloc heading --samples FILE.csv`: tilt-compensated heading of recorded samples.
+    struct HeadingCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "heading",
+            abstract: "Tilt-compensated magnetic and true heading of recorded samples.",
+            discussion: """
+            Reads rows 'acc_x_g,acc_y_g,acc_z_g,mag_x_uT,mag_y_uT,mag_z_uT' (optional 'declination_deg'), in
+            the body frame (x forward, y right, z down; a level still unit reads acc_z_g = -1), calibrated.
+            Prints 'magnetic_heading_deg,true_heading_deg' per row; true heading is empty without a
+            declination, and both are empty (with a warning naming the line) where no heading exists.
+            """)
+
+        @Option(help: "CSV file of body-frame samples.")
+        var samples: String
+
+        func run() throws {
+            guard let data = FileManager.default.contents(atPath: samples) else {
+                throw ValidationError("cannot read \(samples): no such file or no permission")
+            }
+            do {
+                let result = try HeadingCSV.process(String(decoding: data, as: UTF8.self), file: samples)
+                FileHandle.standardOutput.write(Data(result.csv.utf8))
+                for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+    }
+
+    /// `fieldloc calibrate`: fit a magnetometer calibration and judge it.
+    struct Calibrate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fit a hard- and soft-iron magnetometer calibration and judge its quality.",
+            discussion: """
+            With --samples FILE.csv (columns mx_uT,my_uT,mz_uT: raw samples in sensor axes) fits an
+            ellipsoid (sphere first) and prints the offset, the matrix, the residual, the orientation
+            coverage and the verdict. A small residual is not enough: samples taken only near level
+            are judged poor because they do not cover the sphere. --field-ut or --lat/--lon scale
+            the result to the expected field (WMM2025 total intensity). --save stores it for a board
+            and sensor, atomically; a worse calibration never replaces a better one without --force.
+            """)
+
+        @Option(help: "CSV of raw magnetometer samples (mx_uT,my_uT,mz_uT).")
+        var samples: String
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        @Option(name: .customLong("field-ut"), help: "Expected total field, µT (default: from --lat/--lon, else the samples' mean).")
+        var fieldMicrotesla: Double?
+
+        @Option(help: "Latitude of the unit, degrees (for the WMM2025 total intensity).")
+        var lat: Double?
+
+        @Option(help: "Longitude of the unit, degrees.")
+        var lon: Double?
+
+        @Flag(help: "Store the calibration for --board and --sensor.")
+        var save = false
+
+        @Option(help: "Board name the calibration belongs to (with --save).")
+        var board: String = "sim"
+
+        @Option(help: "Sensor the calibration belongs to, e.g. lsm303agr-mag (with --save).")
+        var sensor: String?
+
+        @Flag(help: "Replace a stored calibration even when it is better than the new one.")
+        var force = false
+
+        @Option(name: .customLong("state-dir"), help: "Folder of stored calibrations (default: $FIELDLOC_STATE_DIR, $XDG_STATE_HOME/fieldloc, ~/.local/state/fieldloc).")
+        var stateDirectory: String?
+
+        func validate() throws {
+            if let f = fieldMicrotesla, !(f.isFinite && f > 1 && f < 100) {
+                throw ValidationError("--field-ut \(f) is outside 1...100 µT (the Earth's field is 22-67 µT)")
+            }
+            if (lat == nil) != (lon == nil) { throw ValidationError("give both --lat and --lon, or neither") }
+            if let lat, !(lat.isFinite && (-90...90).contains(lat)) { throw ValidationError("--lat \(lat) is outside -90...90") }
+            if let lon, !lon.isFinite { throw ValidationError("--lon must be a number") }
+            if save && sensor == nil { throw ValidationError("--save needs --sensor NAME") }
+        }
+
+        func run() throws {
+            guard let data = FileManager.default.contents(atPath: samples) else {
+                throw ValidationError("cannot read \(samples): no such file or no permission")
+            }
+            var expected = fieldMicrotesla
+            if expected == nil, let lat, let lon {
+                let year = GeomagCSV.decimalYear(CalendarDateToday.now())
+                expected = WorldMagneticModel.wmm2025.evaluate(latitude: lat, longitude: lon, heightKm: 0, decimalYear: year)
+                    .totalIntensity / 1000
+            }
+            let calibration: MagnetometerCalibration
+            do {
+                let points = try CalibrationCSV.samples(String(decoding: data, as: UTF8.self), file: samples)
+                calibration = try CalibrationFitter.fit(points, expectedField: expected)
+            } catch let error as SampleFileError {
+                throw ValidationError(error.description)
+            } catch let error as CalibrationError {
+                throw ValidationError("\(samples): \(error.description)")
+            }
+            let stored = StoredCalibration(calibration, board: board, sensor: sensor, created: Date())
+            if json {
+                FileHandle.standardOutput.write(Data(stored.json().utf8))
+            } else {
+                FileHandle.standardOutput.write(Data(CalibrationText.describe(calibration).utf8))
+            }
+            if save, let sensor {
+                let store = CalibrationStore(directory: stateDirectory ?? CalibrationStore.defaultDirectory())
+                do {
+                    let path = try store.save(stored, board: board, sensor: sensor, force: force)
+                    FileHandle.standardError.write(Data("saved \(path)\n".utf8))
+                } catch {
+                    throw ValidationError(error.description)
+                }
+            }
+        }
+    }
+}
