@@ -71,6 +71,12 @@ public final class WorldMagneticModel: Sendable {
     let hRate: [Double]
     /// Schmidt semi-normalisation factors, same index.
     let schmidt: [Double]
+    /// The coefficients multiplied by their Schmidt factors, so evaluation works on the
+    /// unnormalised Legendre functions without a normalisation pass.
+    let gS: [Double]
+    let hS: [Double]
+    let gRateS: [Double]
+    let hRateS: [Double]
     /// Recursion constants ((n-1)^2 - m^2) / ((2n-1)(2n-3)), same index.
     let recursion: [Double]
 
@@ -128,6 +134,10 @@ public final class WorldMagneticModel: Sendable {
         self.hRate = hRate
         self.schmidt = schmidt
         self.recursion = recursion
+        self.gS = zip(g, schmidt).map { $0 * $1 }
+        self.hS = zip(h, schmidt).map { $0 * $1 }
+        self.gRateS = zip(gRate, schmidt).map { $0 * $1 }
+        self.hRateS = zip(hRate, schmidt).map { $0 * $1 }
     }
 
     /// Reads a coefficient file in NOAA's `.COF` layout (header line, then `n m g h gdot hdot` rows,
@@ -196,29 +206,31 @@ public final class WorldMagneticModel: Sendable {
         let xp = (rc + heightKm) * cosPhi
         let zp = (rc * (1 - e2) + heightKm) * sinPhi
         let r = (xp * xp + zp * zp).squareRoot()
+        // Geocentric latitude by its sine and cosine: no inverse trigonometry needed.
         let sinPhiG = zp / r
-        let phiG = Double.asin(sinPhiG)
-        let cosPhiG = Double.cos(phiG)
+        let cosPhiG = xp / r
         let dt = decimalYear - epoch
         let maximum = maximumDegree
         let count = (maximum + 1) * (maximum + 2) / 2
 
+        // Sums of the static (epoch) coefficients and of the secular variation, kept apart: the
+        // field at the date is static + dt x rate, and the yearly rates are the rate sums.
         var bx = 0.0, by = 0.0, bz = 0.0, bxRate = 0.0, byRate = 0.0, bzRate = 0.0
         // Scratch on the stack: three small buffers (each well under the stack-allocation limit).
         withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { pBuffer in
         withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { dpBuffer in
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (maximum + 1)) { trigBuffer in
-        g.withUnsafeBufferPointer { g in
-        h.withUnsafeBufferPointer { h in
-        gRate.withUnsafeBufferPointer { gRate in
-        hRate.withUnsafeBufferPointer { hRate in
-        schmidt.withUnsafeBufferPointer { schmidt in
+        gS.withUnsafeBufferPointer { g in
+        hS.withUnsafeBufferPointer { h in
+        gRateS.withUnsafeBufferPointer { gRate in
+        hRateS.withUnsafeBufferPointer { hRate in
         recursion.withUnsafeBufferPointer { recursion in
             guard let p = pBuffer.baseAddress, let dp = dpBuffer.baseAddress, let cosM = trigBuffer.baseAddress else { return }
             let sinM = cosM + (maximum + 1)
-            // Associated Legendre functions of sin(geocentric latitude) and their derivatives.
+            // Unnormalised associated Legendre functions of sin(geocentric latitude) and their
+            // derivatives; the Schmidt factors are already in the coefficients.
             let x = sinPhiG
-            let z = ((1 - x) * (1 + x)).squareRoot()
+            let z = cosPhiG
             p[0] = 1
             dp[0] = 0
             if maximum >= 1 {
@@ -242,10 +254,6 @@ public final class WorldMagneticModel: Sendable {
                     }
                 }
             }
-            for index in 0..<count {
-                p[index] *= schmidt[index]
-                dp[index] *= -schmidt[index]
-            }
             // cos(m lambda), sin(m lambda) by recurrence.
             cosM[0] = 1
             sinM[0] = 0
@@ -266,27 +274,25 @@ public final class WorldMagneticModel: Sendable {
                 var sumZ = 0.0, sumY = 0.0, sumX = 0.0, rateZ = 0.0, rateY = 0.0, rateX = 0.0
                 for m in 0...n {
                     let index = first + m
-                    let gt = g[index] + dt * gRate[index]
-                    let ht = h[index] + dt * hRate[index]
                     let c = cosM[m], s = sinM[m]
-                    let cosTerm = gt * c + ht * s
-                    let sinTerm = gt * s - ht * c
+                    let cosTerm = g[index] * c + h[index] * s
+                    let sinTerm = g[index] * s - h[index] * c
                     let cosRate = gRate[index] * c + hRate[index] * s
                     let sinRate = gRate[index] * s - hRate[index] * c
-                    let pm = p[index], dpm = dp[index], mm = Double(m)
+                    let pm = p[index], dpm = dp[index], mpm = Double(m) * pm
                     sumZ += cosTerm * pm
-                    sumY += sinTerm * mm * pm
+                    sumY += sinTerm * mpm
                     sumX += cosTerm * dpm
                     rateZ += cosRate * pm
-                    rateY += sinRate * mm * pm
+                    rateY += sinRate * mpm
                     rateX += cosRate * dpm
                 }
                 bz -= power * nPlusOne * sumZ
                 by += power * sumY
-                bx -= power * sumX
+                bx += power * sumX
                 bzRate -= power * nPlusOne * rateZ
                 byRate += power * rateY
-                bxRate -= power * rateX
+                bxRate += power * rateX
             }
         }
         }
@@ -296,13 +302,15 @@ public final class WorldMagneticModel: Sendable {
         }
         }
         }
-        }
+        bx += dt * bxRate
+        by += dt * byRate
+        bz += dt * bzRate
         // cos of the geocentric latitude is at least ~1e-9 after the pole clamp above.
         by /= cosPhiG
         byRate /= cosPhiG
-        // Rotate from the geocentric sphere to the geodetic frame.
-        let psi = phiG - phi
-        let sinPsi = Double.sin(psi), cosPsi = Double.cos(psi)
+        // Rotate from the geocentric sphere to the geodetic frame by psi = phiG - phi.
+        let sinPsi = sinPhiG * cosPhi - cosPhiG * sinPhi
+        let cosPsi = cosPhiG * cosPhi + sinPhiG * sinPhi
         let x = bx * cosPsi - bz * sinPsi
         let zDown = bx * sinPsi + bz * cosPsi
         let xRate = bxRate * cosPsi - bzRate * sinPsi
