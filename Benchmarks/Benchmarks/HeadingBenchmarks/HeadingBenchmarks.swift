@@ -25,4 +25,33 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         blackHole(sum)
     }
+
+    // One heading per inner iteration: soft- and hard-iron calibration, both mount matrices,
+    // tilt compensation, declination (cached reference field), accuracy and integrity checks.
+    // Samples vary so nothing is constant-folded.
+    Benchmark("Heading per sample (calibration + tilt + declination)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let calibration = MagnetometerCalibration(
+            offset: Vector3(12, -7, 25),
+            softIron: Matrix3(rows: Vector3(0.945, -0.040, 0.020), Vector3(-0.040, 1.056, -0.032), Vector3(0.020, -0.032, 0.992)),
+            fieldStrength: 48.9,
+            quality: CalibrationQuality(residualRMS: 0.1, relativeResidual: 0.002, coverage: 0.95, shapeRatio: 1.1,
+                                        scaleRatio: 1, sampleCount: 300, method: .ellipsoid))
+        let engine = HeadingEngine(
+            accelerometerMount: Matrix3(rows: Vector3(1, 0, 0), Vector3(0, -1, 0), Vector3(0, 0, -1)),
+            magnetometerMount: Matrix3(rows: Vector3(1, 0, 0), Vector3(0, -1, 0), Vector3(0, 0, -1)),
+            calibration: calibration,
+            reference: ReferenceField(declination: 13.2, inclination: 61.5, totalIntensity: 48.9))
+        var sum = 0.0
+        var step = 0.0
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            step += 1
+            let s = step.truncatingRemainder(dividingBy: 64) / 64
+            let reading = engine.process(acceleration: Vector3(0.1 * s, -0.05, 0.99),
+                                         field: Vector3(30 + 10 * s, -8 + 5 * s, -20))
+            sum += reading.trueHeading ?? 0
+        }
+        benchmark.stopMeasurement()
+        blackHole(sum)
+    }
 }
