@@ -54,7 +54,10 @@ let package = Package(
         // Receiver command sets (UBX, PMTK, PCAS), identification and autobaud detection.
         .target(name: "ReceiverProtocols", dependencies: ["HardwareInterfaces", "NMEA"]),
         // Register-map I2C devices, driveable GPIO lines, a manual clock, fault injection.
-        .target(name: "SimulatedHardware", dependencies: ["HardwareInterfaces", "NMEA"]),
+        .target(
+            name: "SimulatedHardware",
+            dependencies: ["HardwareInterfaces", "NMEA", "Heading", .product(name: "RealModule", package: "swift-numerics")]
+        ),
 
         // The only target that touches C: libi2c, libgpiod 1.6, termios, errno.
         .systemLibrary(
@@ -85,7 +88,7 @@ let package = Package(
         .testTarget(name: "HeadingTests", dependencies: ["Heading"]),
         .testTarget(name: "HardwareInterfacesTests", dependencies: ["HardwareInterfaces"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig", "HardwareInterfaces"]),
-        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA"]),
         .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces"]),
         .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces"]),
         .testTarget(
