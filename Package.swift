@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "BoardConfig", targets: ["BoardConfig"]),
         .library(name: "SensorDrivers", targets: ["SensorDrivers"]),
         .library(name: "ReceiverProtocols", targets: ["ReceiverProtocols"]),
+        .library(name: "PowerPolicy", targets: ["PowerPolicy"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
         .executable(name: "fieldloc-hil", targets: ["fieldloc-hil"]),
@@ -43,6 +44,8 @@ let package = Package(
         .target(name: "NMEA"),
         .target(name: "HardwareInterfaces"),
         .target(name: "BoardConfig", dependencies: ["HardwareInterfaces"]),
+        // Demand and state to receiver and sensor actions; no I/O.
+        .target(name: "PowerPolicy"),
         // Pure: standard library plus swift-numerics' RealModule for trigonometry.
         .target(
             name: "Heading",
@@ -91,6 +94,7 @@ let package = Package(
         .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA"]),
         .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces"]),
         .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces"]),
+        .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),
         .testTarget(
             name: "LinuxHardwareTests",
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware"]

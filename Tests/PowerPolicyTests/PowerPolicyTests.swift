@@ -1,0 +1,144 @@
+import PowerPolicy
+import Testing
+
+@Suite("Power policy: demand and state to actions")
+struct PowerPolicyTests {
+    // Walking at 1.4 m/s with a good, recent fix and fresh ephemerides.
+    let walking = PolicyState(timeSinceFix: 1, recentSpeed: 1.4, moving: true, stillFor: 0, ephemerisAge: 600,
+                              satellitesUsed: 9, horizontalAccuracy: 4)
+    let m10 = PowerPolicy(profile: .ubloxM10)
+    let mtk = PowerPolicy(profile: .mt3339)
+
+    func walker(_ accuracy: DesiredAccuracy) -> ClientDemand {
+        ClientDemand(client: "walker", desiredAccuracy: accuracy, activity: .fitness)
+    }
+
+    @Test("the walking table: modes and periods per accuracy level (u-blox M10)")
+    func walkingTable() {
+        #expect(m10.decide([walker(.best)], state: walking).receiver == .continuous(rate: 1))
+        #expect(m10.decide([walker(.bestForNavigation)], state: walking).receiver == .continuous(rate: 5))
+        #expect(m10.decide([walker(.nearestTenMeters)], state: walking).receiver == .cyclicTracking)
+        // (100 - 15) / (0.95 x 1.4) = 64 s, capped at the level's 60 s; above the M10's crossover: backup.
+        #expect(m10.decide([walker(.hundredMeters)], state: walking).receiver == .periodic(period: 60, onTime: 4, sleep: .backup))
+        #expect(m10.decide([walker(.kilometer)], state: walking).receiver == .periodic(period: 600, onTime: 4, sleep: .backup))
+        #expect(m10.decide([walker(.threeKilometers)], state: walking).receiver == .periodic(period: 1800, onTime: 4, sleep: .backup))
+        #expect(abs(m10.profile.crossoverPeriod - 1 * 12.3 / (0.346 - 0.032)) < 1e-9)
+    }
+
+    @Test("energy against continuous stays within the issue's targets (M10, upkeep included)")
+    func energyRatios() {
+        let continuous = m10.decide([walker(.best)], state: walking).meanCurrent(.ubloxM10)
+        #expect(continuous == 12.3)
+        let ratio = { (a: DesiredAccuracy) in m10.decide([walker(a)], state: walking).meanCurrent(.ubloxM10) / continuous }
+        #expect(ratio(.nearestTenMeters) <= 0.60)
+        #expect(ratio(.hundredMeters) <= 0.08)
+        #expect(ratio(.kilometer) <= 0.02)
+        #expect(ratio(.threeKilometers) <= 0.015)
+        // Every periodic level pays 30 s of tracking per hour for ephemerides.
+        #expect(m10.decide([walker(.kilometer)], state: walking).upkeepPerHour == 30)
+        // Stale ephemerides make the next wake a warm start instead of a separate upkeep.
+        var stale = walking
+        stale.ephemerisAge = 7300
+        #expect(m10.decide([walker(.kilometer)], state: stale).receiver == .periodic(period: 600, onTime: 30, sleep: .backup))
+    }
+
+    @Test("MT3339 has no cyclic tracking and a short crossover: ten metres is continuous, a hundred is backup")
+    func mediatek() {
+        #expect(mtk.decide([walker(.nearestTenMeters)], state: walking).receiver == .continuous(rate: 1))
+        #expect(mtk.profile.crossoverPeriod < 15)
+        #expect(mtk.decide([walker(.hundredMeters)], state: walking).receiver == .periodic(period: 60, onTime: 5, sleep: .backup))
+    }
+
+    @Test("driving at 13 m/s makes ten metres continuous and a kilometre about 78 s")
+    func driving() {
+        let driving = PolicyState(timeSinceFix: 1, recentSpeed: 13.4, moving: true, ephemerisAge: 60, satellitesUsed: 9)
+        let car = { (a: DesiredAccuracy) in ClientDemand(client: "car", desiredAccuracy: a, activity: .automotiveNavigation) }
+        #expect(m10.decide([car(.nearestTenMeters)], state: driving).receiver == .continuous(rate: 1))
+        guard case .periodic(let period, _, let sleep) = m10.decide([car(.kilometer)], state: driving).receiver else {
+            Issue.record("kilometer while driving is not periodic"); return
+        }
+        #expect(abs(period - 985 / (0.95 * 13.4)) < 1e-9)
+        #expect(sleep == .backup)
+    }
+
+    @Test("the most demanding client wins; the last stop leaves the receiver idle in backup")
+    func arbitration() {
+        let decision = m10.decide([walker(.kilometer), walker(.hundredMeters), ClientDemand(client: "map", desiredAccuracy: .best)],
+                                  state: walking)
+        #expect(decision.receiver == .continuous(rate: 1))
+        #expect(decision.governingClient == "map")
+        let none = m10.decide([], state: walking)
+        #expect(none.receiver == .idle(.backup))
+        #expect(none.magnetometer == .powerDown)
+    }
+
+    @Test("distance filter and update interval shorten the period")
+    func filters() {
+        var demand = walker(.kilometer)
+        demand.distanceFilter = 100   // 0.5 x 100 / 1.4 = 35.7 s
+        guard case .periodic(let p, _, _) = m10.decide([demand], state: walking).receiver else { Issue.record("not periodic"); return }
+        #expect(abs(p - 50 / 1.4) < 1e-9)
+        demand.updateInterval = 20
+        guard case .periodic(let q, _, let sleep) = m10.decide([demand], state: walking).receiver else { Issue.record("not periodic"); return }
+        #expect(q == 20)
+        #expect(sleep == .standby)  // below the M10's 39 s crossover
+    }
+
+    @Test("stillness: stationary scheduling after 20 s, pause after the activity's window, upkeep while still")
+    func stillness() {
+        let still = PolicyState(timeSinceFix: 30, recentSpeed: 0, moving: false, stillFor: 60, ephemerisAge: 8000, satellitesUsed: 9)
+        let decision = m10.decide([walker(.hundredMeters)], state: still)
+        #expect(decision.receiver == .idle(.backup))
+        #expect(!decision.paused)
+        #expect(decision.ephemerisUpkeep == 30)
+        var longStill = still
+        longStill.stillFor = 121  // fitness pauses after 2 min
+        let pausedDecision = m10.decide([walker(.best)], state: longStill)
+        #expect(pausedDecision.paused)
+        #expect(pausedDecision.receiver == .idle(.backup))
+        #expect(pausedDecision.motionDetection)
+        var noPause = walker(.best)
+        noPause.pausesAutomatically = false
+        #expect(m10.decide([noPause], state: longStill).receiver == .continuous(rate: 1))
+    }
+
+    @Test("no fix yet: cyclic tracking waits for 5 satellites; warm starts and failures stretch the schedule")
+    func acquisition() {
+        let noFix = PolicyState(moving: true, ephemerisAge: nil, satellitesUsed: 0)
+        #expect(m10.decide([walker(.nearestTenMeters)], state: noFix).receiver == .continuous(rate: 1))
+        // No recent fix: plan with the activity's cap (6 m/s on foot): (85)/(0.95 x 6) = 14.9 s.
+        guard case .periodic(let period, let onTime, _) = m10.decide([walker(.hundredMeters)], state: noFix).receiver else {
+            Issue.record("not periodic"); return
+        }
+        #expect(abs(period - 85 / (0.95 * 6)) < 1e-9)
+        #expect(onTime == 30)
+        var failing = walking
+        failing.failedAcquisitions = 3
+        guard case .periodic(let backedOff, _, _) = m10.decide([walker(.kilometer)], state: failing).receiver else {
+            Issue.record("not periodic"); return
+        }
+        #expect(backedOff == 2400)
+    }
+
+    @Test("significant changes: motion-gated fixes every min(300 s, 250 m / v)")
+    func significantChanges() {
+        let monitor = ClientDemand(client: "slc", desiredAccuracy: .threeKilometers, activity: .fitness, significantChangesOnly: true)
+        guard case .periodic(let p, _, _) = m10.decide([monitor], state: walking).receiver else { Issue.record("not periodic"); return }
+        #expect(abs(p - 250 / 1.4) < 1e-9)
+        let still = PolicyState(moving: false, stillFor: 3600, ephemerisAge: 100)
+        #expect(m10.decide([monitor], state: still).receiver == .idle(.backup))
+    }
+
+    @Test("heading demand sets the magnetometer: fine filters continuous, coarse low-power, very coarse single-shot")
+    func magnetometer() {
+        func mag(_ filter: Double?) -> MagnetometerAction {
+            m10.decide([ClientDemand(client: "h", desiredAccuracy: nil, wantsHeading: true, headingFilter: filter)], state: walking).magnetometer
+        }
+        #expect(mag(nil) == .continuous(rate: 20))
+        #expect(mag(2) == .continuous(rate: 20))
+        #expect(mag(15) == .lowPower(rate: 10))
+        #expect(mag(45) == .singleShot(period: 1))
+        // Heading only: no location demand, the receiver idles.
+        #expect(m10.decide([ClientDemand(client: "h", desiredAccuracy: nil, wantsHeading: true)], state: walking).receiver == .idle(.backup))
+    }
+}
