@@ -1,0 +1,161 @@
+import HardwareInterfaces
+
+/// The accelerometer of the TDK InvenSense ICM-20948 (DS-000189), at 0x68 (AD0 low) or 0x69.
+///
+/// Registers are in four banks chosen by REG_BANK_SEL (0x7F, bank in bits 5:4). Output
+/// registers are big-endian. ``configure(_:)`` wakes the chip, turns the gyroscope off and
+/// sets BYPASS_EN, so the AK09916 magnetometer answers at 0x0C on the same bus
+/// (drive it with ``AK09916``).
+public struct ICM20948: Accelerometer {
+    /// Register addresses and values from the datasheet.
+    public enum Register {
+        /// WHO_AM_I (bank 0).
+        public static let whoAmI: UInt8 = 0x00
+        /// The value WHO_AM_I reads.
+        public static let identity: UInt8 = 0xEA
+        /// USER_CTRL (bank 0): bit 5 I2C_MST_EN.
+        public static let userCtrl: UInt8 = 0x03
+        /// PWR_MGMT_1 (bank 0): bit 7 DEVICE_RESET, bit 6 SLEEP, bits 2:0 CLKSEL.
+        public static let pwrMgmt1: UInt8 = 0x06
+        /// PWR_MGMT_2 (bank 0): bits 5:3 disable accelerometer axes, bits 2:0 gyroscope axes.
+        public static let pwrMgmt2: UInt8 = 0x07
+        /// INT_PIN_CFG (bank 0): bit 1 BYPASS_EN.
+        public static let intPinCfg: UInt8 = 0x0F
+        /// INT_STATUS_1 (bank 0): bit 0 RAW_DATA_0_RDY_INT.
+        public static let intStatus1: UInt8 = 0x1A
+        /// ACCEL_XOUT_H (bank 0): accelerometer, gyroscope and temperature follow, big-endian.
+        public static let accelXOutH: UInt8 = 0x2D
+        /// ACCEL_SMPLRT_DIV_1 (bank 2): divider bits 11:8; ACCEL_SMPLRT_DIV_2 follows.
+        public static let accelSampleRateDiv1: UInt8 = 0x10
+        /// ACCEL_CONFIG (bank 2): DLPFCFG bits 5:3, FS bits 2:1, FCHOICE bit 0.
+        public static let accelConfig: UInt8 = 0x14
+        /// REG_BANK_SEL, in every bank.
+        public static let bankSelect: UInt8 = 0x7F
+        /// PWR_MGMT_1 value: awake, auto clock.
+        public static let wake: UInt8 = 0x01
+        /// PWR_MGMT_1 value: asleep, auto clock.
+        public static let sleep: UInt8 = 0x41
+        /// INT_PIN_CFG value: BYPASS_EN.
+        public static let bypass: UInt8 = 0x02
+    }
+
+    /// The two addresses the AD0 pin selects.
+    public static let addresses: [UInt8] = [0x68, 0x69]
+
+    /// Full-scale range (FS bits of ACCEL_CONFIG).
+    public enum Range: UInt8, Sendable, CaseIterable {
+        /// ±2 g, 16384 LSB/g.
+        case g2 = 0
+        /// ±4 g, 8192 LSB/g.
+        case g4 = 1
+        /// ±8 g, 4096 LSB/g.
+        case g8 = 2
+        /// ±16 g, 2048 LSB/g.
+        case g16 = 3
+
+        /// The exact scale.
+        public var scale: Scale { .countsPerG(16384 >> Int64(rawValue)) }
+    }
+
+    /// Settings for ``configure(_:)``.
+    public struct Configuration: Sendable, Hashable {
+        /// Full-scale range.
+        public var range: Range
+        /// The sample-rate divider: the output data rate is 1125 Hz / (1 + divider); 0...4095.
+        public var sampleRateDivider: UInt16
+        /// The digital low-pass filter setting (DLPFCFG 0...7), or `nil` to bypass it (FCHOICE = 0).
+        public var lowPassFilter: UInt8?
+        /// Whether ``ICM20948/read()`` also returns the temperature.
+        public var temperature: Bool
+
+        /// Creates settings (default ±2 g, divider 10 = 102.3 Hz, DLPF 1, with temperature).
+        public init(range: Range = .g2, sampleRateDivider: UInt16 = 10, lowPassFilter: UInt8? = 1, temperature: Bool = true) {
+            self.range = range
+            self.sampleRateDivider = sampleRateDivider
+            self.lowPassFilter = lowPassFilter
+            self.temperature = temperature
+        }
+
+        /// The output data rate in hertz.
+        public var dataRate: Double { 1125 / (1 + Double(sampleRateDivider)) }
+    }
+
+    let io: RegisterIO
+    /// Shadow copy of PWR_MGMT_1 (power-on default: asleep).
+    public private(set) var pwrMgmt1: UInt8 = 0x41
+    /// Shadow copy of ACCEL_CONFIG (bank 2).
+    public private(set) var accelConfig: UInt8 = 0x01
+    /// The configuration last written, `nil` before ``configure(_:)`` or after ``powerDown()``.
+    public private(set) var configuration: Configuration?
+
+    /// The chip.
+    public var chip: SensorChip { .icm20948 }
+    /// `ICM-20948 at /dev/i2c-1@0x69`.
+    public var device: String { io.device }
+
+    /// Opens the chip at `address` and checks WHO_AM_I in bank 0 before anything else.
+    public init(bus: any I2CBus, address: I2CAddress) throws(SensorError) {
+        io = RegisterIO(bus: bus, address: address, chip: .icm20948)
+        try identify()
+    }
+
+    /// Selects bank 0 (a previous user may have left another bank selected), then checks
+    /// WHO_AM_I (0x00) = 0xEA.
+    public func identify() throws(SensorError) {
+        try io.write(Register.bankSelect, 0 << 4)
+        try io.expect(Register.whoAmI, is: Register.identity)
+    }
+
+    /// In bank 0: wakes the chip (PWR_MGMT_1 = 0x01), powers the gyroscope down (PWR_MGMT_2 =
+    /// 0x07), clears I2C_MST_EN and sets BYPASS_EN; in bank 2: writes the divider and
+    /// ACCEL_CONFIG; then returns to bank 0.
+    public mutating func configure(_ configuration: Configuration) throws(SensorError) {
+        guard configuration.sampleRateDivider <= 0x0FFF else {
+            throw .unsupported(chip: chip, feature: "sample-rate divider \(configuration.sampleRateDivider) (0...4095)")
+        }
+        if let dlpf = configuration.lowPassFilter, dlpf > 7 {
+            throw .unsupported(chip: chip, feature: "DLPFCFG \(dlpf) (0...7)")
+        }
+        try io.write(Register.pwrMgmt1, Register.wake)
+        pwrMgmt1 = Register.wake
+        try io.write(Register.pwrMgmt2, 0x07)
+        try io.write(Register.userCtrl, 0x00)
+        try io.write(Register.intPinCfg, Register.bypass)
+        try io.write(Register.bankSelect, 2 << 4)
+        let divider = configuration.sampleRateDivider
+        try io.write(Register.accelSampleRateDiv1, UInt8(divider >> 8))
+        try io.write(Register.accelSampleRateDiv1 + 1, UInt8(divider & 0xFF))
+        var value = configuration.range.rawValue << 1
+        if let dlpf = configuration.lowPassFilter { value |= dlpf << 3 | 0x01 }
+        try io.write(Register.accelConfig, value)
+        accelConfig = value
+        try io.write(Register.bankSelect, 0 << 4)
+        self.configuration = configuration
+    }
+
+    /// Reads accelerometer, gyroscope and temperature in one 14-byte burst from ACCEL_XOUT_H,
+    /// so all values come from one sample; °C = raw / 333.87 + 21.
+    public mutating func read() throws(SensorError) -> AccelerometerSample {
+        guard let configuration else {
+            throw .unsupported(chip: chip, feature: "reading while asleep (configure first)")
+        }
+        let bytes = try io.readBlock(Register.accelXOutH, count: 14)
+        let s = configuration.range.scale
+        let a = SensorVector(x: s.metresPerSecondSquared(int16BE(bytes, 0)), y: s.metresPerSecondSquared(int16BE(bytes, 2)),
+                        z: s.metresPerSecondSquared(int16BE(bytes, 4)))
+        let temperature = configuration.temperature ? Double(int16BE(bytes, 12)) / 333.87 + 21 : nil
+        return AccelerometerSample(acceleration: a, temperature: temperature)
+    }
+
+    /// Whether INT_STATUS_1 reports RAW_DATA_0_RDY.
+    public func isDataReady() throws(SensorError) -> Bool {
+        try io.read(Register.intStatus1) & 0x01 != 0
+    }
+
+    /// Sets SLEEP in PWR_MGMT_1 (8 µA full-chip sleep).
+    public mutating func powerDown() throws(SensorError) {
+        try io.write(Register.pwrMgmt1, Register.sleep)
+        pwrMgmt1 = Register.sleep
+        configuration = nil
+    }
+}

@@ -1,0 +1,378 @@
+import HardwareInterfaces
+
+/// The accelerometer die of the ST LSM303AGR (DocID027765), at 0x19.
+///
+/// Multi-byte reads set bit 7 of the sub-address (`0x28 | 0x80`). Data are left-justified:
+/// 12 bits in high-resolution mode, 10 in normal, 8 in low-power. The die also holds the
+/// chip's temperature sensor (TEMP_CFG_REG_A).
+public struct LSM303AGRAccelerometer: Accelerometer {
+    /// Register addresses and values from the datasheet.
+    public enum Register {
+        /// The fixed address.
+        public static let address: UInt8 = 0x19
+        /// WHO_AM_I_A.
+        public static let whoAmI: UInt8 = 0x0F
+        /// The value WHO_AM_I_A reads.
+        public static let identity: UInt8 = 0x33
+        /// OUT_TEMP_L_A (left-justified, 0 at 25 °C).
+        public static let outTempL: UInt8 = 0x0C
+        /// TEMP_CFG_REG_A (0xC0 enables the temperature sensor).
+        public static let tempCfg: UInt8 = 0x1F
+        /// CTRL_REG1_A: ODR, LPen, Z/Y/X enable.
+        public static let ctrl1: UInt8 = 0x20
+        /// CTRL_REG4_A: BDU, BLE, FS, HR, self-test.
+        public static let ctrl4: UInt8 = 0x23
+        /// STATUS_REG_A (bit 3 ZYXDA).
+        public static let status: UInt8 = 0x27
+        /// OUT_X_L_A; X, Y, Z little-endian follow.
+        public static let outXL: UInt8 = 0x28
+        /// Sub-address bit 7: auto-increment in a multi-byte read.
+        public static let autoIncrement: UInt8 = 0x80
+    }
+
+    /// Resolution mode (LPen in CTRL_REG1_A, HR in CTRL_REG4_A).
+    public enum Resolution: Sendable, CaseIterable {
+        /// High-resolution, 12 bits.
+        case highResolution
+        /// Normal, 10 bits.
+        case normal
+        /// Low-power, 8 bits.
+        case lowPower
+
+        /// Significant bits of the left-justified output.
+        public var bits: Int {
+            switch self {
+            case .highResolution: return 12
+            case .normal: return 10
+            case .lowPower: return 8
+            }
+        }
+    }
+
+    /// Full-scale range.
+    public enum Range: UInt8, Sendable, CaseIterable {
+        /// ±2 g.
+        case g2 = 0
+        /// ±4 g.
+        case g4 = 1
+        /// ±8 g.
+        case g8 = 2
+        /// ±16 g.
+        case g16 = 3
+    }
+
+    /// Output data rates (ODR bits of CTRL_REG1_A).
+    public enum DataRate: UInt8, Sendable, CaseIterable {
+        /// 1 Hz.
+        case hz1 = 1
+        /// 10 Hz.
+        case hz10 = 2
+        /// 25 Hz.
+        case hz25 = 3
+        /// 50 Hz.
+        case hz50 = 4
+        /// 100 Hz.
+        case hz100 = 5
+        /// 200 Hz.
+        case hz200 = 6
+        /// 400 Hz.
+        case hz400 = 7
+        /// 1.620 kHz, low-power mode only.
+        case hz1620LowPower = 8
+        /// 1.344 kHz in high-resolution and normal mode (5.376 kHz in low-power).
+        case hz1344 = 9
+    }
+
+    /// The sensitivity per count of the right-justified value, in micro-g (datasheet table 3):
+    /// the exact scale for each resolution and range.
+    public static func scale(_ resolution: Resolution, _ range: Range) -> Scale {
+        let microG: (Int64, Int64, Int64, Int64)
+        switch resolution {
+        case .highResolution: microG = (980, 1950, 3900, 11720)
+        case .normal: microG = (3900, 7820, 15630, 46900)
+        case .lowPower: microG = (15630, 31260, 62520, 187580)
+        }
+        let perCount: Int64
+        switch range {
+        case .g2: perCount = microG.0
+        case .g4: perCount = microG.1
+        case .g8: perCount = microG.2
+        case .g16: perCount = microG.3
+        }
+        return Scale(nanoUnits: perCount * 1000, perCounts: 1)
+    }
+
+    /// Settings for ``configure(_:)``.
+    public struct Configuration: Sendable, Hashable {
+        /// The output data rate, or `nil` for power-down.
+        public var dataRate: DataRate?
+        /// Full-scale range.
+        public var range: Range
+        /// Resolution mode.
+        public var resolution: Resolution
+        /// Whether the temperature sensor runs and ``LSM303AGRAccelerometer/read()`` reads it.
+        public var temperature: Bool
+
+        /// Creates settings (default 100 Hz, ±2 g, high-resolution, with temperature).
+        public init(dataRate: DataRate? = .hz100, range: Range = .g2, resolution: Resolution = .highResolution,
+                    temperature: Bool = true) {
+            self.dataRate = dataRate
+            self.range = range
+            self.resolution = resolution
+            self.temperature = temperature
+        }
+    }
+
+    let io: RegisterIO
+    /// Shadow copies of TEMP_CFG_REG_A, CTRL_REG1_A and CTRL_REG4_A (power-on defaults at first).
+    public private(set) var tempCfg: UInt8 = 0x00
+    /// Shadow copy of CTRL_REG1_A.
+    public private(set) var ctrl1: UInt8 = 0x07
+    /// Shadow copy of CTRL_REG4_A.
+    public private(set) var ctrl4: UInt8 = 0x00
+    /// The configuration last written.
+    public private(set) var configuration = Configuration(dataRate: nil)
+
+    /// The chip.
+    public var chip: SensorChip { .lsm303agrAccelerometer }
+    /// `LSM303AGR accelerometer at /dev/i2c-1@0x19`.
+    public var device: String { io.device }
+
+    /// Opens the die at `address` (0x19 on every board) and checks WHO_AM_I_A first.
+    public init(bus: any I2CBus, address: I2CAddress) throws(SensorError) {
+        io = RegisterIO(bus: bus, address: address, chip: .lsm303agrAccelerometer)
+        try identify()
+    }
+
+    /// Checks WHO_AM_I_A (0x0F) = 0x33.
+    public func identify() throws(SensorError) {
+        try io.expect(Register.whoAmI, is: Register.identity)
+    }
+
+    /// Writes TEMP_CFG_REG_A, CTRL_REG4_A (BDU on) and then CTRL_REG1_A (all axes on).
+    /// The 1.62 kHz rate exists only in low-power mode.
+    public mutating func configure(_ configuration: Configuration) throws(SensorError) {
+        if configuration.dataRate == .hz1620LowPower && configuration.resolution != .lowPower {
+            throw .unsupported(chip: chip, feature: "1.62 kHz outside low-power mode")
+        }
+        let newTemp: UInt8 = configuration.temperature ? 0xC0 : 0x00
+        let newCtrl4 = 0x80 | configuration.range.rawValue << 4 | (configuration.resolution == .highResolution ? 0x08 : 0)
+        let newCtrl1 = (configuration.dataRate?.rawValue ?? 0) << 4
+            | (configuration.resolution == .lowPower ? 0x08 : 0) | 0x07
+        try io.write(Register.tempCfg, newTemp)
+        tempCfg = newTemp
+        try io.write(Register.ctrl4, newCtrl4)
+        ctrl4 = newCtrl4
+        try io.write(Register.ctrl1, newCtrl1)
+        ctrl1 = newCtrl1
+        self.configuration = configuration
+    }
+
+    /// Reads the latest acceleration (from `0xA8`) and, when enabled, the temperature (from `0x8C`).
+    public mutating func read() throws(SensorError) -> AccelerometerSample {
+        guard configuration.dataRate != nil else {
+            throw .unsupported(chip: chip, feature: "reading while powered down (configure a data rate first)")
+        }
+        let bytes = try io.readBlock(Register.outXL | Register.autoIncrement, count: 6)
+        let shift = 16 - configuration.resolution.bits
+        let scale = Self.scale(configuration.resolution, configuration.range)
+        let a = SensorVector(x: scale.metresPerSecondSquared(int16LE(bytes, 0) >> shift),
+                        y: scale.metresPerSecondSquared(int16LE(bytes, 2) >> shift),
+                        z: scale.metresPerSecondSquared(int16LE(bytes, 4) >> shift))
+        var temperature: Double?
+        if configuration.temperature {
+            let t = try io.readBlock(Register.outTempL | Register.autoIncrement, count: 2)
+            // 10 bits (4 LSB/°C) in normal and high-resolution mode, 8 bits (1 LSB/°C) in low-power.
+            let raw = int16LE(t, 0)
+            temperature = configuration.resolution == .lowPower ? 25 + Double(raw >> 8) : 25 + Double(raw >> 6) / 4
+        }
+        return AccelerometerSample(acceleration: a, temperature: temperature)
+    }
+
+    /// Whether STATUS_REG_A reports ZYXDA.
+    public func isDataReady() throws(SensorError) -> Bool {
+        try io.read(Register.status) & 0x08 != 0
+    }
+
+    /// Writes ODR = 0000 (power-down) to CTRL_REG1_A from its shadow copy.
+    public mutating func powerDown() throws(SensorError) {
+        let value = ctrl1 & 0x0F
+        try io.write(Register.ctrl1, value)
+        ctrl1 = value
+        configuration.dataRate = nil
+    }
+}
+
+/// The magnetometer die of the ST LSM303AGR (the LIS2MDL core), at 0x1E.
+///
+/// This die increments the register pointer by itself in a multi-byte read (the kernel's
+/// st_magn driver has no multi-read bit for it), so reads start at 0x68 without bit 7.
+/// Its temperature is read through the accelerometer die.
+public struct LSM303AGRMagnetometer: Magnetometer {
+    /// Register addresses from the datasheet.
+    public enum Register {
+        /// The fixed address.
+        public static let address: UInt8 = 0x1E
+        /// OFFSET_X_REG_L_M: hard-iron offsets X, Y, Z (little-endian, same LSB as the output).
+        public static let offsetXL: UInt8 = 0x45
+        /// WHO_AM_I_M.
+        public static let whoAmI: UInt8 = 0x4F
+        /// The value WHO_AM_I_M reads.
+        public static let identity: UInt8 = 0x40
+        /// CFG_REG_A_M: COMP_TEMP_EN, REBOOT, SOFT_RST, LP, ODR, MD.
+        public static let cfgA: UInt8 = 0x60
+        /// CFG_REG_B_M: OFF_CANC_ONE_SHOT, INT_on_DataOFF, Set_FREQ, OFF_CANC, LPF.
+        public static let cfgB: UInt8 = 0x61
+        /// CFG_REG_C_M: INT_MAG_PIN, I2C_DIS, BDU, BLE, Self_test, INT_MAG.
+        public static let cfgC: UInt8 = 0x62
+        /// STATUS_REG_M (bit 3 ZYXDA).
+        public static let status: UInt8 = 0x67
+        /// OUTX_L_REG_M; X, Y, Z little-endian follow.
+        public static let outXL: UInt8 = 0x68
+    }
+
+    /// 1.5 mG/LSB = 150 nT/LSB, ±50 G.
+    public static let scale = Scale(nanoUnits: 150, perCounts: 1)
+
+    /// Output data rates (ODR bits of CFG_REG_A_M).
+    public enum DataRate: UInt8, Sendable, CaseIterable {
+        /// 10 Hz.
+        case hz10 = 0
+        /// 20 Hz.
+        case hz20 = 1
+        /// 50 Hz.
+        case hz50 = 2
+        /// 100 Hz.
+        case hz100 = 3
+    }
+
+    /// Measurement mode (MD bits).
+    public enum Mode: UInt8, Sendable, CaseIterable {
+        /// Continuous.
+        case continuous = 0
+        /// One measurement per ``LSM303AGRMagnetometer/read()``, then idle.
+        case singleShot = 1
+        /// Idle (the power-on mode).
+        case idle = 3
+    }
+
+    /// Settings for ``configure(_:)``.
+    public struct Configuration: Sendable, Hashable {
+        /// Measurement mode.
+        public var mode: Mode
+        /// Output data rate (continuous mode).
+        public var dataRate: DataRate
+        /// Low-power mode (LP): less current, more noise.
+        public var lowPower: Bool
+        /// Offset cancellation by set/reset pulses (OFF_CANC, and OFF_CANC_ONE_SHOT in single-shot mode).
+        public var offsetCancellation: Bool
+        /// The digital low-pass filter (LPF).
+        public var lowPassFilter: Bool
+
+        /// Creates settings (default continuous 10 Hz, offset cancellation on).
+        public init(mode: Mode = .continuous, dataRate: DataRate = .hz10, lowPower: Bool = false,
+                    offsetCancellation: Bool = true, lowPassFilter: Bool = false) {
+            self.mode = mode
+            self.dataRate = dataRate
+            self.lowPower = lowPower
+            self.offsetCancellation = offsetCancellation
+            self.lowPassFilter = lowPassFilter
+        }
+    }
+
+    let io: RegisterIO
+    let clock: any MonotonicClock
+    /// The wait for a single-shot measurement.
+    public var polling = ReadyPolling(attempts: 20, interval: .milliseconds(2))
+    /// Shadow copy of CFG_REG_A_M (power-on default: idle).
+    public private(set) var cfgA: UInt8 = 0x03
+    /// Shadow copy of CFG_REG_B_M.
+    public private(set) var cfgB: UInt8 = 0x00
+    /// Shadow copy of CFG_REG_C_M.
+    public private(set) var cfgC: UInt8 = 0x00
+    /// The configuration last written.
+    public private(set) var configuration = Configuration(mode: .idle)
+
+    /// The chip.
+    public var chip: SensorChip { .lsm303agrMagnetometer }
+    /// `LSM303AGR magnetometer at /dev/i2c-1@0x1e`.
+    public var device: String { io.device }
+
+    /// Opens the die at `address` (0x1E on every board) and checks WHO_AM_I_M first.
+    public init(bus: any I2CBus, address: I2CAddress, clock: any MonotonicClock) throws(SensorError) {
+        io = RegisterIO(bus: bus, address: address, chip: .lsm303agrMagnetometer)
+        self.clock = clock
+        try identify()
+    }
+
+    /// Checks WHO_AM_I_M (0x4F) = 0x40.
+    public func identify() throws(SensorError) {
+        try io.expect(Register.whoAmI, is: Register.identity)
+    }
+
+    /// Writes CFG_REG_C_M (BDU), CFG_REG_B_M and then CFG_REG_A_M (temperature compensation on,
+    /// as ST requires). Single-shot leaves the die idle until ``read()``.
+    public mutating func configure(_ configuration: Configuration) throws(SensorError) {
+        let c: UInt8 = 0x10
+        var b: UInt8 = configuration.lowPassFilter ? 0x01 : 0
+        if configuration.offsetCancellation {
+            b |= 0x02
+            if configuration.mode == .singleShot { b |= 0x10 }
+        }
+        let mode = configuration.mode == .singleShot ? Mode.idle : configuration.mode
+        let a = cfgAValue(configuration, mode: mode)
+        try io.write(Register.cfgC, c)
+        cfgC = c
+        try io.write(Register.cfgB, b)
+        cfgB = b
+        try io.write(Register.cfgA, a)
+        cfgA = a
+        self.configuration = configuration
+    }
+
+    private func cfgAValue(_ configuration: Configuration, mode: Mode) -> UInt8 {
+        0x80 | (configuration.lowPower ? 0x10 : 0) | configuration.dataRate.rawValue << 2 | mode.rawValue
+    }
+
+    /// Reads X, Y, Z. In single-shot mode it writes MD = 01 and waits for ZYXDA within ``polling``.
+    public mutating func read() throws(SensorError) -> MagnetometerSample {
+        switch configuration.mode {
+        case .idle:
+            throw .unsupported(chip: chip, feature: "reading while idle (configure a mode first)")
+        case .singleShot:
+            let a = cfgAValue(configuration, mode: .singleShot)
+            try io.write(Register.cfgA, a)
+            cfgA = a
+            try io.waitFor(0x08, in: Register.status, polling: polling, clock: clock)
+        case .continuous:
+            break
+        }
+        let bytes = try io.readBlock(Register.outXL, count: 6)
+        let s = Self.scale
+        return MagnetometerSample(field: SensorVector(x: s.microtesla(int16LE(bytes, 0)), y: s.microtesla(int16LE(bytes, 2)),
+                                                 z: s.microtesla(int16LE(bytes, 4))))
+    }
+
+    /// Whether STATUS_REG_M reports ZYXDA.
+    public func isDataReady() throws(SensorError) -> Bool {
+        try io.read(Register.status) & 0x08 != 0
+    }
+
+    /// Writes MD = 11 (idle) to CFG_REG_A_M from its shadow copy.
+    public mutating func powerDown() throws(SensorError) {
+        let a = cfgA & ~0x03 | Mode.idle.rawValue
+        try io.write(Register.cfgA, a)
+        cfgA = a
+        configuration.mode = .idle
+    }
+
+    /// Writes hard-iron offsets (in counts of 1.5 mG) that the die subtracts from every output.
+    public func setHardIronOffset(x: Int16, y: Int16, z: Int16) throws(SensorError) {
+        var bytes: [UInt8] = []
+        for v in [x, y, z] {
+            let u = UInt16(bitPattern: v)
+            bytes += [UInt8(u & 0xFF), UInt8(u >> 8)]
+        }
+        try io.writeBlock(Register.offsetXL, bytes)
+    }
+}

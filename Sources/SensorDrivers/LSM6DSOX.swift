@@ -1,0 +1,166 @@
+import HardwareInterfaces
+
+/// ST LSM6DSOX accelerometer (DS12814) at 0x6A (SA0 low) or 0x6B; the gyroscope stays powered down.
+///
+/// Multi-byte reads rely on IF_INC (CTRL3_C bit 2), so the sub-address has no bit 7.
+public struct LSM6DSOX: Accelerometer {
+    /// Register addresses and values from the datasheet.
+    public enum Register {
+        /// WHO_AM_I.
+        public static let whoAmI: UInt8 = 0x0F
+        /// The value WHO_AM_I reads (LSM6DSO reads the same).
+        public static let identity: UInt8 = 0x6C
+        /// CTRL1_XL: ODR_XL, FS_XL, LPF2_XL_EN.
+        public static let ctrl1XL: UInt8 = 0x10
+        /// CTRL2_G: gyroscope ODR and range (0 = gyroscope off).
+        public static let ctrl2G: UInt8 = 0x11
+        /// CTRL3_C: BDU (bit 6), IF_INC (bit 2), SW_RESET.
+        public static let ctrl3C: UInt8 = 0x12
+        /// STATUS_REG: bit 0 XLDA, bit 1 GDA, bit 2 TDA.
+        public static let status: UInt8 = 0x1E
+        /// OUT_TEMP_L (256 LSB/°C, 0 at 25 °C).
+        public static let outTempL: UInt8 = 0x20
+        /// OUTX_L_A; X, Y, Z little-endian follow.
+        public static let outXLA: UInt8 = 0x28
+    }
+
+    /// The two addresses the SA0 pin selects.
+    public static let addresses: [UInt8] = [0x6A, 0x6B]
+
+    /// Full-scale range. The FS_XL codes are not in order: 00 ±2 g, 01 ±16 g, 10 ±4 g, 11 ±8 g.
+    public enum Range: Sendable, CaseIterable {
+        /// ±2 g, 0.061 mg/LSB.
+        case g2
+        /// ±4 g, 0.122 mg/LSB.
+        case g4
+        /// ±8 g, 0.244 mg/LSB.
+        case g8
+        /// ±16 g, 0.488 mg/LSB.
+        case g16
+
+        var bits: UInt8 {
+            switch self {
+            case .g2: return 0b00 << 2
+            case .g16: return 0b01 << 2
+            case .g4: return 0b10 << 2
+            case .g8: return 0b11 << 2
+            }
+        }
+
+        /// The exact scale in nano-g per count.
+        public var scale: Scale {
+            switch self {
+            case .g2: return Scale(nanoUnits: 61_000, perCounts: 1)
+            case .g4: return Scale(nanoUnits: 122_000, perCounts: 1)
+            case .g8: return Scale(nanoUnits: 244_000, perCounts: 1)
+            case .g16: return Scale(nanoUnits: 488_000, perCounts: 1)
+            }
+        }
+    }
+
+    /// High-performance output data rates (ODR_XL codes 1...10). The 1.6 Hz low-power rate
+    /// needs XL_HM_MODE and is not offered.
+    public enum DataRate: UInt8, Sendable, CaseIterable {
+        /// 12.5 Hz.
+        case hz12_5 = 1
+        /// 26 Hz.
+        case hz26 = 2
+        /// 52 Hz.
+        case hz52 = 3
+        /// 104 Hz.
+        case hz104 = 4
+        /// 208 Hz.
+        case hz208 = 5
+        /// 416 Hz.
+        case hz416 = 6
+        /// 833 Hz.
+        case hz833 = 7
+        /// 1.66 kHz.
+        case hz1660 = 8
+        /// 3.33 kHz.
+        case hz3330 = 9
+        /// 6.66 kHz.
+        case hz6660 = 10
+    }
+
+    /// Settings for ``configure(_:)``.
+    public struct Configuration: Sendable, Hashable {
+        /// The output data rate, or `nil` for power-down.
+        public var dataRate: DataRate?
+        /// Full-scale range.
+        public var range: Range
+        /// Whether ``LSM6DSOX/read()`` also reads the temperature.
+        public var temperature: Bool
+
+        /// Creates settings (default 104 Hz, ±2 g, with temperature).
+        public init(dataRate: DataRate? = .hz104, range: Range = .g2, temperature: Bool = true) {
+            self.dataRate = dataRate
+            self.range = range
+            self.temperature = temperature
+        }
+    }
+
+    let io: RegisterIO
+    /// Shadow copies of CTRL1_XL, CTRL2_G and CTRL3_C (power-on defaults at first: IF_INC set).
+    public private(set) var ctrl: [UInt8] = [0x00, 0x00, 0x04]
+    /// The configuration last written.
+    public private(set) var configuration = Configuration(dataRate: nil)
+
+    /// The chip.
+    public var chip: SensorChip { .lsm6dsox }
+    /// `LSM6DSOX at /dev/i2c-1@0x6a`.
+    public var device: String { io.device }
+
+    /// Opens the chip at `address` and checks WHO_AM_I before anything else.
+    public init(bus: any I2CBus, address: I2CAddress) throws(SensorError) {
+        io = RegisterIO(bus: bus, address: address, chip: .lsm6dsox)
+        try identify()
+    }
+
+    /// Checks WHO_AM_I (0x0F) = 0x6C.
+    public func identify() throws(SensorError) {
+        try io.expect(Register.whoAmI, is: Register.identity)
+    }
+
+    /// Writes CTRL3_C (BDU + IF_INC), CTRL2_G = 0 (gyroscope off), then CTRL1_XL.
+    public mutating func configure(_ configuration: Configuration) throws(SensorError) {
+        try set(2, 0x44)
+        try set(1, 0x00)
+        try set(0, (configuration.dataRate?.rawValue ?? 0) << 4 | configuration.range.bits)
+        self.configuration = configuration
+    }
+
+    /// Reads the latest acceleration (and temperature when enabled).
+    public mutating func read() throws(SensorError) -> AccelerometerSample {
+        guard configuration.dataRate != nil else {
+            throw .unsupported(chip: chip, feature: "reading while powered down (configure a data rate first)")
+        }
+        let bytes = try io.readBlock(Register.outXLA, count: 6)
+        let scale = configuration.range.scale
+        let a = SensorVector(x: scale.metresPerSecondSquared(int16LE(bytes, 0)),
+                        y: scale.metresPerSecondSquared(int16LE(bytes, 2)),
+                        z: scale.metresPerSecondSquared(int16LE(bytes, 4)))
+        var temperature: Double?
+        if configuration.temperature {
+            let t = try io.readBlock(Register.outTempL, count: 2)
+            temperature = 25 + Double(int16LE(t, 0)) / 256
+        }
+        return AccelerometerSample(acceleration: a, temperature: temperature)
+    }
+
+    /// Whether STATUS_REG reports XLDA.
+    public func isDataReady() throws(SensorError) -> Bool {
+        try io.read(Register.status) & 0x01 != 0
+    }
+
+    /// Writes ODR_XL = 0 (power-down), keeping the range.
+    public mutating func powerDown() throws(SensorError) {
+        try set(0, ctrl[0] & 0x0F)
+        configuration.dataRate = nil
+    }
+
+    private mutating func set(_ index: Int, _ value: UInt8) throws(SensorError) {
+        try io.write(Register.ctrl1XL + UInt8(index), value)
+        ctrl[index] = value
+    }
+}
