@@ -1,0 +1,144 @@
+import HardwareInterfaces
+import ReceiverProtocols
+
+/// What `fieldloc detect` found on a machine: sensors on every I2C bus, receivers on every
+/// likely serial port, and what to check where nothing answered.
+public struct DetectReport: Sendable {
+    /// One I2C bus: what answered, or why it could not be scanned.
+    public struct Bus: Sendable {
+        /// Bus number (`/dev/i2c-N`).
+        public var number: Int
+        /// Chips found.
+        public var findings: [I2CFinding]
+        /// The error that stopped the scan, if any.
+        public var error: HardwareError?
+    }
+
+    /// One serial port: the receiver found, or why not.
+    public struct Port: Sendable {
+        /// The port path.
+        public var path: String
+        /// The detection result, when the port could be opened.
+        public var result: DetectionResult?
+        /// The error that kept it from being probed, if any.
+        public var error: HardwareError?
+    }
+
+    /// Buses scanned.
+    public var buses: [Bus] = []
+    /// Ports probed.
+    public var ports: [Port] = []
+
+    /// Runs detection on `platform`: every I2C bus it lists (or `onlyBuses`), every candidate
+    /// port (or `onlyPorts`). Errors on one bus or port are recorded and the others still run.
+    public static func run(platform: any HardwarePlatform, onlyBuses: [Int]? = nil, onlyPorts: [String]? = nil,
+                           listenWindow: Duration = .milliseconds(1200)) -> DetectReport {
+        var report = DetectReport()
+        for number in onlyBuses ?? platform.availableI2CBuses() {
+            do {
+                let bus = try platform.openI2CBus(number)
+                report.buses.append(Bus(number: number, findings: try SensorScan.scan(bus, clock: platform.clock)))
+            } catch {
+                report.buses.append(Bus(number: number, findings: [], error: error))
+            }
+        }
+        for path in onlyPorts ?? platform.candidateSerialPorts() {
+            do {
+                let port = try platform.openSerialPort(path, baudRate: .b9600)
+                defer { port.close() }
+                let detector = ReceiverDetector(port: port, listenWindow: listenWindow)
+                report.ports.append(Port(path: path, result: try detector.detect()))
+            } catch {
+                report.ports.append(Port(path: path, error: error))
+            }
+        }
+        return report
+    }
+
+    /// The report as text for a person, with advice where nothing answered.
+    public var text: String {
+        var out = ""
+        if buses.isEmpty {
+            out += "I2C: no buses (/dev/i2c-*). Enable I2C: raspi-config nonint do_i2c 0 (or dtparam=i2c_arm=on in config.txt), then modprobe i2c-dev.\n"
+        }
+        for bus in buses {
+            out += "I2C bus \(bus.number):\n"
+            if let error = bus.error {
+                out += "  not scanned: \(error)\n"
+                continue
+            }
+            if bus.findings.isEmpty {
+                out += "  nothing answers at any supported sensor address. Check SDA/SCL, 3.3 V and ground; run i2cdetect -y \(bus.number).\n"
+            }
+            for finding in bus.findings {
+                out += "  \(finding.address)  " + (finding.chip.map { "\($0.rawValue)  (\(finding.note))" } ?? "unknown device  (\(finding.note))") + "\n"
+            }
+        }
+        if ports.isEmpty { out += "Serial: no candidate ports (/dev/serial0, /dev/ttyAMA0, /dev/ttyS0, /dev/ttyUSB*, /dev/ttyACM*).\n" }
+        for port in ports {
+            out += "Serial \(port.path):\n"
+            if let error = port.error {
+                out += "  not probed: \(error)\n"
+                continue
+            }
+            guard let result = port.result else { continue }
+            if let baud = result.baudRate, let identity = result.identity {
+                out += "  receiver at \(baud) baud: \(identity)\n"
+                out += "  sentences: \(result.sentenceTypes.joined(separator: " "))\n"
+                let caps = identity.family.capabilities
+                out += "  capabilities: up to \(caps.maximumRateHz) Hz; power modes \(caps.powerModes.map(\.rawValue).sorted().joined(separator: ", ")); wake by \(caps.wakeMethods.map(\.rawValue).sorted().joined(separator: ", "))\n"
+            } else {
+                out += "  no receiver found\n"
+                for step in result.steps.prefix(12) { out += "    \(step)\n" }
+                for advice in result.advice { out += "  - \(advice)\n" }
+            }
+        }
+        return out
+    }
+
+    /// The report as one JSON object.
+    public var json: String {
+        func quote(_ s: String) -> String {
+            var out = "\""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                default:
+                    if scalar.value < 0x20 {
+                        let digits = Array("0123456789abcdef")
+                        out += "\\u00" + String(digits[Int(scalar.value >> 4)]) + String(digits[Int(scalar.value & 0xF)])
+                    } else {
+                        out.unicodeScalars.append(scalar)
+                    }
+                }
+            }
+            return out + "\""
+        }
+        let busItems = buses.map { bus -> String in
+            let findings = bus.findings.map { f in
+                "{\"address\":\(quote(f.address.description)),\"chip\":\(f.chip.map { quote($0.rawValue) } ?? "null"),\"note\":\(quote(f.note))}"
+            }
+            return "{\"bus\":\(bus.number),\"devices\":[\(findings.joined(separator: ","))]"
+                + (bus.error.map { ",\"error\":\(quote($0.description))" } ?? "") + "}"
+        }
+        let portItems = ports.map { port -> String in
+            var item = "{\"path\":\(quote(port.path))"
+            if let error = port.error { item += ",\"error\":\(quote(error.description))" }
+            if let r = port.result {
+                item += ",\"baud\":" + (r.baudRate.map(String.init) ?? "null")
+                if let identity = r.identity {
+                    item += ",\"family\":\(quote(identity.family.rawValue))"
+                    if let model = identity.model { item += ",\"model\":\(quote(model))" }
+                    if let firmware = identity.firmware { item += ",\"firmware\":\(quote(firmware))" }
+                    if let protocolVersion = identity.protocolVersion { item += ",\"protver\":\(quote(protocolVersion))" }
+                }
+                item += ",\"sentences\":[\(r.sentenceTypes.map(quote).joined(separator: ","))]"
+                item += ",\"advice\":[\(r.advice.map(quote).joined(separator: ","))]"
+            }
+            return item + "}"
+        }
+        return "{\"i2c\":[\(busItems.joined(separator: ","))],\"serial\":[\(portItems.joined(separator: ","))]}"
+    }
+}
