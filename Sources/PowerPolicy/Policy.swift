@@ -131,8 +131,12 @@ public struct PowerPolicy: Sendable {
         if demand.significantChangesOnly {
             return v == 0 ? .infinity : min(300, 0.5 * 500 / v)
         }
+        if v == 0 && accuracy != .bestForNavigation {
+            // Still: the last fix stays exact, so no level needs a new one until the unit moves
+            // (wake on motion). Best for navigation keeps tracking: it is meant for external power.
+            return .infinity
+        }
         guard let budget = accuracy.budget else { return nil }
-        if v == 0 { return .infinity }
         let e95 = budget <= 10 ? 5.0 : 15.0
         var t = max(0, budget - e95) / (0.95 * v)
         if let d = demand.distanceFilter, d > 0 { t = min(t, 0.5 * d / v) }

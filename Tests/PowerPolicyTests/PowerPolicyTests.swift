@@ -99,7 +99,10 @@ struct PowerPolicyTests {
         #expect(pausedDecision.motionDetection)
         var noPause = walker(.best)
         noPause.pausesAutomatically = false
-        #expect(m10.decide([noPause], state: longStill).receiver == .continuous(rate: 1))
+        // Without pausing the client is not told it paused, but a still unit still needs no new fix.
+        let unpaused = m10.decide([noPause], state: longStill)
+        #expect(!unpaused.paused)
+        #expect(unpaused.receiver == .idle(.backup))
     }
 
     @Test("no fix yet: cyclic tracking waits for 5 satellites; warm starts and failures stretch the schedule")
@@ -140,5 +143,28 @@ struct PowerPolicyTests {
         #expect(mag(45) == .singleShot(period: 1))
         // Heading only: no location demand, the receiver idles.
         #expect(m10.decide([ClientDemand(client: "h", desiredAccuracy: nil, wantsHeading: true)], state: walking).receiver == .idle(.backup))
+    }
+}
+
+@Suite("Power policy: stillness at every level")
+struct StillnessTests {
+    @Test("a still unit idles at every level but best for navigation; motion resumes at once")
+    func stillEverywhere() {
+        let policy = PowerPolicy(profile: .ubloxM10)
+        let still = PolicyState(timeSinceFix: 40, recentSpeed: 0, moving: false, stillFor: 30, ephemerisAge: 100, satellitesUsed: 8)
+        for level in DesiredAccuracy.allCases where level != .bestForNavigation {
+            let d = policy.decide([ClientDemand(client: "c", desiredAccuracy: level, pausesAutomatically: false)], state: still)
+            #expect(d.receiver == .idle(.backup), "\(level)")
+            #expect(d.motionDetection)
+        }
+        #expect(policy.decide([ClientDemand(client: "c", desiredAccuracy: .bestForNavigation)], state: still).receiver == .continuous(rate: 5))
+        var moving = still
+        moving.moving = true
+        moving.stillFor = 0
+        #expect(policy.decide([ClientDemand(client: "c", desiredAccuracy: .best)], state: moving).receiver == .continuous(rate: 1))
+        // Just stopped (under 20 s): keep the schedule.
+        var justStopped = still
+        justStopped.stillFor = 5
+        #expect(policy.decide([ClientDemand(client: "c", desiredAccuracy: .best)], state: justStopped).receiver == .continuous(rate: 1))
     }
 }
