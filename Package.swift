@@ -59,7 +59,7 @@ let package = Package(
         // Register-map I2C devices, driveable GPIO lines, a manual clock, fault injection.
         .target(
             name: "SimulatedHardware",
-            dependencies: ["HardwareInterfaces", "NMEA", "Heading", .product(name: "RealModule", package: "swift-numerics")]
+            dependencies: ["HardwareInterfaces", "NMEA", "Heading", "PowerPolicy", .product(name: "RealModule", package: "swift-numerics")]
         ),
 
         // The only target that touches C: libi2c, libgpiod 1.6, termios, errno.
@@ -77,7 +77,7 @@ let package = Package(
         // Engine shared by the CLI and (later) the daemon.
         .target(
             name: "FieldLocation",
-            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols"]
+            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy"]
         ),
         .executableTarget(
             name: "fieldloc",

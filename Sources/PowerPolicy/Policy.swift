@@ -131,6 +131,10 @@ public struct PowerPolicy: Sendable {
         if demand.significantChangesOnly {
             return v == 0 ? .infinity : min(300, 0.5 * 500 / v)
         }
+        if v == 0 && state.timeSinceFix == nil {
+            // Still, but with no location at all yet: one fix is needed (a wake now), then idle.
+            return accuracy.budget == nil ? nil : accuracy.maximumPeriod
+        }
         if v == 0 && accuracy != .bestForNavigation {
             // Still: the last fix stays exact, so no level needs a new one until the unit moves
             // (wake on motion). Best for navigation keeps tracking: it is meant for external power.
@@ -141,18 +145,16 @@ public struct PowerPolicy: Sendable {
         var t = max(0, budget - e95) / (0.95 * v)
         if let d = demand.distanceFilter, d > 0 { t = min(t, 0.5 * d / v) }
         if let interval = demand.updateInterval, interval > 0 { t = min(t, interval) }
-        t = min(t, accuracy.maximumPeriod)
-        if t < accuracy.minimumPeriod {
-            // The next faster rung: below 1 s is continuous; otherwise sample at the level's fastest.
-            return accuracy.minimumPeriod <= 1 ? nil : accuracy.minimumPeriod
-        }
-        return t
+        // Below the level's shortest periodic period the ladder moves to the next faster rung by
+        // itself (cyclic tracking from 1 to 10 s, continuous below 1 s).
+        return min(t, accuracy.maximumPeriod)
     }
 
     /// Whether this client's updates are paused for stillness.
     func isPaused(_ demand: ClientDemand, state: PolicyState) -> Bool {
+        // A client that has no location yet is never paused: it gets its first fix.
         guard demand.pausesAutomatically, demand.desiredAccuracy != nil, !demand.significantChangesOnly,
-              let after = demand.activity.pauseAfter else { return false }
+              state.timeSinceFix != nil, let after = demand.activity.pauseAfter else { return false }
         return state.moving == false && state.stillFor >= after
     }
 
@@ -192,8 +194,9 @@ public struct PowerPolicy: Sendable {
                 reasons.append("stationary: no fix needed until the unit moves")
                 if ephemerisStale && state.ephemerisAge != nil { upkeep = upkeepDuration }
             } else if t < 1 {
-                receiver = .continuous(rate: min(1 / t, profile.maximumRate))
-                reasons.append("period \(t) s is below 1 s")
+                // Faster than 1 Hz buys no accuracy at these levels (only best for navigation asks for rate).
+                receiver = .continuous(rate: 1)
+                reasons.append("period below 1 s: continuous 1 Hz")
             } else if t < 10 {
                 let fixGood = state.satellitesUsed >= 5
                 if profile.cyclicTracking != nil && fixGood {

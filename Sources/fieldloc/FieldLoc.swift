@@ -14,6 +14,7 @@ struct FieldLoc: AsyncParsableCommand {
             Geomag.self,
             HeadingCommand.self,
             Calibrate.self,
+            Simulate.self,
         ]
     )
 }

@@ -1,0 +1,181 @@
+import PowerPolicy
+import RealModule
+
+/// The power state of a simulated receiver.
+public enum SimulatedReceiverState: String, Sendable, Hashable {
+    /// No supply and no backup: everything is lost.
+    case off
+    /// Only V_BCKP: RTC and ephemerides kept.
+    case backup
+    /// Software standby: RAM and RTC kept.
+    case standby
+    /// Searching for the first fix after a wake.
+    case acquiring
+    /// Tracking continuously.
+    case tracking
+    /// Receiver-managed cyclic tracking.
+    case cyclic
+}
+
+/// How a wake-up started, by what the receiver still knew.
+public enum StartKind: String, Sendable, Hashable, CaseIterable {
+    /// Valid ephemerides, time and position: seconds.
+    case hot
+    /// Almanac and time but stale ephemerides: about half a minute.
+    case warm
+    /// Nothing kept: about half a minute in open sky, longer elsewhere.
+    case cold
+}
+
+/// A GNSS receiver's behaviour in time: power states with their currents, time to first fix from
+/// what it kept (ephemeris age, RTC), ephemeris collection while tracking, and a position error
+/// that behaves like a real one (a Gauss-Markov process of 1.5 m per axis with a one-minute
+/// correlation, larger just after a wake and in cyclic tracking). It is driven second by second
+/// by a simulation or by the serial-port receiver.
+public struct GNSSReceiverModel: Sendable {
+    /// The receiver's currents and start times.
+    public let profile: ReceiverProfile
+    /// The current state.
+    public private(set) var state: SimulatedReceiverState
+    /// Seconds since the start of the simulation.
+    public private(set) var now: Double = 0
+    /// When the ephemerides in memory were collected (seconds); `nil` when there are none.
+    public private(set) var ephemerisCollectedAt: Double?
+    /// Whether the RTC runs (lost when power and backup are both gone).
+    public private(set) var clockValid: Bool
+    /// When the current acquisition ends with a fix.
+    public private(set) var acquiredAt: Double?
+    /// How the current or last wake started.
+    public private(set) var lastStart: StartKind?
+    /// Starts of each kind so far.
+    public private(set) var starts: [StartKind: Int] = [:]
+    /// Seconds of uninterrupted tracking so far (for ephemeris collection).
+    public private(set) var trackingFor: Double = 0
+    /// Per-axis 1σ of the steady-state position error, metres: 1.5 m gives a horizontal CEP50
+    /// of 1.8 m, inside the 1.5-2.5 m that the data sheets of these modules state for open sky.
+    public var errorSigma = 1.5
+    /// Correlation time of the error, seconds.
+    public var errorCorrelation = 60.0
+    /// How long an ephemeris set stays usable, seconds (GPS: about 4 h).
+    public var ephemerisLifetime = 14_400.0
+    /// Continuous tracking needed to collect ephemerides, seconds.
+    public var ephemerisCollection = 30.0
+    private var errorNorth = 0.0, errorEast = 0.0
+    private var wakeError = 0.0
+    private var random: UInt64
+
+    /// Creates a receiver in `state`; `warm` gives it fresh ephemerides and a running clock.
+    public init(profile: ReceiverProfile, state: SimulatedReceiverState = .backup, hasEphemeris: Bool = true, seed: UInt64 = 1) {
+        self.profile = profile
+        self.state = state
+        self.clockValid = state != .off
+        self.ephemerisCollectedAt = hasEphemeris ? 0 : nil
+        self.random = seed
+    }
+
+    /// Age of the ephemerides, seconds; `nil` when there are none.
+    public var ephemerisAge: Double? { ephemerisCollectedAt.map { now - $0 } }
+
+    /// Whether the receiver produces a fix this second.
+    public var hasFix: Bool { state == .tracking || state == .cyclic }
+
+    /// Whether the receiver is powered and awake.
+    public var isAwake: Bool { state == .acquiring || state == .tracking || state == .cyclic }
+
+    /// The current it draws now, mA.
+    public var current: Double {
+        switch state {
+        case .off: return 0
+        case .backup: return profile.backup
+        case .standby: return profile.standby
+        case .acquiring: return profile.acquisition
+        case .tracking: return profile.tracking
+        case .cyclic: return profile.cyclicTracking ?? profile.tracking
+        }
+    }
+
+    /// Wakes the receiver (from standby, backup or off) or keeps it awake. `cyclic` asks for
+    /// receiver-managed cyclic tracking once a fix exists.
+    public mutating func wake(cyclic: Bool = false) {
+        switch state {
+        case .tracking, .cyclic:
+            state = cyclic && profile.cyclicTracking != nil ? .cyclic : .tracking
+        case .acquiring:
+            break
+        case .off, .backup, .standby:
+            let kind: StartKind
+            if !clockValid || ephemerisCollectedAt == nil {
+                kind = clockValid ? .warm : .cold
+            } else if let age = ephemerisAge, age < ephemerisLifetime {
+                kind = .hot
+            } else {
+                kind = .warm
+            }
+            let ttff: Double
+            switch kind {
+            case .hot: ttff = state == .standby ? profile.hotStartFromStandby : profile.hotStartFromBackup
+            case .warm: ttff = profile.warmStart
+            case .cold: ttff = profile.coldStart
+            }
+            lastStart = kind
+            starts[kind, default: 0] += 1
+            state = .acquiring
+            acquiredAt = now + ttff
+            trackingFor = 0
+            wakeError = kind == .hot ? 4 : 8
+        }
+    }
+
+    /// Sends the receiver to sleep in `sleep` (standby or backup), or switches it off.
+    public mutating func sleep(_ sleep: SleepState?) {
+        switch sleep {
+        case .standby?: state = .standby
+        case .backup?: state = .backup
+        case nil:
+            state = .off
+            clockValid = false
+            ephemerisCollectedAt = nil
+        }
+        acquiredAt = nil
+        trackingFor = 0
+    }
+
+    /// Advances one second. Returns the position error of this second's fix (north, east, in
+    /// metres) and the reported 95 % horizontal accuracy, when there is a fix.
+    public mutating func step(cyclicWanted: Bool = false) -> (north: Double, east: Double, accuracy: Double)? {
+        now += 1
+        // Gauss-Markov error, always evolving so consecutive fixes are correlated.
+        let a = Double.exp(-1 / errorCorrelation)
+        let drive = errorSigma * (1 - a * a).squareRoot()
+        errorNorth = a * errorNorth + drive * gaussian()
+        errorEast = a * errorEast + drive * gaussian()
+        if state == .acquiring, let at = acquiredAt, now >= at {
+            state = cyclicWanted && profile.cyclicTracking != nil ? .cyclic : .tracking
+            acquiredAt = nil
+        }
+        guard hasFix else { return nil }
+        trackingFor += 1
+        if trackingFor >= ephemerisCollection && state == .tracking { ephemerisCollectedAt = now }
+        let inflation = state == .cyclic ? 1.5 : 1.0
+        let extra = wakeError * gaussian()
+        wakeError *= Double.exp(-1 / 5)
+        let north = errorNorth * inflation + extra
+        let east = errorEast * inflation + extra * 0.7
+        let sigma = (errorSigma * inflation * errorSigma * inflation + wakeError * wakeError).squareRoot()
+        return (north, east, 2.45 * sigma)
+    }
+
+    mutating func gaussian() -> Double {
+        let u1 = max(uniform(), 1e-300), u2 = uniform()
+        return (-2 * Double.log(u1)).squareRoot() * Double.cos(2 * Double.pi * u2)
+    }
+
+    mutating func uniform() -> Double {
+        random &+= 0x9E37_79B9_7F4A_7C15
+        var z = random
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(UInt64(1) << 53)
+    }
+}

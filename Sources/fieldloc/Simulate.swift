@@ -1,0 +1,102 @@
+import ArgumentParser
+import FieldLocation
+import Foundation
+import PowerPolicy
+import SimulatedHardware
+
+extension FieldLoc {
+    /// `fieldloc simulate`: the power policy and the receiver simulator on a virtual clock.
+    struct Simulate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the power policy against the simulated receiver and report energy and accuracy.",
+            discussion: """
+            Seconds of wall time for an hour of simulated time. Prints mean current, energy, the energy of
+            the same scenario at 'best' (continuous), the 95th percentile error of the delivered locations
+            against the truth (what an application believes, sampled every second), and fixes delivered.
+            """)
+
+        @Option(help: "walk, drive or stationary.")
+        var scenario: String = "walk"
+
+        @Option(help: "Duration: 3600, 90s, 45m, 1h.")
+        var duration: String = "1h"
+
+        @Option(help: "bestForNavigation, best, nearestTenMeters, hundredMeters, kilometer, threeKilometers, reduced.")
+        var accuracy: String = "best"
+
+        @Option(help: "Receiver model: m10, neo-m8n, mt3339.")
+        var receiver: String = "m10"
+
+        @Option(name: .customLong("distance-filter"), help: "Metres between deliveries.")
+        var distanceFilter: Double?
+
+        @Option(help: "A track to follow instead of a scenario: CSV (time_s,lat_deg,lon_deg) or GPX.")
+        var track: String?
+
+        @Option(help: "Random seed of the receiver's error.")
+        var seed: UInt64 = 1
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func validate() throws {
+            guard DesiredAccuracy(rawValue: accuracy) != nil else {
+                throw ValidationError("--accuracy '\(accuracy)' is not one of \(DesiredAccuracy.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard ReceiverProfile.named[receiver] != nil else {
+                throw ValidationError("--receiver '\(receiver)' is not one of \(ReceiverProfile.named.keys.sorted().joined(separator: ", "))")
+            }
+            guard Self.seconds(duration) != nil else { throw ValidationError("--duration '\(duration)' is not like 3600, 90s, 45m or 1h (1 s to 48 h)") }
+            if let d = distanceFilter, !(d.isFinite && d >= 0) { throw ValidationError("--distance-filter must be a non-negative number of metres") }
+            if track == nil && !["walk", "drive", "stationary"].contains(scenario) {
+                throw ValidationError("--scenario '\(scenario)' is not walk, drive or stationary")
+            }
+        }
+
+        static func seconds(_ text: String) -> Int? {
+            let units: [(String, Int)] = [("h", 3600), ("m", 60), ("s", 1)]
+            var value: Double? = Double(text)
+            var factor = 1
+            for (suffix, f) in units where text.hasSuffix(suffix) {
+                value = Double(text.dropLast())
+                factor = f
+                break
+            }
+            guard let v = value, v.isFinite, v * Double(factor) >= 1, v * Double(factor) <= 172_800 else { return nil }
+            return Int(v * Double(factor))
+        }
+
+        func run() throws {
+            guard let profile = ReceiverProfile.named[receiver], let level = DesiredAccuracy(rawValue: accuracy),
+                  let seconds = Self.seconds(duration) else { return }
+            let trajectory: Trajectory
+            var name = scenario
+            if let track {
+                guard let data = FileManager.default.contents(atPath: track) else { throw ValidationError("cannot read \(track)") }
+                let text = String(decoding: data, as: UTF8.self)
+                do {
+                    trajectory = track.lowercased().hasSuffix(".gpx") ? try Trajectory.gpx(text, file: track) : try Trajectory.csv(text, file: track)
+                } catch {
+                    throw ValidationError(error.description)
+                }
+                name = (track as NSString).lastPathComponent
+            } else {
+                guard let t = Trajectory.scenario(scenario, seconds: seconds) else { return }
+                trajectory = t
+            }
+            let activity: ActivityType = scenario == "drive" ? .automotiveNavigation : .fitness
+            func simulate(_ accuracy: DesiredAccuracy) -> PolicySimulation.Result {
+                var sim = PolicySimulation(trajectory: trajectory, scenario: name, profile: profile,
+                                           demand: ClientDemand(client: "simulate", desiredAccuracy: accuracy,
+                                                                distanceFilter: distanceFilter, activity: activity))
+                sim.seed = seed
+                sim.stillBeforeStart = scenario == "stationary" ? 600 : 0
+                return sim.run()
+            }
+            let result = simulate(level)
+            let continuous = level == .best ? result : simulate(.best)
+            let out = SimulationReport(result: result, continuousEnergy: continuous.energy)
+            print(json ? out.json : out.text)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import FieldLocation
+import PowerPolicy
+import SimulatedHardware
+import Testing
+
+@Suite("Power policy on the simulated receiver: issue targets on the one-hour walk")
+struct SimulationTests {
+    func run(_ scenario: String, _ accuracy: DesiredAccuracy, _ profile: ReceiverProfile = .ubloxM10, seed: UInt64 = 1)
+        -> PolicySimulation.Result
+    {
+        let trajectory = Trajectory.scenario(scenario, seconds: 3600)!
+        var sim = PolicySimulation(trajectory: trajectory, scenario: scenario, profile: profile,
+                                   demand: ClientDemand(client: "t", desiredAccuracy: accuracy,
+                                                        activity: scenario == "drive" ? .automotiveNavigation : .fitness))
+        sim.seed = seed
+        sim.stillBeforeStart = scenario == "stationary" ? 600 : 0
+        return sim.run()
+    }
+
+    @Test("u-blox M10 walk: energy share and p95 error per level", arguments: [
+        (DesiredAccuracy.best, 1.0, 6.0),
+        (.nearestTenMeters, 0.60, 10.0),
+        (.hundredMeters, 0.08, 100.0),
+        (.kilometer, 0.02, 1000.0),
+        (.threeKilometers, 0.015, 3000.0),
+    ])
+    func walkTargets(level: DesiredAccuracy, energyShare: Double, p95: Double) {
+        let continuous = run("walk", .best)
+        for seed: UInt64 in [1, 2, 3] {
+            let r = run("walk", level, seed: seed)
+            #expect(r.energy / continuous.energy <= energyShare + 1e-9, "seed \(seed): \(r.energy) mAh")
+            #expect(r.p95Error <= p95, "seed \(seed): p95 \(r.p95Error) m")
+            #expect(r.fixesDelivered > 0)
+        }
+    }
+
+    @Test("a stationary hour after the first fix costs at most twice the backup floor, at every level")
+    func stationary() {
+        for level in DesiredAccuracy.allCases where level != .bestForNavigation {
+            let r = run("stationary", level)
+            #expect(r.fixesDelivered == 1, "\(level)")
+            #expect(r.energy <= 2 * r.backupFloor, "\(level): \(r.energy) mAh against a floor of \(r.backupFloor)")
+        }
+    }
+
+    @Test("the energy ledger adds up to the time simulated, and every wake of a warm receiver is hot")
+    func ledger() {
+        let r = run("walk", .hundredMeters)
+        #expect(r.ledger.seconds(.receiver) == 3600)
+        #expect(abs(r.ledger.charge(.receiver) - r.energy) < 1e-12)
+        #expect((r.starts[.warm] ?? 0) == 0 && (r.starts[.cold] ?? 0) == 0)
+        #expect((r.starts[.hot] ?? 0) > 40)
+    }
+
+    @Test("MT3339: no cyclic tracking, so ten metres costs as much as best; a hundred metres about a tenth")
+    func mediatek() {
+        let best = run("walk", .best, .mt3339)
+        #expect(run("walk", .nearestTenMeters, .mt3339).energy == best.energy)
+        let hundred = run("walk", .hundredMeters, .mt3339)
+        #expect(hundred.energy / best.energy < 0.15)
+        #expect(hundred.p95Error <= 100)
+    }
+
+    @Test("tracks: CSV rows and GPX points resample to one per second; bad rows name their line")
+    func tracks() throws {
+        let csv = try Trajectory.csv("time_s,lat_deg,lon_deg\n0,38.0,-122.0\n10,38.0001,-122.0\n", file: "t.csv")
+        #expect(csv.points.count == 11)
+        #expect(abs(csv.at(5).latitude - 38.00005) < 1e-9)
+        #expect(abs(csv.at(5).speed - 1.112) < 0.01)
+        do {
+            _ = try Trajectory.csv("time_s,lat_deg,lon_deg\n0,38,-122\n5,95,-122\n", file: "t.csv")
+            Issue.record("accepted latitude 95")
+        } catch {
+            #expect(error.description == "t.csv: line 3: '5,95,-122' is not time_s,lat_deg,lon_deg in range")
+        }
+        let gpx = """
+        <gpx><trk><trkseg>
+        <trkpt lat="38.0" lon="-122.0"><time>2026-06-01T12:00:00Z</time></trkpt>
+        <trkpt lat="38.0" lon="-121.9999"><time>2026-06-01T12:00:04Z</time></trkpt>
+        </trkseg></trk></gpx>
+        """
+        let g = try Trajectory.gpx(gpx, file: "t.gpx")
+        #expect(g.points.count == 5)
+        #expect(abs(g.at(4).longitude + 121.9999) < 1e-9)
+        #expect(throws: TrackError.self) { try Trajectory.gpx("<gpx><trkpt lat=\"x\" lon=\"1\"></trkpt></gpx>", file: "b.gpx") }
+    }
+}
