@@ -38,6 +38,10 @@ public struct PolicySimulation: Sendable {
         public var ledger: EnergyLedger
         /// The charge the receiver's backup current alone draws over the run, mAh.
         public var backupFloor: Double
+        /// Charge drawn after the first delivered fix, mAh.
+        public var energyAfterFirstFix: Double
+        /// The backup floor over the time after the first delivered fix, mAh.
+        public var backupFloorAfterFirstFix: Double
     }
 
     /// The truth.
@@ -79,6 +83,8 @@ public struct PolicySimulation: Sendable {
         var windowHasGoodFix = false
         var nextWake = 0.0
         var timeInState: [String: Double] = [:]
+        var firstFixAt: Double? = nil
+        var chargeAfterFirstFix = 0.0
         let budget = demand.desiredAccuracy?.budget
         for second in 0..<duration {
             let t = Double(second)
@@ -134,6 +140,7 @@ public struct PolicySimulation: Sendable {
             }
             timeInState[model.state.rawValue, default: 0] += 1
             ledger.add(.receiver, state: model.state.rawValue, current: model.current, seconds: 1)
+            if firstFixAt != nil { chargeAfterFirstFix += model.current / 3600 }
             if let error = model.step(cyclicWanted: cyclic) {
                 let (latitude, longitude) = Self.offset(truth.latitude, truth.longitude, north: error.north, east: error.east)
                 var fix: Fix? = nil
@@ -159,6 +166,7 @@ public struct PolicySimulation: Sendable {
                     if passes {
                         delivered = (lat, lon)
                         deliveredCount += 1
+                        if firstFixAt == nil { firstFixAt = t }
                         fixErrors.append(Geodesy.distance(latitude1: lat, longitude1: lon, latitude2: truth.latitude, longitude2: truth.longitude))
                     }
                 }
@@ -174,7 +182,8 @@ public struct PolicySimulation: Sendable {
             energy: ledger.charge(.receiver), meanCurrent: hours > 0 ? ledger.charge(.receiver) / hours : 0,
             p95Error: Self.percentile95(believedErrors), p95FixError: Self.percentile95(fixErrors),
             fixesDelivered: deliveredCount, starts: model.starts, timeInState: timeInState, ledger: ledger,
-            backupFloor: profile.backup * hours)
+            backupFloor: profile.backup * hours, energyAfterFirstFix: chargeAfterFirstFix,
+            backupFloorAfterFirstFix: profile.backup * (Double(duration) - (firstFixAt ?? Double(duration))) / 3600)
     }
 
     /// The 95th percentile (nearest rank); 0 for no values.

@@ -26,6 +26,7 @@ public struct SimulationReport: Sendable {
             + "\"duration_s\":\(Int(r.duration)),\"mean_current_mA\":\(FixText.fixed(r.meanCurrent, 4)),"
             + "\"energy_mAh\":\(FixText.fixed(r.energy, 4)),\"continuous_energy_mAh\":\(FixText.fixed(continuousEnergy, 4)),"
             + "\"energy_ratio\":\(FixText.fixed(energyRatio, 4)),\"backup_floor_mAh\":\(FixText.fixed(r.backupFloor, 4)),"
+            + "\"energy_after_first_fix_mAh\":\(FixText.fixed(r.energyAfterFirstFix, 4)),\"backup_floor_after_first_fix_mAh\":\(FixText.fixed(r.backupFloorAfterFirstFix, 4)),"
             + "\"p95_error_m\":\(FixText.fixed(r.p95Error, 2)),\"p95_fix_error_m\":\(FixText.fixed(r.p95FixError, 2)),"
             + "\"fixes_delivered\":\(r.fixesDelivered),\"starts\":{\(starts)},\"seconds_in_state\":{\(states)}}"
     }
