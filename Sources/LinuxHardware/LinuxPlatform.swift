@@ -1,0 +1,54 @@
+import Glibc
+import HardwareInterfaces
+
+/// The real devices of a Linux machine: `/dev/i2c-N`, UARTs through termios, GPIO through libgpiod.
+public struct LinuxPlatform: HardwarePlatform {
+    /// CLOCK_MONOTONIC.
+    public let clock: any MonotonicClock = SystemMonotonicClock()
+
+    /// The machine's devices.
+    public init() {}
+
+    public func openI2CBus(_ number: Int) throws(HardwareError) -> any I2CBus {
+        try LinuxI2CBus.open(bus: number)
+    }
+
+    public func openSerialPort(_ path: String, baudRate: BaudRate) throws(HardwareError) -> any SerialPort {
+        try LinuxSerialPort.open(path, baudRate: baudRate, clock: clock)
+    }
+
+    public func requestOutput(chip: String, line: GPIOLineID, initial: Bool) throws(HardwareError) -> any GPIOLine {
+        try LinuxGPIOLine.output(chip: chip, line: line, initial: initial)
+    }
+
+    public func requestInput(chip: String, line: GPIOLineID, edges: GPIOEdgeDetection, bias: GPIOBias) throws(HardwareError) -> any GPIOLine {
+        try LinuxGPIOLine.input(chip: chip, line: line, edges: edges, bias: bias)
+    }
+
+    /// Names in `/dev` with `prefix`, sorted.
+    static func devices(_ prefix: String) -> [String] {
+        guard let dir = opendir("/dev") else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix(prefix) { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    public func availableI2CBuses() -> [Int] {
+        Self.devices("i2c-").compactMap { Int($0.dropFirst(4)) }.sorted()
+    }
+
+    public func candidateSerialPorts() -> [String] {
+        var ports: [String] = []
+        for path in ["/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0"] where access(path, F_OK) == 0 {
+            // /dev/serial0 is a link to one of the others: list each device once.
+            if !ports.contains(where: { LinuxSerialPort.resolve($0) == LinuxSerialPort.resolve(path) }) { ports.append(path) }
+        }
+        ports += Self.devices("ttyUSB").map { "/dev/" + $0 }
+        ports += Self.devices("ttyACM").map { "/dev/" + $0 }
+        return ports
+    }
+}

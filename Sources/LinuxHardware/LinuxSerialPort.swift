@@ -1,0 +1,268 @@
+import Glibc
+import HardwareInterfaces
+import Synchronization
+
+/// A UART (or USB serial adapter, or pseudo-terminal) in raw 8N1 through termios, with exclusive
+/// access (`TIOCEXCL` and `flock`) and every wait bounded by a deadline.
+public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
+    /// The path opened.
+    public let name: String
+    /// The clock deadlines are on.
+    public let clock: any MonotonicClock
+    private struct State {
+        var fd: Int32
+        var baud: BaudRate
+    }
+    private let state: Mutex<State>
+
+    /// The current line rate.
+    public var baudRate: BaudRate { state.withLock { $0.baud } }
+
+    init(name: String, fd: Int32, baud: BaudRate, clock: any MonotonicClock) {
+        self.name = name
+        self.clock = clock
+        state = Mutex(State(fd: fd, baud: baud))
+    }
+
+    deinit { close() }
+
+    /// Opens `path` in raw 8N1 at `baudRate` with exclusive access. When the port is missing,
+    /// denied or busy the error names the likely cause and the fix.
+    public static func open(_ path: String, baudRate: BaudRate, clock: any MonotonicClock = SystemMonotonicClock())
+        throws(HardwareError) -> LinuxSerialPort
+    {
+        let (fd, code) = Sys.call { Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
+        if fd < 0 { throw Sys.error(code, device: path, operation: "open", hint: openHint(code, path: path)) }
+        var (r, e) = Sys.call { ioctl(fd, UInt(TIOCEXCL)) }
+        if r < 0 && e != ENOTTY {
+            Glibc.close(fd)
+            throw Sys.error(e, device: path, operation: "TIOCEXCL")
+        }
+        (r, e) = Sys.call { flock(fd, LOCK_EX | LOCK_NB) }
+        if r < 0 {
+            Glibc.close(fd)
+            if e == EWOULDBLOCK {
+                throw HardwareError(.busy, device: path, operation: "lock (flock)", detail: errnoDetail(e), hint: busyHint(path: path))
+            }
+            throw Sys.error(e, device: path, operation: "lock (flock)")
+        }
+        let port = LinuxSerialPort(name: path, fd: fd, baud: baudRate, clock: clock)
+        try port.configureRaw(baudRate)
+        try port.discard(.both)
+        return port
+    }
+
+    static func openHint(_ code: Int32, path: String) -> String {
+        switch code {
+        case ENOENT:
+            return "no such port. On a Raspberry Pi enable the UART (enable_uart=1 in config.txt) and reboot; /dev/serial0 is the GPIO 14/15 UART. A USB receiver appears as /dev/ttyACM0 or /dev/ttyUSB0"
+        case EACCES, EPERM:
+            return "add the user to the dialout group (sudo usermod -aG dialout $USER) and log in again"
+        case EBUSY:
+            return busyHint(path: path)
+        default:
+            return "check dmesg for the UART driver"
+        }
+    }
+
+    /// Names who holds the port, from /proc/*/fd, and the usual culprits.
+    static func busyHint(path: String) -> String {
+        var holders: [String] = []
+        let target = resolve(path)
+        if let proc = opendir("/proc") {
+            defer { closedir(proc) }
+            while let entry = readdir(proc) {
+                let pid = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                guard let number = Int32(pid), number != getpid() else { continue }
+                if let fds = opendir("/proc/\(pid)/fd") {
+                    while let fdEntry = readdir(fds) {
+                        let fdName = withUnsafeBytes(of: fdEntry.pointee.d_name) { raw in
+                            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                        }
+                        if fdName == "." || fdName == ".." { continue }
+                        if resolve("/proc/\(pid)/fd/\(fdName)") == target {
+                            holders.append("pid \(pid) (\(command(pid)))")
+                            break
+                        }
+                    }
+                    closedir(fds)
+                }
+            }
+        }
+        var hint = holders.isEmpty ? "another program has the port open" : "held by " + holders.joined(separator: ", ")
+        hint += ". Usual causes: gpsd (sudo systemctl stop gpsd.socket gpsd), a serial console or getty on the port (raspi-config nonint do_serial_cons 1, or remove console=serial0,115200 from cmdline.txt), Bluetooth on the Pi's primary UART (dtoverlay=disable-bt or miniuart-bt in config.txt)"
+        return hint
+    }
+
+    static func resolve(_ path: String) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard realpath(path, &buffer) != nil else { return path }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func command(_ pid: String) -> String {
+        let fd = Glibc.open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "?" }
+        defer { Glibc.close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = Glibc.read(fd, &buffer, buffer.count)
+        guard n > 0 else { return "?" }
+        return String(decoding: buffer.prefix(n).prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+
+    static func speed(_ rate: BaudRate) -> speed_t? {
+        switch rate.rawValue {
+        case 4800: return speed_t(B4800)
+        case 9600: return speed_t(B9600)
+        case 19200: return speed_t(B19200)
+        case 38400: return speed_t(B38400)
+        case 57600: return speed_t(B57600)
+        case 115200: return speed_t(B115200)
+        case 230400: return speed_t(B230400)
+        case 460800: return speed_t(B460800)
+        case 921600: return speed_t(B921600)
+        default: return nil
+        }
+    }
+
+    func withFD<T>(_ operation: String, _ body: (Int32) -> Result<T, HardwareError>) throws(HardwareError) -> T {
+        let result: Result<T, HardwareError> = state.withLock { s in
+            guard s.fd >= 0 else { return .failure(HardwareError(.closed, device: name, operation: operation)) }
+            return body(s.fd)
+        }
+        return try result.get()
+    }
+
+    func configureRaw(_ rate: BaudRate) throws(HardwareError) {
+        guard let speed = Self.speed(rate) else {
+            throw HardwareError(.invalidArgument, device: name, operation: "set \(rate)")
+        }
+        try withFD("configure termios") { fd -> Result<Void, HardwareError> in
+            var t = termios()
+            var (r, e) = Sys.call { tcgetattr(fd, &t) }
+            if r < 0 { return .failure(Sys.error(e, device: name, operation: "tcgetattr", hint: "\(name) is not a terminal")) }
+            cfmakeraw(&t)
+            t.c_cflag |= tcflag_t(CLOCAL | CREAD)
+            t.c_cflag &= ~(tcflag_t(CRTSCTS) | tcflag_t(CSTOPB) | tcflag_t(PARENB))
+            t.c_iflag &= ~tcflag_t(IXON | IXOFF | IXANY)
+            withUnsafeMutableBytes(of: &t.c_cc) { cc in
+                cc[Int(VMIN)] = 0
+                cc[Int(VTIME)] = 0
+            }
+            cfsetispeed(&t, speed)
+            cfsetospeed(&t, speed)
+            (r, e) = Sys.call { tcsetattr(fd, TCSANOW, &t) }
+            if r < 0 { return .failure(Sys.error(e, device: name, operation: "tcsetattr \(rate)")) }
+            return .success(())
+        }
+        state.withLock { $0.baud = rate }
+    }
+
+    /// The output speed termios reports (for checks).
+    public func termiosOutputSpeed() throws(HardwareError) -> speed_t {
+        try withFD("tcgetattr") { fd in
+            var t = termios()
+            let (r, e) = Sys.call { tcgetattr(fd, &t) }
+            return r < 0 ? .failure(Sys.error(e, device: name, operation: "tcgetattr")) : .success(cfgetospeed(&t))
+        }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: MonotonicInstant) throws(HardwareError) -> Int {
+        guard buffer.count > 0 else { return 0 }
+        let fd = try withFD("read") { .success($0) }
+        while true {
+            let (revents, pollError) = Sys.poll(fd, events: Int16(POLLIN), deadline: deadline, clock: clock)
+            if pollError != 0 { throw Sys.error(pollError, device: name, operation: "poll") }
+            if revents == 0 { return 0 }
+            if revents & Int16(POLLNVAL) != 0 { throw HardwareError(.closed, device: name, operation: "read") }
+            let (n, e) = Sys.call { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            if n > 0 { return n }
+            if n == 0 || e == EIO || e == ENXIO || e == ENODEV {
+                throw HardwareError(.deviceGone, device: name, operation: "read",
+                                    detail: n == 0 ? "end of file (hangup)" : errnoDetail(e),
+                                    hint: "the device went away (unplugged USB adapter, powered-off receiver board); it will be reopened")
+            }
+            if e == EAGAIN { continue }
+            throw Sys.error(e, device: name, operation: "read")
+        }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, deadline: MonotonicInstant) throws(HardwareError) -> Int {
+        guard bytes.count > 0 else { return 0 }
+        let fd = try withFD("write") { .success($0) }
+        while true {
+            let (revents, pollError) = Sys.poll(fd, events: Int16(POLLOUT), deadline: deadline, clock: clock)
+            if pollError != 0 { throw Sys.error(pollError, device: name, operation: "poll") }
+            if revents == 0 { return 0 }
+            if revents & Int16(POLLNVAL) != 0 { throw HardwareError(.closed, device: name, operation: "write") }
+            let (n, e) = Sys.call { Glibc.write(fd, bytes.baseAddress, bytes.count) }
+            if n >= 0 { return n }
+            if e == EAGAIN { continue }
+            if e == EIO || e == ENXIO || e == ENODEV { throw HardwareError(.deviceGone, device: name, operation: "write", detail: errnoDetail(e)) }
+            throw Sys.error(e, device: name, operation: "write")
+        }
+    }
+
+    public func setBaudRate(_ rate: BaudRate) throws(HardwareError) { try configureRaw(rate) }
+
+    public func drain(deadline: MonotonicInstant) throws(HardwareError) {
+        while true {
+            var pending: Int32 = 0
+            let (r, e) = try withFD("TIOCOUTQ") { fd in .success(Sys.call { ioctl(fd, UInt(TIOCOUTQ), &pending) }) }
+            if r < 0 { throw Sys.error(e, device: name, operation: "TIOCOUTQ") }
+            if pending == 0 { return }
+            if clock.now() >= deadline {
+                throw HardwareError(.timeout, device: name, operation: "drain", detail: "\(pending) bytes still queued at the deadline")
+            }
+            clock.sleep(for: .milliseconds(1))
+        }
+    }
+
+    public func discard(_ queue: SerialQueue) throws(HardwareError) {
+        let which: Int32 = queue == .input ? TCIFLUSH : (queue == .output ? TCOFLUSH : TCIOFLUSH)
+        try withFD("tcflush") { fd in
+            let (r, e) = Sys.call { tcflush(fd, which) }
+            return r < 0 ? .failure(Sys.error(e, device: name, operation: "tcflush")) : .success(())
+        }
+    }
+
+    public func close() {
+        state.withLock { s in
+            if s.fd >= 0 { Glibc.close(s.fd) }
+            s.fd = -1
+        }
+    }
+}
+
+/// A pseudo-terminal pair: ``devicePath`` behaves like a UART for ``LinuxSerialPort`` (real
+/// termios code), and ``controller`` is the other end, where a simulated receiver reads what
+/// the program writes and writes what the program reads.
+public final class PseudoTerminalPair: @unchecked Sendable {
+    /// The terminal device, for example `/dev/pts/3`.
+    public let devicePath: String
+    /// The controlling end, as a serial port (its line rate is nominal).
+    public let controller: LinuxSerialPort
+
+    /// Opens a new pair.
+    public init(clock: any MonotonicClock = SystemMonotonicClock()) throws(HardwareError) {
+        // /dev/ptmx directly: unlock the terminal (TIOCSPTLCK) and read its number (TIOCGPTN);
+        // grantpt has nothing to do on devpts. Both ioctls are asm-generic (x86-64, arm64, arm).
+        let (fd, code) = Sys.call { Glibc.open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC) }
+        if fd < 0 { throw Sys.error(code, device: "/dev/ptmx", operation: "open") }
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        let tiocsptlck: UInt = 0x4004_5431, tiocgptn: UInt = 0x8004_5430
+        guard ioctl(fd, tiocsptlck, &unlock) == 0, ioctl(fd, tiocgptn, &number) == 0 else {
+            let e = Glibc.errno
+            Glibc.close(fd)
+            throw Sys.error(e, device: "/dev/ptmx", operation: "unlock pseudo-terminal")
+        }
+        devicePath = "/dev/pts/\(number)"
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        controller = LinuxSerialPort(name: "\(devicePath) (controller)", fd: fd, baud: .b9600, clock: clock)
+        // Raw on the controller too, so nothing the simulator writes is echoed or translated.
+        try? controller.configureRaw(.b9600)
+    }
+}
