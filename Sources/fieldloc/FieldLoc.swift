@@ -15,6 +15,7 @@ struct FieldLoc: AsyncParsableCommand {
             HeadingCommand.self,
             Calibrate.self,
             Simulate.self,
+            Boards.self,
         ]
     )
 }

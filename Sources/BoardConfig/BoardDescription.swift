@@ -1,0 +1,307 @@
+import HardwareInterfaces
+
+/// One hardware assembly as a board file describes it: which receiver on which UART, which
+/// sensors on which I2C bus and how they are mounted, which GPIO lines do what, and what a person
+/// must set up on the computer. Produced by ``BoardLoader/load(text:file:)``, fully validated.
+public struct BoardDescription: Sendable, Equatable {
+    /// The board's short name, equal to its file name without `.toml` (`pi4-neo-m9n-lsm303agr`).
+    public var name: String
+    /// A human name (`Raspberry Pi 4 + u-blox NEO-M9N + LSM303AGR`).
+    public var title: String
+    /// Whether the receiver and sensors are simulated (no hardware is opened).
+    public var simulated: Bool
+    /// The GNSS receiver. Always present on a real board; optional on a simulated one.
+    public var receiver: ReceiverDescription?
+    /// The I2C bus number the sensors are on; present whenever there are sensors.
+    public var i2cBus: Int?
+    /// The magnetometers and accelerometers, in file order.
+    public var sensors: [SensorDescription]
+    /// GPIO lines wired to the receiver and sensors, if any.
+    public var gpio: GPIODescription?
+    /// What a person must do on the computer before the board works, one step per entry.
+    public var setupNotes: [String]
+    /// The simulation's parameters; present exactly when ``simulated`` is true.
+    public var simulation: SimulationDescription?
+
+    /// Creates a description. ``BoardLoader`` is the validating way to get one.
+    public init(
+        name: String, title: String, simulated: Bool, receiver: ReceiverDescription?, i2cBus: Int?,
+        sensors: [SensorDescription], gpio: GPIODescription?, setupNotes: [String], simulation: SimulationDescription?
+    ) {
+        self.name = name
+        self.title = title
+        self.simulated = simulated
+        self.receiver = receiver
+        self.i2cBus = i2cBus
+        self.sensors = sensors
+        self.gpio = gpio
+        self.setupNotes = setupNotes
+        self.simulation = simulation
+    }
+
+    /// The first sensor that measures the magnetic field, if any.
+    public var magnetometer: SensorDescription? { sensors.first { $0.role.measuresMagneticField } }
+
+    /// The first sensor that measures acceleration, if any.
+    public var accelerometer: SensorDescription? { sensors.first { $0.role.measuresAcceleration } }
+}
+
+/// A receiver's command-set family, which decides how it is configured and put to sleep.
+public enum ReceiverFamily: String, Sendable, Hashable, CaseIterable {
+    /// u-blox (UBX binary protocol): NEO/MAX/SAM/ZOE-M8, M9, M10.
+    case ublox
+    /// MediaTek (PMTK commands): MT3339 on the Adafruit Ultimate GPS, Quectel L80/L86.
+    case mtk
+    /// CASIC / AT6558 (PCAS commands): Quectel L76K, ATGM336H.
+    case casic
+    /// Any receiver that talks NMEA and takes no commands the library knows.
+    case genericNMEA = "generic-nmea"
+}
+
+/// A way to wake the receiver from its low-power state.
+public enum WakeMethod: String, Sendable, Hashable, CaseIterable {
+    /// Send a byte on the UART (u-blox RX activity, MTK standby).
+    case uartByte = "uart-byte"
+    /// Pulse the receiver's EXTINT pin (u-blox); needs `[gpio] gnss_extint`.
+    case extint
+    /// Switch the receiver's supply or enable pin; needs `[gpio] gnss_power_enable`.
+    case powerEnable = "power-enable"
+}
+
+/// The GNSS receiver and its serial link.
+public struct ReceiverDescription: Sendable, Equatable {
+    /// The serial device (`/dev/serial0`), absent only on a simulated board.
+    public var uart: String?
+    /// The receiver's baud rate as it starts up (or as it has been configured to).
+    public var baudRate: BaudRate
+    /// The command-set family.
+    public var family: ReceiverFamily
+    /// The module's name as people buy it (`NEO-M9N`), free text.
+    public var model: String?
+    /// How to wake it, in order of preference; empty when it cannot be woken (always on).
+    public var wake: [WakeMethod]
+
+    /// Creates a receiver description.
+    public init(uart: String?, baudRate: BaudRate, family: ReceiverFamily, model: String?, wake: [WakeMethod]) {
+        self.uart = uart
+        self.baudRate = baudRate
+        self.family = family
+        self.model = model
+        self.wake = wake
+    }
+}
+
+/// What a sensor measures.
+public enum SensorRole: String, Sendable, Hashable, CaseIterable {
+    /// Acceleration (and so the direction of gravity).
+    case accelerometer
+    /// The magnetic field.
+    case magnetometer
+    /// Both from one I2C address. None of today's chips answer both at one address (the
+    /// LSM303AGR's halves and the ICM-20948's AK09916 have their own addresses), but a combined
+    /// part would.
+    case both
+
+    /// Whether the role includes the magnetic field.
+    public var measuresMagneticField: Bool { self != .accelerometer }
+
+    /// Whether the role includes acceleration.
+    public var measuresAcceleration: Bool { self != .magnetometer }
+}
+
+/// The sensor chips a board may name, each with the I2C addresses it can answer at.
+public enum SensorChip: String, Sendable, Hashable, CaseIterable {
+    /// ST LSM303AGR, accelerometer half (0x19, fixed).
+    case lsm303agrAccel = "lsm303agr-accel"
+    /// ST LSM303AGR, magnetometer half (0x1E, fixed; the LIS2MDL core).
+    case lsm303agrMag = "lsm303agr-mag"
+    /// ST LIS3MDL magnetometer (0x1C with SDO/SA1 low, 0x1E high).
+    case lis3mdl
+    /// ST LSM6DSOX accelerometer and gyroscope (0x6A with SA0 low, 0x6B high).
+    case lsm6dsox
+    /// QST QMC5883L magnetometer (0x0D, fixed; sold as "HMC5883L"/GY-271).
+    case qmc5883l
+    /// TDK ICM-20948 accelerometer and gyroscope (0x68 with AD0 low, 0x69 high).
+    case icm20948
+    /// The AK09916 magnetometer inside an ICM-20948, reached through its I2C bypass (0x0C).
+    case ak09916
+    /// MEMSIC MMC5983MA magnetometer (0x30, fixed).
+    case mmc5983ma
+
+    /// The addresses the chip can be strapped to, the usual one first.
+    public var allowedAddresses: [UInt8] {
+        switch self {
+        case .lsm303agrAccel: return [0x19]
+        case .lsm303agrMag: return [0x1E]
+        case .lis3mdl: return [0x1C, 0x1E]
+        case .lsm6dsox: return [0x6A, 0x6B]
+        case .qmc5883l: return [0x0D]
+        case .icm20948: return [0x69, 0x68]
+        case .ak09916: return [0x0C]
+        case .mmc5983ma: return [0x30]
+        }
+    }
+
+    /// What the chip measures.
+    public var role: SensorRole {
+        switch self {
+        case .lsm303agrAccel, .lsm6dsox, .icm20948: return .accelerometer
+        case .lsm303agrMag, .lis3mdl, .qmc5883l, .ak09916, .mmc5983ma: return .magnetometer
+        }
+    }
+}
+
+/// A 3x3 rotation taking a vector in the sensor's axes to the body frame (x forward, y right,
+/// z down): `body = rows · sensor`. Rows are row-major.
+public struct MountMatrix: Sendable, Equatable {
+    /// The three rows.
+    public var rows: [[Double]]
+
+    /// The identity: the sensor's axes are the body's.
+    public static let identity = MountMatrix(uncheckedRows: [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+
+    /// Wraps rows already known to form a rotation (``BoardLoader`` checks file input).
+    public init(uncheckedRows rows: [[Double]]) { self.rows = rows }
+
+    /// `rows · vector`, the sensor reading in the body frame. Missing entries count as zero.
+    public func apply(_ vector: (x: Double, y: Double, z: Double)) -> (x: Double, y: Double, z: Double) {
+        func row(_ i: Int) -> Double {
+            guard i < rows.count, rows[i].count == 3 else { return 0 }
+            return rows[i][0] * vector.x + rows[i][1] * vector.y + rows[i][2] * vector.z
+        }
+        return (row(0), row(1), row(2))
+    }
+
+    /// The determinant (+1 for a rotation, -1 for a reflection); 0 if the shape is not 3x3.
+    public var determinant: Double {
+        guard rows.count == 3, rows.allSatisfy({ $0.count == 3 }) else { return 0 }
+        let m = rows
+        return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    }
+
+    /// The largest deviation of `rows · rowsᵀ` from the identity (0 for an orthonormal matrix).
+    public var orthonormalityError: Double {
+        guard rows.count == 3, rows.allSatisfy({ $0.count == 3 }) else { return .infinity }
+        var worst = 0.0
+        for i in 0..<3 {
+            for j in 0..<3 {
+                let dot = rows[i][0] * rows[j][0] + rows[i][1] * rows[j][1] + rows[i][2] * rows[j][2]
+                worst = max(worst, abs(dot - (i == j ? 1 : 0)))
+            }
+        }
+        return worst
+    }
+}
+
+/// One sensor chip on the I2C bus.
+public struct SensorDescription: Sendable, Equatable {
+    /// The chip.
+    public var chip: SensorChip
+    /// Its address, one of ``SensorChip/allowedAddresses``.
+    public var address: I2CAddress
+    /// The sensor's axes in the body frame.
+    public var orientation: MountMatrix
+    /// The GPIO line that signals new data, if wired.
+    public var dataReady: GPIOFunction?
+
+    /// Creates a sensor description.
+    public init(chip: SensorChip, address: I2CAddress, orientation: MountMatrix, dataReady: GPIOFunction?) {
+        self.chip = chip
+        self.address = address
+        self.orientation = orientation
+        self.dataReady = dataReady
+    }
+
+    /// What the sensor measures (from its chip).
+    public var role: SensorRole { chip.role }
+}
+
+/// What a GPIO line is wired to; the raw values are the `[gpio]` keys.
+public enum GPIOFunction: String, Sendable, Hashable, CaseIterable, Comparable {
+    /// Output: the receiver's supply load switch or enable pin (Adafruit EN).
+    case gnssPowerEnable = "gnss_power_enable"
+    /// Output: the receiver's reset pin.
+    case gnssReset = "gnss_reset"
+    /// Input: the receiver's pulse-per-second output.
+    case gnssPPS = "gnss_pps"
+    /// Output: the receiver's EXTINT (u-blox) or FORCE_ON (MTK) wake pin.
+    case gnssExtint = "gnss_extint"
+    /// Input: the magnetometer's data-ready pin.
+    case magDataReady = "mag_data_ready"
+    /// Input: the accelerometer's data-ready / interrupt pin.
+    case accelDataReady = "accel_data_ready"
+
+    /// Whether the library drives the line (otherwise it reads and waits on it).
+    public var isOutput: Bool {
+        switch self {
+        case .gnssPowerEnable, .gnssReset, .gnssExtint: return true
+        case .gnssPPS, .magDataReady, .accelDataReady: return false
+        }
+    }
+
+    /// Orders functions as the `[gpio]` table lists them.
+    public static func < (a: GPIOFunction, b: GPIOFunction) -> Bool {
+        (allCases.firstIndex(of: a) ?? 0) < (allCases.firstIndex(of: b) ?? 0)
+    }
+}
+
+/// The GPIO chip and the lines wired to the receiver and sensors.
+public struct GPIODescription: Sendable, Equatable {
+    /// The chip's name as libgpiod shows it (`gpiochip0`).
+    public var chip: String
+    /// Each wired function's line, by name (`GPIO17`) or offset.
+    public var lines: [GPIOFunction: GPIOLineID]
+    /// Functions whose line is active-low (asserted = electrically low).
+    public var activeLow: Set<GPIOFunction>
+    /// Pull resistors for input lines; functions not listed keep the line's bias as it is.
+    public var bias: [GPIOFunction: GPIOBias]
+
+    /// Creates a GPIO description.
+    public init(chip: String, lines: [GPIOFunction: GPIOLineID], activeLow: Set<GPIOFunction>, bias: [GPIOFunction: GPIOBias]) {
+        self.chip = chip
+        self.lines = lines
+        self.activeLow = activeLow
+        self.bias = bias
+    }
+
+    /// The line wired to `function`, if any.
+    public func line(_ function: GPIOFunction) -> GPIOLineID? { lines[function] }
+
+    /// The bias to request for `function`'s line (`.asIs` unless the file asks for a pull).
+    public func bias(for function: GPIOFunction) -> GPIOBias { bias[function] ?? .asIs }
+}
+
+/// A simulated board's scenario.
+public enum SimulationScenario: String, Sendable, Hashable, CaseIterable {
+    /// Standing still.
+    case stationary
+    /// Walking pace (about 1.4 m/s).
+    case walk
+    /// Driving (about 15 m/s).
+    case drive
+}
+
+/// Where and how a simulated board moves.
+public struct SimulationDescription: Sendable, Equatable {
+    /// Start latitude in degrees (north positive).
+    public var latitude: Double
+    /// Start longitude in degrees (east positive).
+    public var longitude: Double
+    /// Start altitude above mean sea level in metres.
+    public var altitude: Double
+    /// The motion.
+    public var scenario: SimulationScenario
+    /// The receiver model the simulator imitates (free text, `MT3339`).
+    public var receiverModel: String
+
+    /// Creates a simulation description.
+    public init(latitude: Double, longitude: Double, altitude: Double, scenario: SimulationScenario, receiverModel: String) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.scenario = scenario
+        self.receiverModel = receiverModel
+    }
+}
