@@ -82,7 +82,8 @@ let package = Package(
         .executableTarget(
             name: "fieldloc",
             dependencies: [
-                "FieldLocation",
+                "FieldLocation", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
+                "SimulatedHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -104,14 +105,15 @@ let package = Package(
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the
         // QEMU guest that HardwareTests/hil/ boots). The checks live in HILChecks; fieldloc-hil
         // runs them in the guest, HardwareTests runs them on a Pi when FIELDLOC_HIL_BOARD is set.
+        .target(name: "HILChecks", dependencies: ["HardwareInterfaces", "NMEA", "SensorDrivers"], path: "HardwareTests/HILChecks"),
         .executableTarget(
             name: "fieldloc-hil",
-            dependencies: ["LinuxHardware", "HardwareInterfaces", "BoardConfig"],
+            dependencies: ["HILChecks", "LinuxHardware", "HardwareInterfaces", "BoardConfig"],
             path: "HardwareTests/HILCheck"
         ),
         .testTarget(
             name: "HardwareTests",
-            dependencies: ["LinuxHardware", "HardwareInterfaces", "BoardConfig"],
+            dependencies: ["HILChecks", "LinuxHardware", "HardwareInterfaces", "BoardConfig"],
             path: "HardwareTests/Tests"
         ),
     ],

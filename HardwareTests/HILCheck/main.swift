@@ -1,1 +1,71 @@
-print("fieldloc-hil: not yet")
+// fieldloc-hil: runs the hardware-in-the-loop checks (HILChecks) against this machine's real
+// kernel devices through LinuxHardware, one line per check, and exits non-zero on any failure.
+//
+//   fieldloc-hil                   run every check (devices from FIELDLOC_HIL_* variables)
+//   fieldloc-hil --only a,b        run the named checks
+//   fieldloc-hil --list            print each check's name and what it proves
+//   fieldloc-hil --fixture         print the i2c-stub preload, one `addr reg value` per line
+//   fieldloc-hil --configuration   print the registers the configuration check writes
+#if canImport(Glibc)
+import Glibc
+#endif
+import HardwareInterfaces
+import HILChecks
+
+func say(_ line: String) {
+    print(line)
+    fflush(nil)  // every line reaches the console at once, even if the guest's timeout kills us
+}
+
+func fail(_ message: String, code: Int32 = 2) -> Never {
+    let bytes = Array("fieldloc-hil: \(message)\n".utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(code)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+var selected = HILChecks.all
+var index = 0
+while index < arguments.count {
+    switch arguments[index] {
+    case "--list":
+        for check in HILChecks.all { say("\(check.name): \(check.proves)") }
+        exit(0)
+    case "--fixture":
+        for value in StubFixture.preload { say(value.description) }
+        exit(0)
+    case "--configuration":
+        for value in StubFixture.configuration { say(value.description) }
+        exit(0)
+    case "--only":
+        guard index + 1 < arguments.count else { fail("--only needs a comma-separated list of check names") }
+        var checks: [HILCheck] = []
+        for name in arguments[index + 1].split(separator: ",") {
+            guard let check = HILChecks.named(String(name)) else {
+                fail("--only: no check named \(name) (see --list)")
+            }
+            checks.append(check)
+        }
+        selected = checks
+        index += 1
+    case "-h", "--help":
+        say("usage: fieldloc-hil [--only NAME,...] [--list] [--fixture] [--configuration]")
+        say("devices come from: " + HILConfiguration.variables.joined(separator: " "))
+        exit(0)
+    default:
+        fail("unknown argument \(arguments[index]) (try --help)")
+    }
+    index += 1
+}
+
+let configuration: HILConfiguration
+do {
+    configuration = try HILConfiguration(environment: { name in getenv(name).map { String(cString: $0) } })
+} catch {
+    fail("\(error)")
+}
+
+let context = HILContext(platform: makePlatform(), configuration: configuration)
+let results = runHILChecks(selected, in: context) { say($0.line) }
+say(summaryLine(results))
+exit(results.contains(where: \.failed) ? 1 : 0)

@@ -16,6 +16,8 @@ struct FieldLoc: AsyncParsableCommand {
             Calibrate.self,
             Simulate.self,
             Boards.self,
+            Detect.self,
+            Watch.self,
         ]
     )
 }

@@ -1,0 +1,387 @@
+import HardwareInterfaces
+import NMEA
+import SensorDrivers
+
+/// The hardware-in-the-loop checks, in the order they run.
+///
+/// Each check opens its own devices through the context's platform and releases them before it
+/// returns, so a failure in one does not leave a line or port held for the next.
+public enum HILChecks {
+    /// Every check: I2C, GPIO, UART, then the error paths.
+    public static let all: [HILCheck] = [
+        i2cIdentity, i2cConfiguration, magnetometerData, accelerometerData,
+        i2cMissingAddress, i2cMissingBus,
+        gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps,
+        gnssNMEAAndCommand, serialBusy,
+    ]
+
+    /// The check called `name`, if any.
+    public static func named(_ name: String) -> HILCheck? { all.first { $0.name == name } }
+
+    // MARK: I2C
+
+    /// WHO_AM_I of both LSM303AGR dies through the Linux bus and through the drivers.
+    public static let i2cIdentity = HILCheck(
+        name: "i2c-identity",
+        proves: "LinuxI2CBus reads the LSM303AGR identity registers (0x19:0x0f = 0x33, 0x1e:0x4f = 0x40) and the SensorDrivers identify both dies"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let bus = try openBus(context)
+        let accel = try hardware("read WHO_AM_I_A") { try bus.readRegister(0x0F, at: c.accelerometerAddress) }
+        try require(accel == 0x33, "\(bus.deviceName(c.accelerometerAddress)) register 0x0f reads \(hex(accel)), expected 0x33")
+        let mag = try hardware("read WHO_AM_I_M") { try bus.readRegister(0x4F, at: c.magnetometerAddress) }
+        try require(mag == 0x40, "\(bus.deviceName(c.magnetometerAddress)) register 0x4f reads \(hex(mag)), expected 0x40")
+        _ = try sensor { () throws(SensorError) in try LSM303AGRAccelerometer(bus: bus, address: c.accelerometerAddress) }
+        _ = try sensor { () throws(SensorError) in
+            try LSM303AGRMagnetometer(bus: bus, address: c.magnetometerAddress, clock: context.clock)
+        }
+        return .passed(detail: "\(bus.name): 0x33 at \(c.accelerometerAddress), 0x40 at \(c.magnetometerAddress)")
+    }
+
+    /// Configuration written by the drivers lands in the device's registers.
+    public static let i2cConfiguration = HILCheck(
+        name: "i2c-configuration-writes",
+        proves: "register writes made by the LSM303AGR drivers through LinuxI2CBus land in the device (read back through the bus; the guest also reads them with i2cget)"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let bus = try openBus(context)
+        var accel = try sensor { () throws(SensorError) in try LSM303AGRAccelerometer(bus: bus, address: c.accelerometerAddress) }
+        try sensor { () throws(SensorError) in try accel.configure(.init(dataRate: .hz100, range: .g2, resolution: .highResolution)) }
+        var mag = try sensor { () throws(SensorError) in
+            try LSM303AGRMagnetometer(bus: bus, address: c.magnetometerAddress, clock: context.clock)
+        }
+        try sensor { () throws(SensorError) in try mag.configure(.init(mode: .continuous, dataRate: .hz10)) }
+        for expected in StubFixture.configuration {
+            let address = expected.address == StubFixture.accelerometer ? c.accelerometerAddress : c.magnetometerAddress
+            let found = try hardware("read back register \(hex(expected.register))") {
+                try bus.readRegister(expected.register, at: address)
+            }
+            try require(found == expected.value,
+                        "\(bus.deviceName(address)) register \(hex(expected.register)) reads \(hex(found)) after configure, expected \(hex(expected.value))")
+        }
+        return .passed(detail: "\(StubFixture.configuration.count) registers read back")
+    }
+
+    /// Magnetometer data registers decode to microtesla.
+    public static let magnetometerData = HILCheck(
+        name: "magnetometer-data",
+        proves: "LSM303AGR magnetometer data registers 0x68..0x6d read through LinuxI2CBus decode to the right field (0.15 µT per count); on a board, a field of Earth's size"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let bus = try openBus(context)
+        var mag = try sensor { () throws(SensorError) in
+            try LSM303AGRMagnetometer(bus: bus, address: c.magnetometerAddress, clock: context.clock)
+        }
+        try sensor { () throws(SensorError) in try mag.configure(.init(mode: .continuous, dataRate: .hz10)) }
+        if !c.stubFixture { context.clock.sleep(for: .milliseconds(250)) }  // first sample at 10 Hz
+        let sample = try sensor { () throws(SensorError) in try mag.read() }
+        let f = sample.field
+        if c.stubFixture {
+            let e = StubFixture.magneticField
+            try require(close(f.x, e.x) && close(f.y, e.y) && close(f.z, e.z),
+                        "read \(f) µT, expected (\(e.x), \(e.y), \(e.z)) µT from the preloaded counts")
+        } else {
+            let magnitude = (f.x * f.x + f.y * f.y + f.z * f.z).squareRoot()
+            try require((15...100).contains(magnitude), "field \(f) µT has magnitude \(magnitude) µT, outside Earth's 15...100 µT")
+        }
+        return .passed(detail: "\(f) µT")
+    }
+
+    /// Accelerometer data and temperature registers decode to m/s² and °C.
+    public static let accelerometerData = HILCheck(
+        name: "accelerometer-data",
+        proves: "LSM303AGR accelerometer output (burst read from 0x28|0x80) and temperature decode to m/s² and °C; on a still board, about 1 g"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let bus = try openBus(context)
+        var accel = try sensor { () throws(SensorError) in try LSM303AGRAccelerometer(bus: bus, address: c.accelerometerAddress) }
+        try sensor { () throws(SensorError) in try accel.configure(.init(dataRate: .hz100, range: .g2, resolution: .highResolution)) }
+        if !c.stubFixture { context.clock.sleep(for: .milliseconds(50)) }
+        let sample = try sensor { () throws(SensorError) in try accel.read() }
+        let a = sample.acceleration
+        if c.stubFixture {
+            let e = StubFixture.acceleration
+            try require(close(a.x, e.x) && close(a.y, e.y) && close(a.z, e.z),
+                        "read \(a) m/s², expected (\(e.x), \(e.y), \(e.z)) m/s² from the preloaded counts")
+            try require(sample.temperature.map { close($0, StubFixture.temperature) } ?? false,
+                        "temperature \(sample.temperature.map { "\($0)" } ?? "missing") °C, expected \(StubFixture.temperature) °C")
+        } else if c.still {
+            let magnitude = (a.x * a.x + a.y * a.y + a.z * a.z).squareRoot()
+            try require((8.8...10.8).contains(magnitude), "acceleration \(a) m/s² has magnitude \(magnitude), expected about 9.81 on a still board")
+        }
+        return .passed(detail: "\(a) m/s², \(sample.temperature.map { "\($0)" } ?? "-") °C")
+    }
+
+    /// An address nobody answers gives `.noAcknowledge`.
+    public static let i2cMissingAddress = HILCheck(
+        name: "i2c-missing-address",
+        proves: "a read from an address no device answers fails with HardwareError.noAcknowledge, and probe() tells present from absent"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let bus = try openBus(context)
+        let error = try expectHardwareError("read register 0x0f of \(bus.deviceName(c.absentAddress))", kinds: [.noAcknowledge]) {
+            try bus.readRegister(0x0F, at: c.absentAddress)
+        }
+        let absent = try hardware("probe \(c.absentAddress)") { try bus.probe(c.absentAddress) }
+        try require(!absent, "probe(\(c.absentAddress)) says present")
+        let present = try hardware("probe \(c.magnetometerAddress)") { try bus.probe(c.magnetometerAddress) }
+        try require(present, "probe(\(c.magnetometerAddress)) says absent")
+        return .passed(detail: "\(error)")
+    }
+
+    /// A bus that does not exist gives `.notFound`.
+    public static let i2cMissingBus = HILCheck(
+        name: "i2c-missing-bus",
+        proves: "opening a /dev/i2c-N that does not exist fails with HardwareError.notFound"
+    ) { context throws(HILFailure) in
+        let n = context.configuration.missingBus
+        let error = try expectHardwareError("open I2C bus \(n)", kinds: [.notFound]) {
+            try context.platform.openI2CBus(n)
+        }
+        return .passed(detail: "\(error)")
+    }
+
+    // MARK: GPIO
+
+    /// The enable output as the outside world sees it.
+    public static let gpioEnableOutput = HILCheck(
+        name: "gpio-enable-output",
+        proves: "LinuxGPIOLine drives the GNSS enable output: high and low are seen by gpio-sim's sysfs value while the process holds the line"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let line = try hardware("request \(c.gpioChip)/\(c.enableLine) as output") {
+            try context.platform.requestOutput(chip: c.gpioChip, line: c.enableLine, initial: false)
+        }
+        defer { line.release() }
+        let observer = c.gpioObserver.map(SimulatedLineObserver.init(folder:))
+        var seen: [Bool] = []
+        for level in [false, true, false, true, false] {
+            try hardware("set \(line.name) \(level ? "high" : "low")") { try line.set(level) }
+            let readBack = try hardware("get \(line.name)") { try line.get() }
+            try require(readBack == level, "\(line.name) reads \(readBack) after set(\(level))")
+            if let observer {
+                let outside = try waitForValue(observer, c.enableLine, level, clock: context.clock)
+                try require(outside == level, "\(line.name) set \(level ? "high" : "low") but gpio-sim's value stays \(outside ? 1 : 0)")
+                seen.append(outside)
+            }
+        }
+        if observer == nil { return .passed(detail: "no observer: level read back through the line only") }
+        return .passed(detail: "sysfs value followed " + seen.map { $0 ? "1" : "0" }.joined())
+    }
+
+    /// A line held by this process cannot be requested twice.
+    public static let gpioLineBusy = HILCheck(
+        name: "gpio-line-busy",
+        proves: "requesting a line that is already held fails with HardwareError.busy, and succeeds again after release"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let first = try hardware("request \(c.enableLine)") {
+            try context.platform.requestOutput(chip: c.gpioChip, line: c.enableLine, initial: false)
+        }
+        let error: HardwareError
+        do {
+            defer { first.release() }
+            error = try expectHardwareError("second request of \(first.name)", kinds: [.busy]) {
+                try context.platform.requestOutput(chip: c.gpioChip, line: c.enableLine, initial: false)
+            }
+        }
+        let again = try hardware("request \(c.enableLine) after release") {
+            try context.platform.requestOutput(chip: c.gpioChip, line: c.enableLine, initial: false)
+        }
+        again.release()
+        return .passed(detail: "\(error)")
+    }
+
+    /// A line name the chip does not have gives `.notFound`.
+    public static let gpioMissingLine = HILCheck(
+        name: "gpio-missing-line",
+        proves: "requesting a line name that does not exist fails with HardwareError.notFound"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let error = try expectHardwareError("request line fieldloc-no-such-line", kinds: [.notFound]) {
+            try context.platform.requestInput(chip: c.gpioChip, line: .name("fieldloc-no-such-line"), edges: .both, bias: .asIs)
+        }
+        return .passed(detail: "\(error)")
+    }
+
+    /// A wait without an edge returns nil at its deadline.
+    public static let gpioEdgeDeadline = HILCheck(
+        name: "gpio-edge-deadline",
+        proves: "waitForEdge on a quiet line returns nil once its deadline has passed, not before and not much after"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        if c.realPPS { return .skipped(reason: "FIELDLOC_HIL_PPS=1: the PPS line is not quiet") }
+        let observer = c.gpioObserver.map(SimulatedLineObserver.init(folder:))
+        try observer?.pull(c.ppsLine, high: false)
+        let line = try hardware("request \(c.gpioChip)/\(c.ppsLine) as input") {
+            try context.platform.requestInput(chip: c.gpioChip, line: c.ppsLine, edges: .both, bias: .asIs)
+        }
+        defer { line.release() }
+        let clock = context.clock
+        let start = clock.now()
+        let deadline = start.advanced(by: .milliseconds(300))
+        let event = try hardware("wait for an edge on \(line.name)") { try line.waitForEdge(deadline: deadline) }
+        let end = clock.now()
+        try require(event == nil, "an edge arrived with nothing driving the line: \(event.map { "\($0)" } ?? "")")
+        try require(end >= deadline, "returned nil \(milliseconds(deadline - end)) before its deadline")
+        try require(end - deadline < .seconds(2), "returned \(milliseconds(end - deadline)) after its deadline")
+        return .passed(detail: "nil after \(milliseconds(end - start)) (deadline 300 ms)")
+    }
+
+    /// PPS edges are timestamped on the monotonic clock.
+    public static let gpioPPSTimestamps = HILCheck(
+        name: "gpio-pps-timestamps",
+        proves: "rising edges on the PPS input (driven through gpio-sim's pull, or a real receiver's PPS) are reported by waitForEdge with a kernel timestamp between monotonic clock readings taken before and after"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let clock = context.clock
+        guard c.gpioObserver != nil || c.realPPS else {
+            return .skipped(reason: "no gpio-sim observer and FIELDLOC_HIL_PPS is not 1 (needs a receiver with a fix)")
+        }
+        let observer = c.gpioObserver.map(SimulatedLineObserver.init(folder:))
+        try observer?.pull(c.ppsLine, high: false)
+        let line = try hardware("request \(c.gpioChip)/\(c.ppsLine) as input") {
+            try context.platform.requestInput(chip: c.gpioChip, line: c.ppsLine, edges: .rising, bias: .asIs)
+        }
+        defer { line.release() }
+        var stamps: [MonotonicInstant] = []
+        for pulse in 1...3 {
+            let before = clock.now()
+            try observer?.pull(c.ppsLine, high: true)
+            let event = try hardware("wait for edge \(pulse) on \(line.name)") {
+                try line.waitForEdge(deadline: before.advanced(by: .seconds(observer == nil ? 2 : 5)))
+            }
+            let after = clock.now()
+            guard let event else { throw HILFailure("no edge \(pulse) on \(line.name) within the deadline") }
+            try require(event.edge == .rising, "edge \(pulse) on \(line.name) is \(event.edge.rawValue), only rising edges were requested")
+            try require(before <= event.timestamp && event.timestamp <= after,
+                        "edge \(pulse) at \(event.timestamp) is outside [\(before), \(after)] on the monotonic clock")
+            stamps.append(event.timestamp)
+            try observer?.pull(c.ppsLine, high: false)
+        }
+        if observer != nil {
+            // The falling edges made above were not requested, so none may be reported.
+            let extra = try hardware("wait for an unrequested edge") {
+                try line.waitForEdge(deadline: clock.now().advanced(by: .milliseconds(200)))
+            }
+            try require(extra == nil, "a falling edge was reported on a rising-only line: \(extra.map { "\($0)" } ?? "")")
+        } else {
+            for (a, b) in zip(stamps, stamps.dropFirst()) {
+                let gap = b - a
+                try require(gap > .milliseconds(900) && gap < .milliseconds(1100), "PPS edges \(milliseconds(gap)) apart, expected 1 s")
+            }
+        }
+        return .passed(detail: "3 rising edges, gaps " + zip(stamps, stamps.dropFirst()).map { milliseconds($1 - $0) }.joined(separator: ", "))
+    }
+
+    // MARK: UART
+
+    /// NMEA in, a command out, its acknowledgement back.
+    public static let gnssNMEAAndCommand = HILCheck(
+        name: "gnss-nmea-and-command",
+        proves: "LinuxSerialPort carries the receiver's NMEA into NMEAStream (fixes with the simulator's position) and a $PMTK220 command out to the receiver, whose $PMTK001,220,3 comes back"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let clock = context.clock
+        let port = try hardware("open \(c.gnssTTY)") { try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate) }
+        defer { port.close() }
+        try hardware("write \(GNSSFixture.command.trimmingSpaces)") {
+            try port.writeAll(GNSSFixture.command, deadline: clock.deadline(after: .seconds(5)))
+        }
+        let stream = NMEAStream()
+        var collector = SentenceCollector()
+        let deadline = clock.deadline(after: .seconds(20))
+        while clock.now() < deadline {
+            if collector.fixes.count >= 3 && (collector.acknowledged || !c.acknowledgesPMTK) { break }
+            let chunk = try hardware("read \(c.gnssTTY)") {
+                try port.readAvailable(maximum: 512, deadline: min(deadline, clock.deadline(after: .seconds(1))))
+            }
+            if !chunk.isEmpty { stream.feed(chunk.span, delegate: &collector) }
+        }
+        try require(collector.sentences > 0,
+                    "no valid NMEA sentence from \(c.gnssTTY) in 20 s (\(collector.rejected) rejected, \(stream.framer.counters))")
+        try require(!collector.fixes.isEmpty, "\(collector.sentences) sentences but no fix from \(c.gnssTTY) in 20 s")
+        if c.acknowledgesPMTK {
+            try require(collector.acknowledged, "no \(GNSSFixture.acknowledgement) from the receiver after \(GNSSFixture.command.trimmingSpaces); proprietary sentences seen: \(collector.proprietary.prefix(5))")
+        }
+        if c.gnssFixture {
+            guard let fix = collector.fixes.last(where: { $0.latitude != nil }), let lat = fix.latitude, let lon = fix.longitude else {
+                throw HILFailure("no fix with a position among \(collector.fixes.count)")
+            }
+            try require(abs(lat - GNSSFixture.latitude) < 1e-6 && abs(lon - GNSSFixture.longitude) < 1e-6,
+                        "fix at \(lat), \(lon), the simulator sends \(GNSSFixture.latitude), \(GNSSFixture.longitude)")
+            try require(fix.altitudeMSL.map { abs($0 - GNSSFixture.altitudeMSL) < 1e-6 } ?? false,
+                        "fix altitude \(fix.altitudeMSL.map { "\($0)" } ?? "missing"), the simulator sends \(GNSSFixture.altitudeMSL) m")
+        }
+        return .passed(detail: "\(collector.sentences) sentences, \(collector.fixes.count) fixes, ack \(collector.acknowledged ? "seen" : "not expected")")
+    }
+
+    /// The port is exclusive.
+    public static let serialBusy = HILCheck(
+        name: "serial-busy",
+        proves: "a second open of the receiver's tty while it is open fails with HardwareError.busy, and the port opens again after close"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let first = try hardware("open \(c.gnssTTY)") { try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate) }
+        let error: HardwareError
+        do {
+            defer { first.close() }
+            error = try expectHardwareError("second open of \(c.gnssTTY)", kinds: [.busy]) {
+                try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate)
+            }
+        }
+        let again = try hardware("open \(c.gnssTTY) after close") { try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate) }
+        again.close()
+        return .passed(detail: "\(error)")
+    }
+}
+
+// MARK: - Helpers
+
+private func openBus(_ context: HILContext) throws(HILFailure) -> any I2CBus {
+    let n = context.configuration.i2cBus
+    return try hardware("open I2C bus \(n)") { try context.platform.openI2CBus(n) }
+}
+
+private func sensor<T, E: Error>(_ body: () throws(E) -> T) throws(HILFailure) -> T {
+    do {
+        return try body()
+    } catch {
+        throw HILFailure("\(error)")
+    }
+}
+
+private func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(b)) }
+
+/// Polls the observer for up to 1 s until the line reads `level`; returns the last reading.
+private func waitForValue(
+    _ observer: SimulatedLineObserver, _ line: GPIOLineID, _ level: Bool, clock: any MonotonicClock
+) throws(HILFailure) -> Bool {
+    let reached = try clock.poll(attempts: 50, interval: .milliseconds(20)) { () throws(HILFailure) -> Bool? in
+        try observer.value(of: line) == level ? true : nil
+    }
+    return reached != nil ? level : try observer.value(of: line)
+}
+
+/// Counts what an NMEAStream delivers.
+private struct SentenceCollector: NMEAStreamDelegate {
+    var sentences = 0
+    var rejected = 0
+    var fixes: [Fix] = []
+    var proprietary: [String] = []
+    var acknowledged = false
+
+    mutating func stream(fix: Fix) { fixes.append(fix) }
+
+    mutating func stream(sentence: ParsedSentence, bytes: Span<UInt8>) {
+        sentences += 1
+        if case .proprietary = sentence.sentence {
+            var text = ""
+            for i in bytes.indices { text.unicodeScalars.append(Unicode.Scalar(bytes[i])) }
+            proprietary.append(text)
+            if text.hasPrefix(GNSSFixture.acknowledgement) { acknowledged = true }
+        }
+    }
+
+    mutating func stream(rejected error: NMEAError, bytes: Span<UInt8>) { rejected += 1 }
+}

@@ -1,0 +1,168 @@
+import BoardConfig
+import HardwareInterfaces
+import Heading
+import SensorDrivers
+import SimulatedHardware
+import Synchronization
+
+/// A SensorWorld shared by the simulated chips of one board: each chip samples it at its own
+/// instants on the platform's clock.
+final class SharedSensorWorld: Sendable {
+    let world: Mutex<SensorWorld>
+    init(_ world: SensorWorld) { self.world = Mutex(world) }
+
+    func field(at instant: MonotonicInstant) -> SIMD3<Double> {
+        let f = world.withLock { $0.sample(at: instant.seconds).field }
+        return SIMD3(f.x, f.y, f.z)
+    }
+
+    func acceleration(at instant: MonotonicInstant) -> SIMD3<Double> {
+        let a = world.withLock { $0.sample(at: instant.seconds).acceleration } * PhysicalSource.standardGravity
+        return SIMD3(a.x, a.y, a.z)
+    }
+
+    func setMotion(_ motion: MotionScript) { world.withLock { $0.motion = motion } }
+}
+
+/// Brings a board's hardware up on a platform: the simulated platform of a `sim` board, the
+/// receiver's port, the sensor drivers with their mount matrices.
+public enum BoardHardware {
+    /// The serial port name of a simulated board's receiver.
+    public static let simulatedPortName = "sim-gnss"
+
+    /// The simulated platform of a simulated board: its bus with its chips, its GPIO lines, and a
+    /// simulated receiver; the chips measure a ``SensorWorld`` at the board's position (WMM field,
+    /// the board's mount matrices, typical iron distortion, noise), moving as `motion` says
+    /// (by default as the board's scenario says).
+    public static func simulatedPlatform(for board: BoardDescription, motion: MotionScript? = nil,
+                                         clock: ManualClock = ManualClock()) throws(HardwareError) -> SimulatedPlatform {
+        let sim = board.simulation
+        let latitude = sim?.latitude ?? 47.3769, longitude = sim?.longitude ?? 8.5417
+        let scenario = sim?.scenario.rawValue ?? "stationary"
+        let speed = scenario == "walk" ? 1.4 : (scenario == "drive" ? 13.0 : 0)
+        var devices: [SimulatedPlatformDescription.Device] = []
+        for sensor in board.sensors {
+            guard let chip = simulatedChip(sensor.chip) else { continue }
+            devices.append(.init(chip, address: sensor.address.rawValue))
+        }
+        let bus = board.i2cBus ?? 1
+        var gpio: [SimulatedPlatformDescription.GPIOChip] = []
+        if let g = board.gpio {
+            let names = g.lines.values.compactMap { id -> String? in if case .name(let n) = id { return n } else { return nil } }
+            gpio.append(.init(name: g.chip, lines: names.sorted()))
+        }
+        let receiver = SimulatedGNSSReceiver.Configuration(latitude: latitude, longitude: longitude,
+                                                           altitude: sim?.altitude ?? 50, speed: speed, course: 45)
+        let description = SimulatedPlatformDescription(
+            buses: [.init(number: bus, devices: devices)], gpioChips: gpio,
+            serialPorts: [.init(path: simulatedPortName, baudRate: board.receiver?.baudRate.rawValue ?? 9600, receiver: receiver)])
+        let platform = try SimulatedPlatform(description, clock: clock)
+        let mag = board.magnetometer.map { Heading.Matrix3(rows: $0.orientation) } ?? .identity
+        let acc = board.accelerometer.map { Heading.Matrix3(rows: $0.orientation) } ?? .identity
+        let script: MotionScript = motion ?? (scenario == "stationary"
+            ? .still(BodyAttitude(yaw: 30, pitch: 2, roll: -1))
+            : .turning(yawRate: scenario == "walk" ? 2 : 6, pitch: 3, roll: -2))
+        let world = SharedSensorWorld(SensorWorld(latitude: latitude, longitude: longitude, heightKm: (sim?.altitude ?? 0) / 1000,
+                                                  motion: script, magnetometerMount: mag, accelerometerMount: acc))
+        if let simBus = platform.bus(bus) {
+            for sensor in board.sensors {
+                guard let device = simBus.device(at: sensor.address) else { continue }
+                feed(device, world: world)
+            }
+            if board.sensors.contains(where: { $0.chip == .icm20948 }), let ak = I2CAddress(UInt8(0x0C)),
+               let device = simBus.device(at: ak) {
+                feed(device, world: world)
+            }
+        }
+        return platform
+    }
+
+    static func feed(_ device: any SimulatedI2CDevice, world: SharedSensorWorld) {
+        let field = PhysicalSource.function { world.field(at: $0) }
+        let acceleration = PhysicalSource.function { world.acceleration(at: $0) }
+        if let d = device as? SimulatedRegisterDevice<LSM303AGRMagnetometerModel> { d.withModel { $0.field = field } }
+        if let d = device as? SimulatedRegisterDevice<LIS3MDLModel> { d.withModel { $0.field = field } }
+        if let d = device as? SimulatedRegisterDevice<QMC5883LModel> { d.withModel { $0.field = field } }
+        if let d = device as? SimulatedRegisterDevice<AK09916Model> { d.withModel { $0.field = field } }
+        if let d = device as? SimulatedRegisterDevice<MMC5983MAModel> { d.withModel { $0.field = field } }
+        if let d = device as? SimulatedRegisterDevice<LSM303AGRAccelerometerModel> { d.withModel { $0.acceleration = acceleration } }
+        if let d = device as? SimulatedRegisterDevice<LSM6DSOXModel> { d.withModel { $0.acceleration = acceleration } }
+        if let d = device as? SimulatedRegisterDevice<ICM20948Model> { d.withModel { $0.acceleration = acceleration } }
+    }
+
+    static func simulatedChip(_ chip: BoardConfig.SensorChip) -> SimulatedPlatformDescription.Chip? {
+        switch chip {
+        case .lsm303agrAccel: return .lsm303agrAccelerometer
+        case .lsm303agrMag: return .lsm303agrMagnetometer
+        case .lis3mdl: return .lis3mdl
+        case .lsm6dsox: return .lsm6dsox
+        case .qmc5883l: return .qmc5883l
+        case .icm20948: return .icm20948
+        case .ak09916: return nil  // created with its ICM-20948
+        case .mmc5983ma: return .mmc5983ma
+        }
+    }
+
+    /// The platform a board runs on: simulated for `simulated = true`, else `linux`.
+    public static func platform(for board: BoardDescription, linux: @autoclosure () -> any HardwarePlatform,
+                                motion: MotionScript? = nil) throws(HardwareError) -> any HardwarePlatform {
+        board.simulated ? try simulatedPlatform(for: board, motion: motion) : linux()
+    }
+}
+
+extension Heading.Matrix3 {
+    /// The board file's orientation matrix.
+    init(rows m: MountMatrix) {
+        let r = m.rows
+        if r.count == 3, r.allSatisfy({ $0.count == 3 }) {
+            self.init(rows: Vector3(r[0][0], r[0][1], r[0][2]), Vector3(r[1][0], r[1][1], r[1][2]), Vector3(r[2][0], r[2][1], r[2][2]))
+        } else {
+            self = .identity
+        }
+    }
+}
+
+/// A board's magnetometer and accelerometer, opened, with the heading engine for their mounting.
+public struct BoardSensors {
+    /// The magnetometer driver.
+    public var magnetometer: any Magnetometer
+    /// The accelerometer driver.
+    public var accelerometer: any Accelerometer
+    /// Heading for these sensors' mounting.
+    public var engine: HeadingEngine
+    /// The board's magnetometer chip name (for stored calibrations).
+    public var magnetometerName: String
+
+    /// Opens both sensors of `board` on `platform` (identity checks first, then configuration).
+    public static func open(_ board: BoardDescription, platform: any HardwarePlatform) throws(SensorError) -> BoardSensors {
+        guard let magDescription = board.magnetometer, let accDescription = board.accelerometer else {
+            throw .unsupported(chip: .lsm303agrMagnetometer, feature: "heading: the board \(board.name) has no magnetometer and accelerometer pair")
+        }
+        let bus: any I2CBus
+        do { bus = try platform.openI2CBus(board.i2cBus ?? 1) } catch { throw .bus(error) }
+        // An ICM-20948's bypass must be on before its AK09916 answers: open accelerometers first.
+        guard let accKind = SensorKind(rawValue: accDescription.chip.rawValue),
+              let magKind = SensorKind(rawValue: magDescription.chip.rawValue) else {
+            throw .unsupported(chip: .lsm303agrMagnetometer, feature: "chip \(magDescription.chip.rawValue)")
+        }
+        let accelerometer = try SensorFactory.openAccelerometer(accKind, bus: bus, address: accDescription.address, clock: platform.clock)
+        let magnetometer = try SensorFactory.openMagnetometer(magKind, bus: bus, address: magDescription.address, clock: platform.clock)
+        let engine = HeadingEngine(accelerometerMount: Heading.Matrix3(rows: accDescription.orientation),
+                                   magnetometerMount: Heading.Matrix3(rows: magDescription.orientation))
+        return BoardSensors(magnetometer: magnetometer, accelerometer: accelerometer, engine: engine,
+                            magnetometerName: magDescription.chip.rawValue)
+    }
+
+    /// Reads one pair and returns the raw values in the heading engine's units (g and µT, chip axes).
+    public mutating func readRaw() throws(SensorError) -> (acceleration: Vector3, field: Vector3) {
+        let a = try accelerometer.read().acceleration
+        let m = try magnetometer.read().field
+        return (Vector3(a.x, a.y, a.z) / SensorDrivers.standardGravity, Vector3(m.x, m.y, m.z))
+    }
+
+    /// Reads one pair and computes the heading.
+    public mutating func heading() throws(SensorError) -> HeadingReading {
+        let (a, m) = try readRaw()
+        return engine.process(acceleration: a, field: m)
+    }
+}

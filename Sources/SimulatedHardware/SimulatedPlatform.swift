@@ -1,0 +1,264 @@
+import HardwareInterfaces
+
+/// A plain description of a simulated board: I2C buses and their chips, GPIO chips and their
+/// line names, serial ports and the receivers on them. A board file maps onto it.
+public struct SimulatedPlatformDescription: Sendable, Hashable {
+    /// The chips the simulator models.
+    public enum Chip: String, Sendable, Hashable, CaseIterable {
+        /// LSM303AGR accelerometer die (0x19).
+        case lsm303agrAccelerometer = "lsm303agr-accelerometer"
+        /// LSM303AGR magnetometer die (0x1E).
+        case lsm303agrMagnetometer = "lsm303agr-magnetometer"
+        /// LIS3MDL (0x1C or 0x1E).
+        case lis3mdl
+        /// LSM6DSOX (0x6A or 0x6B).
+        case lsm6dsox
+        /// QMC5883L (0x0D).
+        case qmc5883l
+        /// ICM-20948 (0x68 or 0x69) with its AK09916 at 0x0C behind the bypass.
+        case icm20948
+        /// MMC5983MA (0x30).
+        case mmc5983ma
+
+        /// The addresses the chip can have, the default first.
+        public var addresses: [UInt8] {
+            switch self {
+            case .lsm303agrAccelerometer: return [0x19]
+            case .lsm303agrMagnetometer: return [0x1E]
+            case .lis3mdl: return [0x1C, 0x1E]
+            case .lsm6dsox: return [0x6A, 0x6B]
+            case .qmc5883l: return [0x0D]
+            case .icm20948: return [0x69, 0x68]
+            case .mmc5983ma: return [0x30]
+            }
+        }
+    }
+
+    /// One chip on a bus.
+    public struct Device: Sendable, Hashable {
+        /// The chip.
+        public var chip: Chip
+        /// Its 7-bit address.
+        public var address: UInt8
+
+        /// Creates a device, at the chip's default address unless given.
+        public init(_ chip: Chip, address: UInt8? = nil) {
+            self.chip = chip
+            self.address = address ?? chip.addresses[0]
+        }
+    }
+
+    /// One I2C bus.
+    public struct Bus: Sendable, Hashable {
+        /// The bus number (`/dev/i2c-N`).
+        public var number: Int
+        /// Its devices.
+        public var devices: [Device]
+
+        /// Creates a bus.
+        public init(number: Int, devices: [Device]) {
+            self.number = number
+            self.devices = devices
+        }
+    }
+
+    /// One GPIO chip.
+    public struct GPIOChip: Sendable, Hashable {
+        /// Its name (`gpiochip0`).
+        public var name: String
+        /// Its line names, by offset.
+        public var lines: [String]
+
+        /// Creates a GPIO chip.
+        public init(name: String, lines: [String]) {
+            self.name = name
+            self.lines = lines
+        }
+    }
+
+    /// One serial port, with or without a receiver on it.
+    public struct Serial: Sendable, Hashable {
+        /// The port's path (`/dev/ttyAMA0`).
+        public var path: String
+        /// The receiver's line rate.
+        public var baudRate: Int
+        /// The receiver, or `nil` for a port with nothing attached.
+        public var receiver: SimulatedGNSSReceiver.Configuration?
+
+        /// Creates a serial port description.
+        public init(path: String, baudRate: Int = 9600, receiver: SimulatedGNSSReceiver.Configuration? = nil) {
+            self.path = path
+            self.baudRate = baudRate
+            self.receiver = receiver
+        }
+    }
+
+    /// The I2C buses.
+    public var buses: [Bus]
+    /// The GPIO chips.
+    public var gpioChips: [GPIOChip]
+    /// The serial ports, most likely receiver port first.
+    public var serialPorts: [Serial]
+
+    /// Creates a description.
+    public init(buses: [Bus] = [], gpioChips: [GPIOChip] = [], serialPorts: [Serial] = []) {
+        self.buses = buses
+        self.gpioChips = gpioChips
+        self.serialPorts = serialPorts
+    }
+}
+
+/// A ``HardwarePlatform`` built from a ``SimulatedPlatformDescription`` on a ``ManualClock``:
+/// register-map chips on simulated buses, simulated GPIO chips and serial ports with receivers.
+/// The test reaches the far side of everything through ``bus(_:)``, ``gpioChip(named:)``,
+/// ``serialPort(_:)`` and ``receiver(_:)``.
+public final class SimulatedPlatform: HardwarePlatform {
+    /// The description it was built from.
+    public let board: SimulatedPlatformDescription
+    /// The manual clock everything runs on.
+    public let manualClock: ManualClock
+    /// The clock, for ``HardwarePlatform``.
+    public var clock: any MonotonicClock { manualClock }
+    private let buses: [Int: SimulatedI2CBus]
+    private let chips: [String: SimulatedGPIOChip]
+    private let ports: [String: SimulatedSerialPort]
+    private let receivers: [String: SimulatedGNSSReceiver]
+
+    /// Builds the platform. A bad description (an address outside 0x03-0x77, two devices at one
+    /// address, a duplicate bus, chip or port, a line rate that is not standard) throws
+    /// ``HardwareError/Kind/invalidArgument`` naming the bus, address, chip or path.
+    public init(_ description: SimulatedPlatformDescription, clock: ManualClock = ManualClock()) throws(HardwareError) {
+        board = description
+        manualClock = clock
+        var buses: [Int: SimulatedI2CBus] = [:]
+        for b in description.buses {
+            let busName = "sim-i2c-\(b.number)"
+            guard buses[b.number] == nil else {
+                throw HardwareError(.invalidArgument, device: busName, operation: "build simulated platform", detail: "bus \(b.number) is described twice")
+            }
+            let bus = SimulatedI2CBus(name: busName, clock: clock)
+            for d in b.devices {
+                guard let address = I2CAddress(d.address) else {
+                    throw HardwareError(.invalidArgument, device: busName, operation: "attach \(d.chip.rawValue)",
+                                        detail: "address \(hex(d.address)) is outside 0x03-0x77")
+                }
+                var taken = [address]
+                if d.chip == .icm20948, let ak = I2CAddress(UInt8(0x0C)) { taken.append(ak) }
+                for a in taken where bus.device(at: a) != nil {
+                    throw HardwareError(.invalidArgument, device: "\(busName)@\(a)", operation: "attach \(d.chip.rawValue)",
+                                        detail: "another device is already at \(a)")
+                }
+                Self.attach(d.chip, at: address, on: bus)
+            }
+            buses[b.number] = bus
+        }
+        var chips: [String: SimulatedGPIOChip] = [:]
+        for c in description.gpioChips {
+            guard chips[c.name] == nil else {
+                throw HardwareError(.invalidArgument, device: c.name, operation: "build simulated platform", detail: "GPIO chip described twice")
+            }
+            chips[c.name] = SimulatedGPIOChip(name: c.name, lineNames: c.lines, clock: clock)
+        }
+        var ports: [String: SimulatedSerialPort] = [:]
+        var receivers: [String: SimulatedGNSSReceiver] = [:]
+        for s in description.serialPorts {
+            guard ports[s.path] == nil else {
+                throw HardwareError(.invalidArgument, device: s.path, operation: "build simulated platform", detail: "serial port described twice")
+            }
+            guard let rate = BaudRate(s.baudRate) else {
+                throw HardwareError(.invalidArgument, device: s.path, operation: "build simulated platform",
+                                    detail: "\(s.baudRate) baud is not a standard rate")
+            }
+            let port = SimulatedSerialPort(name: s.path, clock: clock, baudRate: rate)
+            if let configuration = s.receiver {
+                receivers[s.path] = SimulatedGNSSReceiver(configuration: configuration, port: port)
+            }
+            port.close()
+            ports[s.path] = port
+        }
+        self.buses = buses
+        self.chips = chips
+        self.ports = ports
+        self.receivers = receivers
+    }
+
+    private static func attach(_ chip: SimulatedPlatformDescription.Chip, at address: I2CAddress, on bus: SimulatedI2CBus) {
+        switch chip {
+        case .lsm303agrAccelerometer: bus.attach(SimulatedRegisterDevice(LSM303AGRAccelerometerModel()), at: address)
+        case .lsm303agrMagnetometer: bus.attach(SimulatedRegisterDevice(LSM303AGRMagnetometerModel()), at: address)
+        case .lis3mdl: bus.attach(SimulatedRegisterDevice(LIS3MDLModel()), at: address)
+        case .lsm6dsox: bus.attach(SimulatedRegisterDevice(LSM6DSOXModel()), at: address)
+        case .qmc5883l: bus.attach(SimulatedRegisterDevice(QMC5883LModel()), at: address)
+        case .mmc5983ma: bus.attach(SimulatedRegisterDevice(MMC5983MAModel()), at: address)
+        case .icm20948:
+            let (icm, ak) = makeICM20948()
+            bus.attach(icm, at: address)
+            if let akAddress = I2CAddress(UInt8(0x0C)) { bus.attach(ak, at: akAddress) }
+        }
+    }
+
+    // MARK: Test side
+
+    /// The simulated bus `number`.
+    public func bus(_ number: Int) -> SimulatedI2CBus? { buses[number] }
+
+    /// The simulated GPIO chip called `name`.
+    public func gpioChip(named name: String) -> SimulatedGPIOChip? { chips[name] }
+
+    /// The simulated serial port at `path` (open or not).
+    public func serialPort(_ path: String) -> SimulatedSerialPort? { ports[path] }
+
+    /// The receiver on the port at `path`.
+    public func receiver(_ path: String) -> SimulatedGNSSReceiver? { receivers[path] }
+
+    // MARK: HardwarePlatform
+
+    /// Opens simulated bus `number`.
+    public func openI2CBus(_ number: Int) throws(HardwareError) -> any I2CBus {
+        guard let bus = buses[number] else {
+            throw HardwareError(.notFound, device: "sim-i2c-\(number)", operation: "open",
+                                detail: "no such bus; buses: \(availableI2CBuses().map(String.init).joined(separator: ", "))")
+        }
+        return bus
+    }
+
+    /// Opens the simulated port at `path` with exclusive access.
+    public func openSerialPort(_ path: String, baudRate: BaudRate) throws(HardwareError) -> any SerialPort {
+        guard let port = ports[path] else {
+            throw HardwareError(.notFound, device: path, operation: "open", detail: "errno 2: No such file or directory")
+        }
+        try port.reopen(baudRate: baudRate)
+        return port
+    }
+
+    /// Requests a line of a simulated chip as an output.
+    public func requestOutput(chip: String, line: GPIOLineID, initial: Bool) throws(HardwareError) -> any GPIOLine {
+        try gpio(chip).requestOutput(line, initial: initial)
+    }
+
+    /// Requests a line of a simulated chip as an input.
+    public func requestInput(chip: String, line: GPIOLineID, edges: GPIOEdgeDetection, bias: GPIOBias) throws(HardwareError) -> any GPIOLine {
+        try gpio(chip).requestInput(line, edges: edges, bias: bias)
+    }
+
+    /// The bus numbers, ascending.
+    public func availableI2CBuses() -> [Int] { buses.keys.sorted() }
+
+    /// The serial port paths in the description's order.
+    public func candidateSerialPorts() -> [String] { board.serialPorts.map(\.path) }
+
+    private func gpio(_ name: String) throws(HardwareError) -> SimulatedGPIOChip {
+        guard let chip = chips[name] else {
+            throw HardwareError(.notFound, device: name, operation: "open GPIO chip", detail: "no such chip")
+        }
+        return chip
+    }
+}
+
+/// An ICM-20948 and its AK09916, the magnetometer answering only while the ICM's bypass is open.
+public func makeICM20948(_ model: ICM20948Model = ICM20948Model(), magnetometer: AK09916Model = AK09916Model())
+    -> (icm: SimulatedRegisterDevice<ICM20948Model>, magnetometer: SimulatedRegisterDevice<AK09916Model>) {
+    let icm = SimulatedRegisterDevice(model)
+    let ak = SimulatedRegisterDevice(magnetometer, presence: { icm.withModel { $0.bypassEnabled } })
+    return (icm, ak)
+}
