@@ -83,7 +83,7 @@ let package = Package(
             name: "fieldloc",
             dependencies: [
                 "FieldLocation", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
-                "SimulatedHardware",
+                "SimulatedHardware", "SensorDrivers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

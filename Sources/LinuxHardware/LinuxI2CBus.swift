@@ -101,9 +101,14 @@ public final class LinuxI2CBus: I2CBus, @unchecked Sendable {
         func fail(_ r: Int32) -> Result<[UInt8], HardwareError> {
             // libi2c returns the negated errno.
             let code = r == -1 ? Glibc.errno : -r
-            let hint = (code == ENXIO || code == EREMOTEIO)
-                ? "nothing answers at this address: check wiring, power and the address jumper" : nil
-            return .failure(Sys.error(code, device: device, operation: operation.description, hint: hint))
+            // Adapters report an address nobody acknowledges as ENXIO or EREMOTEIO; some (the
+            // kernel's i2c-stub among them) as ENODEV. During a transfer all three mean the same.
+            if code == ENXIO || code == EREMOTEIO || code == ENODEV {
+                return .failure(HardwareError(.noAcknowledge, device: device, operation: operation.description,
+                                              detail: errnoDetail(code),
+                                              hint: "nothing answers at this address: check wiring, power and the address jumper"))
+            }
+            return .failure(Sys.error(code, device: device, operation: operation.description))
         }
         switch operation {
         case .quick:

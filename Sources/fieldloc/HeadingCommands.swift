@@ -1,7 +1,11 @@
 import ArgumentParser
 import FieldLocation
 import Foundation
+import BoardConfig
+import HardwareInterfaces
 import Heading
+import LinuxHardware
+import SensorDrivers
 
 extension FieldLoc {
     /// `fieldloc heading --samples FILE.csv`: tilt-compensated heading of recorded samples.
@@ -46,8 +50,11 @@ extension FieldLoc {
             and sensor, atomically; a worse calibration never replaces a better one without --force.
             """)
 
-        @Option(help: "CSV of raw magnetometer samples (mx_uT,my_uT,mz_uT).")
-        var samples: String
+        @Option(help: "CSV of raw magnetometer samples (mx_uT,my_uT,mz_uT). Without it the board's live magnetometer is sampled.")
+        var samples: String?
+
+        @Option(help: "Seconds to sample live before giving up.")
+        var timeout: Double = 180
 
         @Flag(help: "Print JSON.")
         var json = false
@@ -64,7 +71,7 @@ extension FieldLoc {
         @Flag(help: "Store the calibration for --board and --sensor.")
         var save = false
 
-        @Option(help: "Board name the calibration belongs to (with --save).")
+        @Option(help: "Board: sampled live when there is no --samples, and the owner of a --save'd calibration.")
         var board: String = "sim"
 
         @Option(help: "Sensor the calibration belongs to, e.g. lsm303agr-mag (with --save).")
@@ -83,35 +90,41 @@ extension FieldLoc {
             if (lat == nil) != (lon == nil) { throw ValidationError("give both --lat and --lon, or neither") }
             if let lat, !(lat.isFinite && (-90...90).contains(lat)) { throw ValidationError("--lat \(lat) is outside -90...90") }
             if let lon, !lon.isFinite { throw ValidationError("--lon must be a number") }
-            if save && sensor == nil { throw ValidationError("--save needs --sensor NAME") }
+            if save && sensor == nil && samples != nil { throw ValidationError("--save with --samples needs --sensor NAME") }
+            guard timeout.isFinite, timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be 1 to 3600 seconds") }
         }
 
         func run() throws {
-            guard let data = FileManager.default.contents(atPath: samples) else {
-                throw ValidationError("cannot read \(samples): no such file or no permission")
-            }
             var expected = fieldMicrotesla
             if expected == nil, let lat, let lon {
                 let year = GeomagCSV.decimalYear(CalendarDateToday.now())
                 expected = WorldMagneticModel.wmm2025.evaluate(latitude: lat, longitude: lon, heightKm: 0, decimalYear: year)
                     .totalIntensity / 1000
             }
+            var sensorName = sensor
             let calibration: MagnetometerCalibration
-            do {
-                let points = try CalibrationCSV.samples(String(decoding: data, as: UTF8.self), file: samples)
-                calibration = try CalibrationFitter.fit(points, expectedField: expected)
-            } catch let error as SampleFileError {
-                throw ValidationError(error.description)
-            } catch let error as CalibrationError {
-                throw ValidationError("\(samples): \(error.description)")
+            if let samples {
+                guard let data = FileManager.default.contents(atPath: samples) else {
+                    throw ValidationError("cannot read \(samples): no such file or no permission")
+                }
+                do {
+                    let points = try CalibrationCSV.samples(String(decoding: data, as: UTF8.self), file: samples)
+                    calibration = try CalibrationFitter.fit(points, expectedField: expected)
+                } catch let error as SampleFileError {
+                    throw ValidationError(error.description)
+                } catch let error as CalibrationError {
+                    throw ValidationError("\(samples): \(error.description)")
+                }
+            } else {
+                calibration = try live(expected: expected, sensorName: &sensorName)
             }
-            let stored = StoredCalibration(calibration, board: board, sensor: sensor, created: Date())
+            let stored = StoredCalibration(calibration, board: board, sensor: sensorName, created: Date())
             if json {
                 FileHandle.standardOutput.write(Data(stored.json().utf8))
             } else {
                 FileHandle.standardOutput.write(Data(CalibrationText.describe(calibration).utf8))
             }
-            if save, let sensor {
+            if save, let sensor = sensorName {
                 let store = CalibrationStore(directory: stateDirectory ?? CalibrationStore.defaultDirectory())
                 do {
                     let path = try store.save(stored, board: board, sensor: sensor, force: force)
@@ -120,6 +133,49 @@ extension FieldLoc {
                     throw ValidationError(error.description)
                 }
             }
+        }
+
+        /// Samples the board's magnetometer live (a simulated board performs a calibration dance)
+        /// and shows coverage as it grows.
+        func live(expected: Double?, sensorName: inout String?) throws -> MagnetometerCalibration {
+            let description: BoardDescription
+            do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
+            var expected = expected
+            if expected == nil, let sim = description.simulation {
+                let year = GeomagCSV.decimalYear(CalendarDateToday.now())
+                expected = WorldMagneticModel.wmm2025.evaluate(latitude: sim.latitude, longitude: sim.longitude,
+                                                               heightKm: sim.altitude / 1000, decimalYear: year).totalIntensity / 1000
+            }
+            let platform: any HardwarePlatform
+            do {
+                platform = try BoardHardware.platform(for: description, linux: LinuxPlatform(),
+                                                      motion: .calibrationDance(maximumTilt: 180))
+            } catch { throw ValidationError(error.description) }
+            var sensors: BoardSensors
+            do { sensors = try BoardSensors.open(description, platform: platform) } catch { throw ValidationError(error.description) }
+            sensorName = sensorName ?? sensors.magnetometerName
+            FileHandle.standardError.write(Data("Turn the unit slowly through every orientation: level, on each side, nose up and down, upside down.\n".utf8))
+            var routine = LiveCalibration()
+            routine.expectedField = expected
+            routine.timeout = .seconds(timeout)
+            let outcome = Result { () throws(SensorError) -> (MagnetometerCalibration?, [Heading.Vector3]) in
+                try routine.run(&sensors, clock: platform.clock) { p in
+                    let coverage = p.calibration?.quality.coverage ?? 0
+                    let score = p.calibration.map { String(Int($0.quality.score)) } ?? "-"
+                    let bar = String(repeating: "#", count: Int(coverage * 30)).padding(toLength: 30, withPad: ".", startingAt: 0)
+                    FileHandle.standardError.write(Data("  \(FixText.fixed(p.seconds, 0)) s  \(p.samples) samples  coverage [\(bar)] \(FixText.fixed(coverage * 100, 0)) %  score \(score)\n".utf8))
+                }
+            }
+            let result: MagnetometerCalibration?
+            switch outcome {
+            case .success(let r): result = r.0
+            case .failure(let error): throw ValidationError(error.description)
+            }
+            guard let result else { throw ValidationError("no calibration could be fitted: too few or degenerate samples") }
+            if result.quality.verdict != .good {
+                FileHandle.standardError.write(Data("time limit reached before the calibration was good\n".utf8))
+            }
+            return result
         }
     }
 }

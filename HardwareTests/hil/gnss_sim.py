@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Host-side GNSS receiver simulator for the HIL VM's UART (guest /dev/ttyS1).
+
+QEMU connects to our Unix socket as a client (-chardev socket,path=SOCK -serial chardev:...),
+so the socket must be listening before QEMU starts: pass --ready FILE and wait for it.
+
+Behaviour (MTK-like receiver):
+  * streams $GPGGA + $GPRMC at --rate Hz, starting when the guest sends its first byte
+    (--start first-byte, default) or as soon as QEMU connects (--start connect; bytes then
+    queue up in the UART/socket until the guest opens the port, as on real hardware);
+  * answers every $PMTKnnn,... command with $PMTK001,nnn,3 (ack "success");
+  * logs every line in both directions to --log;
+  * on QEMU disconnect prints a JSON summary and exits 0 iff at least --expect-rx valid
+    sentences were received from the guest and every --expect-command was among them.
+Standard library only.
+"""
+import argparse, json, os, select, socket, sys, time
+from functools import reduce
+
+
+def nmea(body: str) -> bytes:
+    cs = reduce(lambda a, c: a ^ ord(c), body, 0)
+    return f"${body}*{cs:02X}\r\n".encode()
+
+
+def valid(line: str) -> bool:
+    if not line.startswith("$") or "*" not in line:
+        return False
+    body, _, cs = line[1:].partition("*")
+    try:
+        return int(cs[:2], 16) == reduce(lambda a, c: a ^ ord(c), body, 0)
+    except ValueError:
+        return False
+
+
+def fix_sentences(n: int) -> list:
+    t = time.gmtime(1_700_000_000 + n)
+    hhmmss = time.strftime("%H%M%S", t) + ".00"
+    ddmmyy = time.strftime("%d%m%y", t)
+    return [
+        nmea(f"GPGGA,{hhmmss},4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
+        nmea(f"GPRMC,{hhmmss},A,4807.038,N,01131.000,E,0.0,0.0,{ddmmyy},,,A"),
+    ]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--socket", required=True)
+    ap.add_argument("--ready", help="file created once the socket is listening")
+    ap.add_argument("--log")
+    ap.add_argument("--rate", type=float, default=10.0, help="fixes per second")
+    ap.add_argument("--start", choices=["first-byte", "connect"], default="first-byte")
+    ap.add_argument("--expect-rx", type=int, default=1)
+    ap.add_argument("--expect-command", action="append", default=[],
+                    help="PMTK command number the guest must send (repeatable); exit 1 without it")
+    ap.add_argument("--accept-timeout", type=float, default=60.0)
+    a = ap.parse_args()
+
+    log = open(a.log, "a", buffering=1) if a.log else None
+
+    def note(direction: str, text: str) -> None:
+        if log:
+            log.write(f"{time.monotonic():.3f} {direction} {text}\n")
+
+    if os.path.exists(a.socket):
+        os.unlink(a.socket)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(a.socket)
+    srv.listen(1)
+    if a.ready:
+        open(a.ready, "w").close()
+    srv.settimeout(a.accept_timeout)
+    try:
+        conn, _ = srv.accept()
+    except socket.timeout:
+        print(json.dumps({"gnss_sim": "no connection"}), file=sys.stderr)
+        return 3
+    conn.setblocking(False)
+    note("--", "qemu connected")
+
+    rx_buf, tx_buf = b"", b""
+    rx_lines, rx_valid, tx_lines, cmds = 0, 0, 0, []
+    streaming = a.start == "connect"
+    period, next_fix, n = 1.0 / a.rate, time.monotonic(), 0
+    while True:
+        now = time.monotonic()
+        if streaming and now >= next_fix:
+            if len(tx_buf) < 4096:           # do not build an unbounded backlog
+                for s in fix_sentences(n):
+                    tx_buf += s
+                    tx_lines += 1
+                    note("TX", s.decode().strip())
+                n += 1
+            next_fix = now + period
+        timeout = max(0.0, next_fix - time.monotonic()) if streaming else 0.5
+        r, w, _ = select.select([conn], [conn] if tx_buf else [], [], timeout)
+        if w:
+            try:
+                sent = conn.send(tx_buf)
+                tx_buf = tx_buf[sent:]
+            except BlockingIOError:
+                pass
+        if r:
+            try:
+                data = conn.recv(4096)
+            except BlockingIOError:
+                continue
+            except ConnectionResetError:
+                data = b""
+            if not data:
+                break                         # QEMU exited
+            streaming = True
+            rx_buf += data
+            while b"\n" in rx_buf:
+                raw, rx_buf = rx_buf.split(b"\n", 1)
+                line = raw.decode(errors="replace").strip()
+                if not line:
+                    continue
+                rx_lines += 1
+                ok = valid(line)
+                rx_valid += ok
+                note("RX", line + ("" if ok else "  [bad checksum]"))
+                if ok and line.startswith("$PMTK") and not line.startswith("$PMTK001"):
+                    cmd = line[5:].split(",")[0].split("*")[0]
+                    cmds.append(cmd)
+                    ack = nmea(f"PMTK001,{cmd},3")
+                    tx_buf += ack
+                    note("TX", ack.decode().strip())
+    summary = {"gnss_sim": "done", "rx_lines": rx_lines, "rx_valid": rx_valid,
+               "tx_lines": tx_lines, "commands": cmds}
+    print(json.dumps(summary), file=sys.stderr)
+    if log:
+        log.write(json.dumps(summary) + "\n")
+    conn.close()
+    srv.close()
+    os.unlink(a.socket)
+    missing = [c for c in a.expect_command if c not in cmds]
+    if missing:
+        print(json.dumps({"gnss_sim": "missing commands", "missing": missing}), file=sys.stderr)
+    return 0 if rx_valid >= a.expect_rx and not missing else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+#!/bin/sh
+# run.sh - the guest side of the HIL run (installed as /hil/run.sh, started by /init).
+#  1. preloads i2c-stub with the LSM303AGR fixture (identity and data registers) using i2cset,
+#     an independent tool, from the list `fieldloc-hil --fixture` prints;
+#  2. runs fieldloc-hil (our LinuxHardware code) against the real kernel devices;
+#  3. reads the configuration registers fieldloc-hil wrote back with i2cget.
+# Exit 0 only when every step passed.
+. /run/hil/env
+BUS=$HIL_I2C_BUS
+export FIELDLOC_HIL_I2C_BUS="$BUS" FIELDLOC_HIL_GPIOCHIP="$HIL_GPIOCHIP" FIELDLOC_HIL_TTY="$HIL_GNSS_TTY" \
+  FIELDLOC_HIL_ENABLE_LINE=gnss-enable FIELDLOC_HIL_PPS_LINE=gnss-pps FIELDLOC_HIL_BAUD=9600 \
+  FIELDLOC_HIL_GPIO_OBSERVER="$HIL_GPIO_OBSERVER" FIELDLOC_HIL_STUB_FIXTURE=1 FIELDLOC_HIL_GNSS_FIXTURE=1 \
+  FIELDLOC_HIL_PMTK=1 FIELDLOC_HIL_ABSENT_ADDR=0x2a FIELDLOC_HIL_MISSING_BUS=9
+
+echo "== preload i2c-stub on /dev/i2c-$BUS"
+fieldloc-hil --fixture > /tmp/fixture.txt || { echo "not ok - preload: fieldloc-hil --fixture failed"; exit 1; }
+while read -r addr reg val; do
+  i2cset -y "$BUS" "$addr" "$reg" "$val" || { echo "not ok - preload: i2cset $addr $reg $val failed"; exit 1; }
+done < /tmp/fixture.txt
+echo "preloaded $(wc -l < /tmp/fixture.txt) registers"
+
+echo "== fieldloc-hil"
+fieldloc-hil
+rc=$?
+
+echo "== i2cget readback of the configuration fieldloc-hil wrote"
+bad=0
+while read -r addr reg val; do
+  got=$(i2cget -y "$BUS" "$addr" "$reg")
+  if [ "$got" != "$val" ]; then echo "not ok - i2cget $addr $reg: got $got, fieldloc-hil should have written $val"; bad=1; fi
+done <<EOT
+$(fieldloc-hil --configuration)
+EOT
+[ "$bad" = 0 ] && echo "ok - i2cget-readback: $(fieldloc-hil --configuration | wc -l) configuration registers as written"
+[ "$rc" = 0 ] && [ "$bad" = 0 ]
