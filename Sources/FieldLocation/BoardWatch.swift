@@ -60,6 +60,7 @@ public struct BoardWatch {
         var nextHeading = clock.now()
         var buffer = [UInt8](repeating: 0, count: 1024)
         var lastTime: String? = nil
+        var lastMotion: (course: Double, speed: Double, at: MonotonicInstant)? = nil
         while clock.now() < end {
             let readDeadline = sensors == nil ? end : min(end, nextHeading)
             let result = buffer.withUnsafeMutableBytes { raw in
@@ -73,6 +74,7 @@ public struct BoardWatch {
                     emit(FixJSON.line(fix))
                     summary.fixes += 1
                     lastTime = fix.time.map { $0.iso8601(fractionDigits: 3) }
+                    if let course = fix.course, let speed = fix.speed { lastMotion = (course, speed, clock.now()) }
                     if let lat = fix.latitude, let lon = fix.longitude, var s = sensors {
                         let moved = referencePosition.map { Geodesy.distance(latitude1: $0.0, longitude1: $0.1, latitude2: lat, longitude2: lon) } ?? .infinity
                         if moved > 1000 {
@@ -89,7 +91,11 @@ public struct BoardWatch {
             if var s = sensors, clock.now() >= nextHeading {
                 nextHeading = nextHeading.advanced(by: interval)
                 do {
-                    let reading = try s.heading()
+                    var reading = try s.heading()
+                    // While moving, the GNSS course cross-checks the heading (x axis along the track).
+                    if let motion = lastMotion, clock.now() - motion.at < .seconds(2) {
+                        HeadingEngine.crossCheck(&reading, course: motion.course, speed: motion.speed)
+                    }
                     emit(HeadingJSON.line(reading, time: lastTime))
                     summary.headings += 1
                     if reading.quality == .unavailable { summary.headingFailures += 1 }

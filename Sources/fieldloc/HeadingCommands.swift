@@ -159,7 +159,11 @@ extension FieldLoc {
             routine.expectedField = expected
             routine.timeout = .seconds(timeout)
             let outcome = Result { () throws(SensorError) -> (MagnetometerCalibration?, [Heading.Vector3]) in
-                try routine.run(&sensors, clock: platform.clock) { p in
+                var lastScore = -1
+                return try routine.run(&sensors, clock: platform.clock) { p in
+                    let current = Int(p.calibration?.quality.score ?? 0)
+                    guard current != lastScore else { return }
+                    lastScore = current
                     let coverage = p.calibration?.quality.coverage ?? 0
                     let score = p.calibration.map { String(Int($0.quality.score)) } ?? "-"
                     let bar = String(repeating: "#", count: Int(coverage * 30)).padding(toLength: 30, withPad: ".", startingAt: 0)
