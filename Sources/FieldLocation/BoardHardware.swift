@@ -141,10 +141,7 @@ public struct BoardSensors {
         let bus: any I2CBus
         do { bus = try platform.openI2CBus(board.i2cBus ?? 1) } catch { throw .bus(error) }
         // An ICM-20948's bypass must be on before its AK09916 answers: open accelerometers first.
-        guard let accKind = SensorKind(rawValue: accDescription.chip.rawValue),
-              let magKind = SensorKind(rawValue: magDescription.chip.rawValue) else {
-            throw .unsupported(chip: .lsm303agrMagnetometer, feature: "chip \(magDescription.chip.rawValue)")
-        }
+        let accKind = accDescription.chip, magKind = magDescription.chip
         let accelerometer = try SensorFactory.openAccelerometer(accKind, bus: bus, address: accDescription.address, clock: platform.clock)
         let magnetometer = try SensorFactory.openMagnetometer(magKind, bus: bus, address: magDescription.address, clock: platform.clock)
         let engine = HeadingEngine(accelerometerMount: Heading.Matrix3(rows: accDescription.orientation),

@@ -98,24 +98,7 @@ public struct DetectReport: Sendable {
 
     /// The report as one JSON object.
     public var json: String {
-        func quote(_ s: String) -> String {
-            var out = "\""
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                default:
-                    if scalar.value < 0x20 {
-                        let digits = Array("0123456789abcdef")
-                        out += "\\u00" + String(digits[Int(scalar.value >> 4)]) + String(digits[Int(scalar.value & 0xF)])
-                    } else {
-                        out.unicodeScalars.append(scalar)
-                    }
-                }
-            }
-            return out + "\""
-        }
+        let quote = JSONText.quote
         let busItems = buses.map { bus -> String in
             let findings = bus.findings.map { f in
                 "{\"address\":\(quote(f.address.description)),\"chip\":\(f.chip.map { quote($0.rawValue) } ?? "null"),\"note\":\(quote(f.note))}"

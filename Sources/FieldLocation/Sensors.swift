@@ -1,48 +1,16 @@
+import BoardConfig
 import HardwareInterfaces
 import SensorDrivers
 
-/// The sensor chips a board file can name, with the addresses each can have.
-public enum SensorKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// LSM303AGR accelerometer die.
-    case lsm303agrAccelerometer = "lsm303agr-accel"
-    /// LSM303AGR magnetometer die.
-    case lsm303agrMagnetometer = "lsm303agr-mag"
-    /// LIS3MDL magnetometer.
-    case lis3mdl
-    /// LSM6DSOX accelerometer and gyroscope.
-    case lsm6dsox
-    /// QMC5883L magnetometer (no identity register).
-    case qmc5883l
-    /// ICM-20948 accelerometer (and gateway to its AK09916).
-    case icm20948
-    /// AK09916 magnetometer inside the ICM-20948, in bypass.
-    case ak09916
-    /// MMC5983MA magnetometer.
-    case mmc5983ma
+/// The sensor chips a board file can name (the board loader's list, with the addresses each can have).
+public typealias SensorKind = BoardConfig.SensorChip
 
-    public var description: String { rawValue }
-
+extension BoardConfig.SensorChip {
     /// Addresses the chip can be strapped to.
-    public var addresses: [UInt8] {
-        switch self {
-        case .lsm303agrAccelerometer: return [0x19]
-        case .lsm303agrMagnetometer: return [0x1E]
-        case .lis3mdl: return [0x1C, 0x1E]
-        case .lsm6dsox: return [0x6A, 0x6B]
-        case .qmc5883l: return [0x0D]
-        case .icm20948: return [0x68, 0x69]
-        case .ak09916: return [0x0C]
-        case .mmc5983ma: return [0x30]
-        }
-    }
+    public var addresses: [UInt8] { allowedAddresses }
 
     /// Whether the chip measures the magnetic field (otherwise acceleration).
-    public var isMagnetometer: Bool {
-        switch self {
-        case .lsm303agrMagnetometer, .lis3mdl, .qmc5883l, .ak09916, .mmc5983ma: return true
-        case .lsm303agrAccelerometer, .lsm6dsox, .icm20948: return false
-        }
-    }
+    public var isMagnetometer: Bool { role.measuresMagneticField }
 
     /// What to check when the chip does not answer.
     public var wiringHint: String {
@@ -61,7 +29,7 @@ public enum SensorFactory {
     public static func openMagnetometer(_ kind: SensorKind, bus: any I2CBus, address: I2CAddress,
                                         clock: any MonotonicClock) throws(SensorError) -> any Magnetometer {
         switch kind {
-        case .lsm303agrMagnetometer:
+        case .lsm303agrMag:
             var m = try LSM303AGRMagnetometer(bus: bus, address: address, clock: clock)
             try m.configure(.init())
             return m
@@ -81,7 +49,7 @@ public enum SensorFactory {
             var m = try MMC5983MA(bus: bus, address: address, clock: clock)
             try m.configure(.init())
             return m
-        case .lsm303agrAccelerometer, .lsm6dsox, .icm20948:
+        case .lsm303agrAccel, .lsm6dsox, .icm20948:
             throw .unsupported(chip: chip(kind), feature: "magnetometer")
         }
     }
@@ -91,7 +59,7 @@ public enum SensorFactory {
     public static func openAccelerometer(_ kind: SensorKind, bus: any I2CBus, address: I2CAddress,
                                          clock: any MonotonicClock) throws(SensorError) -> any Accelerometer {
         switch kind {
-        case .lsm303agrAccelerometer:
+        case .lsm303agrAccel:
             var a = try LSM303AGRAccelerometer(bus: bus, address: address)
             try a.configure(.init())
             return a
@@ -112,8 +80,8 @@ public enum SensorFactory {
     public static func identify(_ kind: SensorKind, bus: any I2CBus, address: I2CAddress,
                                 clock: any MonotonicClock) throws(SensorError) {
         switch kind {
-        case .lsm303agrAccelerometer: _ = try LSM303AGRAccelerometer(bus: bus, address: address)
-        case .lsm303agrMagnetometer: _ = try LSM303AGRMagnetometer(bus: bus, address: address, clock: clock)
+        case .lsm303agrAccel: _ = try LSM303AGRAccelerometer(bus: bus, address: address)
+        case .lsm303agrMag: _ = try LSM303AGRMagnetometer(bus: bus, address: address, clock: clock)
         case .lis3mdl: _ = try LIS3MDL(bus: bus, address: address, clock: clock)
         case .lsm6dsox: _ = try LSM6DSOX(bus: bus, address: address)
         case .qmc5883l: _ = try QMC5883L(bus: bus, address: address, clock: clock)
@@ -123,10 +91,10 @@ public enum SensorFactory {
         }
     }
 
-    static func chip(_ kind: SensorKind) -> SensorChip {
+    static func chip(_ kind: SensorKind) -> SensorDrivers.SensorChip {
         switch kind {
-        case .lsm303agrAccelerometer: return .lsm303agrAccelerometer
-        case .lsm303agrMagnetometer: return .lsm303agrMagnetometer
+        case .lsm303agrAccel: return .lsm303agrAccelerometer
+        case .lsm303agrMag: return .lsm303agrMagnetometer
         case .lis3mdl: return .lis3mdl
         case .lsm6dsox: return .lsm6dsox
         case .qmc5883l: return .qmc5883l

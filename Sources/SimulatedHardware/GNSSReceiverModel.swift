@@ -62,7 +62,7 @@ public struct GNSSReceiverModel: Sendable {
     public var ephemerisCollection = 30.0
     private var errorNorth = 0.0, errorEast = 0.0
     private var wakeError = 0.0
-    private var random: UInt64
+    private var random: SplitMix64
 
     /// Creates a receiver in `state`; `warm` gives it fresh ephemerides and a running clock.
     public init(profile: ReceiverProfile, state: SimulatedReceiverState = .backup, hasEphemeris: Bool = true, seed: UInt64 = 1) {
@@ -70,7 +70,7 @@ public struct GNSSReceiverModel: Sendable {
         self.state = state
         self.clockValid = state != .off
         self.ephemerisCollectedAt = hasEphemeris ? 0 : nil
-        self.random = seed
+        self.random = SplitMix64(seed: seed)
     }
 
     /// Age of the ephemerides, seconds; `nil` when there are none.
@@ -165,17 +165,5 @@ public struct GNSSReceiverModel: Sendable {
         return (north, east, 2.45 * sigma)
     }
 
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(), 1e-300), u2 = uniform()
-        return (-2 * Double.log(u1)).squareRoot() * Double.cos(2 * Double.pi * u2)
-    }
-
-    mutating func uniform() -> Double {
-        random &+= 0x9E37_79B9_7F4A_7C15
-        var z = random
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(UInt64(1) << 53)
-    }
+    mutating func gaussian() -> Double { random.gaussian() }
 }

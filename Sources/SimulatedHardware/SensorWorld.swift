@@ -108,7 +108,7 @@ public struct SensorWorld: Sendable {
     public var temperatureDrift: Vector3
     /// Temperature over time, °C.
     public var temperature: @Sendable (Double) -> Double
-    private var random: UInt64
+    private var random: SplitMix64
 
     /// Creates a world at a position (degrees, km above the ellipsoid) and date (decimal year).
     public init(latitude: Double, longitude: Double, heightKm: Double = 0, decimalYear: Double = 2026.5,
@@ -128,7 +128,7 @@ public struct SensorWorld: Sendable {
         self.accelerometerNoise = accelerometerNoise
         self.temperatureDrift = temperatureDrift
         self.temperature = temperature
-        random = seed
+        random = SplitMix64(seed: seed)
     }
 
     /// What the sensors read `seconds` after the start: accelerometer (g) and magnetometer (µT)
@@ -154,17 +154,5 @@ public struct SensorWorld: Sendable {
         return Vector3(gaussian() * sigma, gaussian() * sigma, gaussian() * sigma)
     }
 
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(), 1e-300), u2 = uniform()
-        return (-2 * Double.log(u1)).squareRoot() * Double.cos(2 * Double.pi * u2)
-    }
-
-    mutating func uniform() -> Double {
-        random &+= 0x9E37_79B9_7F4A_7C15
-        var z = random
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(UInt64(1) << 53)
-    }
+    mutating func gaussian() -> Double { random.gaussian() }
 }
