@@ -57,7 +57,8 @@ public struct BoardWatch {
         let stream = NMEAStream(assemblerOptions: AssemblerOptions(provenance: board.simulated ? .simulator : .receiver))
         var referencePosition: (Double, Double)? = nil
         let interval = headingRate > 0 ? Duration.nanoseconds(Int64(1e9 / headingRate)) : .seconds(3600)
-        var nextHeading = clock.now()
+        // The first heading one interval in: the sensors need that long for their first sample.
+        var nextHeading = clock.now().advanced(by: interval)
         var buffer = [UInt8](repeating: 0, count: 1024)
         var lastTime: String? = nil
         var lastMotion: (course: Double, speed: Double, at: MonotonicInstant)? = nil
