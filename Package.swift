@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),
         .testTarget(
             name: "LinuxHardwareTests",
-            dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware"]
+            dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA"]
         ),
         .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA"]),
 

@@ -1,0 +1,415 @@
+import HardwareInterfaces
+import NMEA
+import PowerPolicy
+import RealModule
+import Synchronization
+
+/// A GNSS receiver that obeys its family's command set on a serial port: u-blox UBX (legacy CFG
+/// messages on the u-blox 8, CFG-VALSET keys on the M10, each ACKed or NAKed as the real
+/// generation does, RXM-PMREQ sleep, CFG-RST, MON-VER), MediaTek PMTK (every command answered
+/// by `$PMTK001`, `$PMTK161` standby, `$PMTK225` modes, `$PMTK605`) or CASIC PCAS (no
+/// acknowledgements; 200/500/1000 ms rates only). It follows a ``Trajectory`` and draws its
+/// fixes, power states, currents and start times from a ``GNSSReceiverModel``; in power-save
+/// (cyclic tracking) it sometimes loses its fix for a while, as real receivers do. Any byte wakes
+/// it from software standby (the byte is eaten). It implements ``SimulatedSerialPeer``, so it runs
+/// behind a ``SimulatedSerialPort`` on a manual clock, or behind a pseudo-terminal with a pump.
+public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
+    /// The command set.
+    public enum Family: String, Sendable, Hashable {
+        /// u-blox 8 (legacy CFG messages; VALSET refused).
+        case ublox8
+        /// u-blox M10 (CFG-VALSET only; legacy CFG refused).
+        case ublox10
+        /// MediaTek MT3339 (PMTK).
+        case mediatek
+        /// CASIC AT6558 (PCAS).
+        case casic
+    }
+
+    struct State {
+        var family: Family
+        var model: GNSSReceiverModel
+        var trajectory: Trajectory
+        var start: MonotonicInstant
+        var interval: Duration = .seconds(1)
+        var nextEpoch: MonotonicInstant
+        var modelSecond = 0
+        var outputs: Set<String> = ["GGA", "RMC", "GSA", "GSV"]
+        var powerSave = false
+        var asleep = false
+        var powered = true
+        var wakeAt: MonotonicInstant? = nil
+        var fixLostUntil: Double = -1
+        var pending: [(at: MonotonicInstant, bytes: [UInt8])] = []
+        var input: [UInt8] = []
+        var commands: [String] = []
+        var ledger = EnergyLedger()
+        var lastAccounted: MonotonicInstant
+        var epochs = 0
+        var random: SplitMix64
+        var lastError = (north: 0.0, east: 0.0, accuracy: 0.0)
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates a receiver of `family` with `profile`'s currents, following `trajectory` from
+    /// `start`, asleep in backup with fresh ephemerides (the first wake is a hot start) unless
+    /// `awake` is set.
+    public init(family: Family, profile: ReceiverProfile, trajectory: Trajectory, start: MonotonicInstant,
+                awake: Bool = true, seed: UInt64 = 1) {
+        var model = GNSSReceiverModel(profile: profile, state: .backup, hasEphemeris: true, seed: seed)
+        if awake { model.wake() }
+        state = Mutex(State(family: family, model: model, trajectory: trajectory, start: start,
+                            nextEpoch: start.advanced(by: .seconds(1)), lastAccounted: start, random: SplitMix64(seed: seed ^ 0x5A5A)))
+    }
+
+    /// The receiver's charge per state so far (mAh), for energy accounting.
+    public var ledger: EnergyLedger { state.withLock { $0.ledger } }
+    /// Its power state now.
+    public var powerState: SimulatedReceiverState { state.withLock { $0.model.state } }
+    /// The commands it understood, in order (NMEA bodies, or `UBX cc ii`).
+    public var commands: [String] { state.withLock { $0.commands } }
+    /// The current navigation interval.
+    public var interval: Duration { state.withLock { $0.interval } }
+    /// Whether it is in power-save (cyclic tracking).
+    public var isPowerSaving: Bool { state.withLock { $0.powerSave } }
+    /// Epochs sent.
+    public var epochCount: Int { state.withLock { $0.epochs } }
+
+    /// Switches the supply (the board's power-enable line): off keeps only the backup rail.
+    public func setPower(_ on: Bool, at instant: MonotonicInstant) {
+        state.withLock { s in
+            advance(&s, to: instant)
+            s.powered = on
+            if on {
+                s.model.wake()
+                s.asleep = false
+                s.nextEpoch = instant.advanced(by: s.interval)
+            } else {
+                s.model.sleep(.backup)
+            }
+        }
+    }
+
+    // MARK: SimulatedSerialPeer
+
+    public func nextTransmission(after instant: MonotonicInstant) -> MonotonicInstant? {
+        state.withLock { s in
+            let pending = s.pending.map(\.at).filter { $0 > instant }.min()
+            let epoch: MonotonicInstant? = (s.powered && !s.asleep) ? max(s.nextEpoch, instant.advanced(by: .nanoseconds(1))) : s.wakeAt
+            return [pending, epoch].compactMap { $0 }.min()
+        }
+    }
+
+    public func transmit(upTo instant: MonotonicInstant) -> [UInt8] {
+        state.withLock { s in
+            var out: [(MonotonicInstant, [UInt8])] = s.pending.filter { $0.at <= instant }.map { ($0.at, $0.bytes) }
+            s.pending.removeAll { $0.at <= instant }
+            if let wake = s.wakeAt, wake <= instant, s.asleep {
+                s.asleep = false
+                s.wakeAt = nil
+                s.model.wake()
+                s.nextEpoch = wake.advanced(by: s.interval)
+            }
+            var guardCount = 0
+            while s.powered && !s.asleep && s.nextEpoch <= instant && guardCount < 100_000 {
+                let at = s.nextEpoch
+                advance(&s, to: at)
+                out.append((at, epoch(&s, at: at)))
+                s.epochs += 1
+                s.nextEpoch = at.advanced(by: s.interval)
+                guardCount += 1
+            }
+            advance(&s, to: instant)
+            return out.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        }
+    }
+
+    public func receive(_ bytes: [UInt8], at instant: MonotonicInstant) {
+        state.withLock { s in
+            advance(&s, to: instant)
+            guard s.powered else { return }
+            var bytes = bytes
+            if s.asleep {
+                // The first edge on RX wakes the receiver and is lost.
+                s.asleep = false
+                s.wakeAt = nil
+                s.model.wake()
+                s.nextEpoch = instant.advanced(by: s.interval)
+                if s.family == .mediatek { s.pending.append((instant.advanced(by: .milliseconds(100)), sentence("PMTK010,002"))) }
+                bytes.removeFirst()
+            }
+            s.input += bytes
+            handleInput(&s, at: instant)
+        }
+    }
+
+    // MARK: internals
+
+    /// Moves the model and the energy account forward to `instant`, one model second at a time.
+    func advance(_ s: inout State, to instant: MonotonicInstant) {
+        guard instant > s.lastAccounted else { return }
+        let seconds = (instant - s.lastAccounted).secondsDouble
+        s.ledger.add(.receiver, state: s.model.state.rawValue, current: s.model.current, seconds: seconds)
+        s.lastAccounted = instant
+        let target = Int((instant - s.start).secondsDouble.rounded(.down))
+        while s.modelSecond < target {
+            s.modelSecond += 1
+            if let e = s.model.step(cyclicWanted: s.powerSave) { s.lastError = e }
+            if s.powerSave && s.model.hasFix && s.fixLostUntil < Double(s.modelSecond) && s.random.uniform() < 1.0 / 900 {
+                // Power-save modes acquire no new satellites: now and then the fix is lost for a while.
+                s.fixLostUntil = Double(s.modelSecond) + 20 + 40 * s.random.uniform()
+            }
+        }
+    }
+
+    func epoch(_ s: inout State, at instant: MonotonicInstant) -> [UInt8] {
+        let seconds = (instant - s.start).secondsDouble
+        let truth = s.trajectory.at(seconds)
+        let lost = seconds < s.fixLostUntil
+        let hasFix = s.model.hasFix && !lost
+        let earth = 6_371_008.8
+        let lat = truth.latitude + s.lastError.north / earth * 180 / Double.pi
+        let lon = truth.longitude + s.lastError.east / (earth * Double.cos(truth.latitude * Double.pi / 180)) * 180 / Double.pi
+        let secondsOfDay = (43_200 + seconds).truncatingRemainder(dividingBy: 86_400)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let whole = Int(secondsOfDay)
+        let hundredths = Int(((secondsOfDay - Double(whole)) * 100).rounded()) % 100
+        let time = two(whole / 3600) + two(whole / 60 % 60) + two(whole % 60) + "." + two(hundredths)
+        func angle(_ value: Double, _ digits: Int) -> String {
+            let a = abs(value)
+            let d = Int(a)
+            let m = (a - Double(d)) * 60
+            var degrees = "\(d)"
+            while degrees.count < digits { degrees = "0" + degrees }
+            let minutes = Int((m * 100_000).rounded())
+            var text = "\(minutes / 100_000)"
+            if text.count < 2 { text = "0" + text }
+            var fraction = "\(minutes % 100_000)"
+            while fraction.count < 5 { fraction = "0" + fraction }
+            return degrees + text + "." + fraction
+        }
+        let latText = hasFix ? angle(lat, 2) + (lat >= 0 ? ",N" : ",S") : ","
+        let lonText = hasFix ? angle(lon, 3) + (lon >= 0 ? ",E" : ",W") : ","
+        let talker = s.family == .casic ? "GN" : "GP"
+        var out: [UInt8] = []
+        if s.outputs.contains("GGA") {
+            out += sentence("\(talker)GGA,\(time),\(latText),\(hasFix ? 1 : 0),\(hasFix ? "09" : "00"),\(hasFix ? "0.9" : ""),\(hasFix ? "12.0,M,-30.0,M" : ",,,"),,")
+        }
+        if s.outputs.contains("GSA") {
+            out += sentence("\(talker)GSA,A,\(hasFix ? 3 : 1),02,05,12,15,18,24,29,31,33,,,,1.6,0.9,1.3")
+        }
+        if s.outputs.contains("GSV") {
+            out += sentence("GPGSV,1,1,04,02,64,042,44,05,31,301,38,12,48,130,41,15,22,210,33")
+        }
+        if s.outputs.contains("GST"), hasFix {
+            let sigma = s.lastError.accuracy / 2.45
+            out += sentence("\(talker)GST,\(time),\(fmt(sigma)),\(fmt(sigma)),\(fmt(sigma)),0.0,\(fmt(sigma)),\(fmt(sigma)),\(fmt(sigma * 1.5))")
+        }
+        if s.outputs.contains("RMC") {
+            out += sentence("\(talker)RMC,\(time),\(hasFix ? "A" : "V"),\(latText),\(lonText),\(fmt(truth.speed / 0.514444)),\(fmt(truth.course)),010526,,,\(hasFix ? "A" : "N")")
+        }
+        return out
+    }
+
+    func fmt(_ v: Double) -> String {
+        let scaled = Int((abs(v) * 100).rounded())
+        let fraction = scaled % 100
+        return (v < 0 ? "-" : "") + "\(scaled / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+    }
+
+    struct Sink: NMEAFramerSink {
+        var sentences: [String] = []
+        var ubx: [(UInt8, UInt8, [UInt8])] = []
+        mutating func framer(sentence: Span<UInt8>) {
+            var b: [UInt8] = []
+            for i in sentence.indices { b.append(sentence[i]) }
+            sentences.append(String(decoding: b, as: UTF8.self))
+        }
+        mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {
+            var b: [UInt8] = []
+            for i in payload.indices { b.append(payload[i]) }
+            ubx.append((ubxClass, id, b))
+        }
+    }
+
+    func handleInput(_ s: inout State, at instant: MonotonicInstant) {
+        let framer = NMEAFramer()
+        var sink = Sink()
+        // Complete frames only: keep an unterminated tail for the next call.
+        var cut = s.input.count
+        if let lastNewline = s.input.lastIndex(of: 0x0A) { cut = lastNewline + 1 } else if s.input.first == 0x24 { cut = 0 }
+        if s.input.first == 0xB5 { cut = s.input.count }
+        framer.feed(bytes: s.input[..<cut], into: &sink)
+        framer.finish(into: &sink)
+        s.input.removeSubrange(..<cut)
+        let reply = instant.advanced(by: .milliseconds(50))
+        for (c, i, p) in sink.ubx { handleUBX(&s, c, i, p, at: reply) }
+        for text in sink.sentences {
+            guard (try? NMEAParser.validate(Array(text.utf8).span)) != nil else { continue }
+            let body = String(text.dropFirst().prefix { $0 != "*" })
+            s.commands.append(body)
+            handleNMEA(&s, body, at: reply)
+        }
+    }
+
+    func ack(_ s: inout State, _ c: UInt8, _ i: UInt8, ok: Bool, at: MonotonicInstant) {
+        s.pending.append((at, ubxFrame(0x05, ok ? 0x01 : 0x00, [c, i])))
+    }
+
+    func handleUBX(_ s: inout State, _ c: UInt8, _ i: UInt8, _ p: [UInt8], at: MonotonicInstant) {
+        guard s.family == .ublox8 || s.family == .ublox10 else { return }
+        s.commands.append("UBX \(c) \(i)")
+        let m10 = s.family == .ublox10
+        func u16(_ o: Int) -> Int { p.count >= o + 2 ? Int(p[o]) | Int(p[o + 1]) << 8 : 0 }
+        switch (c, i) {
+        case (0x06, 0x08):  // CFG-RATE
+            if m10 || p.count < 6 || !(25...65535).contains(u16(0)) { ack(&s, c, i, ok: false, at: at); return }
+            setInterval(&s, .milliseconds(u16(0)), at: at)
+            ack(&s, c, i, ok: true, at: at)
+        case (0x06, 0x01):  // CFG-MSG
+            if m10 || p.count < 3 || p[0] != 0xF0 { ack(&s, c, i, ok: false, at: at); return }
+            let names: [UInt8: String] = [0: "GGA", 1: "GLL", 2: "GSA", 3: "GSV", 4: "RMC", 5: "VTG", 7: "GST", 8: "ZDA"]
+            if let name = names[p[1]] { if p[2] > 0 { s.outputs.insert(name) } else { s.outputs.remove(name) } }
+            ack(&s, c, i, ok: true, at: at)
+        case (0x06, 0x11):  // CFG-RXM
+            if m10 || p.count < 2 { ack(&s, c, i, ok: false, at: at); return }
+            s.powerSave = p[1] == 1
+            ack(&s, c, i, ok: true, at: at)
+        case (0x06, 0x3B), (0x06, 0x86), (0x06, 0x09):  // CFG-PM2, CFG-PMS, CFG-CFG
+            ack(&s, c, i, ok: !m10 || i == 0x09, at: at)
+        case (0x06, 0x8A):  // CFG-VALSET
+            guard m10, p.count >= 4 else { ack(&s, c, i, ok: false, at: at); return }
+            var o = 4
+            while o + 4 <= p.count {
+                let key = UInt32(p[o]) | UInt32(p[o + 1]) << 8 | UInt32(p[o + 2]) << 16 | UInt32(p[o + 3]) << 24
+                let size = [0, 1, 1, 2, 4, 8][Int(min(5, (key >> 28) & 7))]
+                guard o + 4 + size <= p.count else { ack(&s, c, i, ok: false, at: at); return }
+                var value: UInt64 = 0
+                for k in 0..<size { value |= UInt64(p[o + 4 + k]) << (8 * UInt64(k)) }
+                switch key {
+                case 0x3021_0001: setInterval(&s, .milliseconds(Int(value)), at: at)
+                case 0x20D0_0001: s.powerSave = value == 2
+                case 0x2091_00BB: set(&s, "GGA", value)
+                case 0x2091_00AC: set(&s, "RMC", value)
+                case 0x2091_00C0: set(&s, "GSA", value)
+                case 0x2091_00C5: set(&s, "GSV", value)
+                case 0x2091_00D4: set(&s, "GST", value)
+                default: break
+                }
+                o += 4 + size
+            }
+            ack(&s, c, i, ok: true, at: at)
+        case (0x06, 0x04):  // CFG-RST: no acknowledgement
+            restart(&s, p.count >= 2 && p[0] == 0xFF ? .cold : (p.first == 1 ? .warm : .hot), at: at)
+        case (0x02, 0x41):  // RXM-PMREQ: sleep, no acknowledgement
+            let duration = p.count == 16 ? u32(p, 4) : u32(p, 0)
+            s.asleep = true
+            s.model.sleep(.standby)
+            s.wakeAt = duration > 0 ? at.advanced(by: .milliseconds(Int64(duration))) : nil
+        case (0x0A, 0x04):  // MON-VER poll
+            var payload = pad("ROM SPG \(m10 ? "5.10" : "3.01")", 30) + pad(m10 ? "000A0000" : "00080000", 10)
+            payload += pad("PROTVER=\(m10 ? "34.10" : "18.00")", 30) + pad("MOD=\(m10 ? "MAX-M10S" : "NEO-M8N")", 30)
+            s.pending.append((at, ubxFrame(0x0A, 0x04, payload)))
+        default:
+            if c == 0x06 { ack(&s, c, i, ok: false, at: at) }
+        }
+    }
+
+    /// A new navigation interval takes effect from the next epoch, which moves up if it is due sooner.
+    func setInterval(_ s: inout State, _ interval: Duration, at: MonotonicInstant) {
+        s.interval = interval
+        s.nextEpoch = min(s.nextEpoch, at.advanced(by: interval))
+    }
+
+    func set(_ s: inout State, _ name: String, _ value: UInt64) {
+        if value > 0 { s.outputs.insert(name) } else { s.outputs.remove(name) }
+    }
+
+    func u32(_ p: [UInt8], _ o: Int) -> UInt32 {
+        guard p.count >= o + 4 else { return 0 }
+        return UInt32(p[o]) | UInt32(p[o + 1]) << 8 | UInt32(p[o + 2]) << 16 | UInt32(p[o + 3]) << 24
+    }
+
+    func pad(_ text: String, _ n: Int) -> [UInt8] {
+        Array(Array(text.utf8).prefix(n)) + [UInt8](repeating: 0, count: max(0, n - text.utf8.count))
+    }
+
+    func restart(_ s: inout State, _ kind: StartKind, at: MonotonicInstant) {
+        if kind == .cold { s.model.sleep(nil) } else { s.model.sleep(.standby) }
+        s.model.wake()
+        s.nextEpoch = at.advanced(by: s.interval)
+    }
+
+    func handleNMEA(_ s: inout State, _ body: String, at: MonotonicInstant) {
+        let fields = body.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard let address = fields.first else { return }
+        switch s.family {
+        case .mediatek:
+            guard address.hasPrefix("PMTK"), address.count == 7 else { return }
+            let number = String(address.dropFirst(4))
+            var flag = 3
+            switch number {
+            case "220":
+                if fields.count == 2, let ms = Int(fields[1]), (100...10_000).contains(ms) { setInterval(&s, .milliseconds(ms), at: at) } else { flag = 2 }
+            case "314":
+                let order = ["GLL", "RMC", "VTG", "GGA", "GSA", "GSV", "GRS", "GST"]
+                if fields.count >= 2, fields[1] == "-1" {
+                    s.outputs = ["GGA", "RMC", "GSA", "GSV"]
+                } else if fields.count >= 9 {
+                    for (k, name) in order.enumerated() { set(&s, name, UInt64(fields[k + 1]) ?? 0) }
+                } else { flag = 0 }
+            case "161":
+                s.pending.append((at, sentence("PMTK001,161,3")))
+                s.asleep = true
+                s.model.sleep(.standby)
+                return
+            case "225":
+                s.powerSave = false
+            case "101", "102", "103", "104":
+                restart(&s, number == "101" ? .hot : (number == "102" ? .warm : .cold), at: at)
+                s.pending.append((at.advanced(by: .milliseconds(200)), sentence("PMTK011,MTKGPS") + sentence("PMTK010,001")))
+                return
+            case "605":
+                s.pending.append((at, sentence("PMTK705,AXN_2.31_3339_13101700,5632,PA6H,1.0")))
+                return
+            case "000", "251", "313", "301", "886", "869", "353":
+                break
+            default:
+                flag = 1
+            }
+            s.pending.append((at, sentence("PMTK001,\(number),\(flag)")))
+        case .casic:
+            switch address {
+            case "PCAS02": if fields.count == 2, let ms = Int(fields[1]), [200, 500, 1000].contains(ms) { setInterval(&s, .milliseconds(ms), at: at) }
+            case "PCAS03":
+                let order = ["GGA", "GLL", "GSA", "GSV", "RMC", "VTG", "ZDA"]
+                for (k, name) in order.enumerated() where k + 1 < fields.count { set(&s, name, UInt64(fields[k + 1]) ?? 0) }
+                if fields.count > 14 { set(&s, "GST", UInt64(fields[14]) ?? 0) }
+            case "PCAS06": s.pending.append((at, sentence("GPTXT,01,01,02,SW=URANUS5,V5.3.0.0")))
+            case "PCAS10": restart(&s, fields.count > 1 && fields[1] == "2" ? .cold : .hot, at: at)
+            case "PCAS12":
+                let seconds = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+                s.asleep = true
+                s.model.sleep(.standby)
+                s.wakeAt = seconds > 0 ? at.advanced(by: .seconds(seconds)) : nil
+            default: break
+            }
+        case .ublox8, .ublox10:
+            break
+        }
+    }
+
+    func sentence(_ body: String) -> [UInt8] {
+        let bytes = Array(body.utf8)
+        let (h, l) = NMEAChecksum.hexDigits(bytes.reduce(0, ^))
+        return [0x24] + bytes + [0x2A, h, l, 0x0D, 0x0A]
+    }
+
+    func ubxFrame(_ c: UInt8, _ i: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        let body: [UInt8] = [c, i, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
+        var a: UInt8 = 0, b: UInt8 = 0
+        for x in body { a &+= x; b &+= a }
+        return [0xB5, 0x62] + body + [a, b]
+    }
+}
