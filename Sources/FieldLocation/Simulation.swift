@@ -1,4 +1,5 @@
 import Foundation
+import HardwareInterfaces
 import NMEA
 import PowerPolicy
 import ReceiverProtocols
@@ -42,6 +43,8 @@ public struct PolicySimulation: Sendable {
         public var energyAfterFirstFix: Double
         /// The backup floor over the time after the first delivered fix, mAh.
         public var backupFloorAfterFirstFix: Double
+        /// Receiver commands that failed.
+        public var commandFailures: [String]
     }
 
     /// The truth.
@@ -65,28 +68,53 @@ public struct PolicySimulation: Sendable {
         self.demand = demand
     }
 
-    /// Runs it.
+    /// The emulated receiver family for a profile.
+    var family: ReceiverEmulator.Family {
+        if profile == .ubloxM10 { return .ublox10 }
+        if profile == .ubloxM8 { return .ublox8 }
+        return .mediatek
+    }
+
+    /// Runs it: every simulated second the policy decides, the executor commands the receiver
+    /// through its driver (bytes on a simulated serial port, a power-enable line), the emulator
+    /// answers and streams NMEA, and the NMEA engine turns that into the fixes delivered.
     public func run() -> Result {
         let policy = PowerPolicy(profile: profile)
-        var model = GNSSReceiverModel(profile: profile, state: .backup, hasEphemeris: true, seed: seed)
-        var ledger = EnergyLedger()
+        let clock = ManualClock()
+        let start = clock.now()
+        let port = SimulatedSerialPort(name: "sim-gnss", clock: clock)
+        let receiver = ReceiverEmulator(family: family, profile: profile, trajectory: trajectory, start: start,
+                                        awake: false, seed: seed)
+        port.attach(receiver)
+        let power = receiver.powerLine(clock: clock)
+        try? power.set(false)
+        let channel = CommandChannel(port: port)
+        let lines = ReceiverLines(powerEnable: power)
+        let driver: any ReceiverDriver
+        switch family {
+        case .ublox10: driver = UBloxDriver(channel: channel, generation: .m10, lines: lines)
+        case .ublox8: driver = UBloxDriver(channel: channel, generation: .m8, lines: lines)
+        case .mediatek: driver = MediaTekDriver(channel: channel, lines: lines)
+        case .casic: driver = CASICDriver(channel: channel, lines: lines)
+        }
+        let executor = ReceiverExecutor(driver: driver, clock: clock, awake: false)
         let stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .simulator))
+        // NMEA read by the driver while it waits for acknowledgements must reach the stream too.
+        var passed: [UInt8] = []
+        channel.passThrough = { passed += $0 }
         let duration = Int(trajectory.duration)
         var stillFor = stillBeforeStart
-        var lastFix: (time: Double, latitude: Double, longitude: Double, accuracy: Double, speed: Double)? = nil
+        var lastFix: (at: MonotonicInstant, accuracy: Double)? = nil
         var recentSpeeds: [(Double, Double)] = []
         var delivered: (latitude: Double, longitude: Double)? = nil
         var believedErrors: [Double] = []
         var fixErrors: [Double] = []
         var deliveredCount = 0
-        var windowStart: Double? = nil
-        var windowHasGoodFix = false
-        var nextWake = 0.0
-        var timeInState: [String: Double] = [:]
         var firstFixAt: Double? = nil
-        var chargeAfterFirstFix = 0.0
+        var chargeAtFirstFix = 0.0
         let budget = demand.desiredAccuracy?.budget
-        for second in 0..<duration {
+        var second = 0
+        while second < duration {
             let t = Double(second)
             let truth = trajectory.at(t)
             let moving = truth.speed > 0.2
@@ -96,94 +124,68 @@ public struct PolicySimulation: Sendable {
             recentSpeeds.removeAll { t - $0.0 > 900 }
             let sortedSpeeds = recentSpeeds.map(\.1).sorted()
             let speed95 = sortedSpeeds.isEmpty ? nil : sortedSpeeds[min(sortedSpeeds.count - 1, Int(Double(sortedSpeeds.count) * 0.95))]
-            let state = PolicyState(timeSinceFix: lastFix.map { t - $0.time }, recentSpeed: speed95, moving: moving,
-                                    stillFor: stillFor, ephemerisAge: model.ephemerisAge,
+            let ephemerisAge = receiver.ephemerisAge
+            let state = PolicyState(timeSinceFix: lastFix.map { (clock.now() - $0.at).secondsDouble }, recentSpeed: speed95,
+                                    moving: moving, stillFor: stillFor, ephemerisAge: ephemerisAge,
                                     satellitesUsed: lastFix == nil ? 0 : 9, horizontalAccuracy: lastFix?.accuracy)
             let decision = policy.decide([demand], state: state)
-            var cyclic = false
-            switch decision.receiver {
-            case .continuous:
-                model.wake()
-                windowStart = nil
-            case .cyclicTracking:
-                model.wake(cyclic: true)
-                cyclic = true
-                windowStart = nil
-            case .periodic(let period, let onTime, let sleep):
-                if model.isAwake {
-                    if windowStart == nil {
-                        windowStart = t
-                        windowHasGoodFix = false
-                        nextWake = (lastFix?.time ?? t) + period
-                    }
-                    let fresh = (model.ephemerisAge ?? .infinity) < policy.ephemerisRefreshAge
-                    let start = windowStart ?? t
-                    if (windowHasGoodFix && fresh) || t - start > onTime + 60 {
-                        model.sleep(sleep)
-                        windowStart = nil
-                        nextWake = max(nextWake, start + period)
-                    }
-                } else if t >= nextWake {
-                    model.wake()
-                    windowStart = t
-                    windowHasGoodFix = false
-                    nextWake = t + period
-                }
-            case .idle(let sleep):
-                let stale = (model.ephemerisAge ?? .infinity) >= policy.ephemerisRefreshAge
-                if decision.ephemerisUpkeep != nil && stale {
-                    model.wake()
-                } else if model.isAwake && (lastFix != nil || !moving) {
-                    model.sleep(sleep)
-                }
-                windowStart = nil
+            executor.apply(decision, lastFix: lastFix?.at, ephemerisFresh: (ephemerisAge ?? .infinity) < policy.ephemerisRefreshAge)
+            // Read to the end of this second (commands may have used part of it, or more).
+            let end = start.advanced(by: .seconds(second + 1))
+            var bytes = passed
+            passed.removeAll()
+            while clock.now() < end, let chunk = try? port.readAvailable(maximum: 4096, deadline: end), !chunk.isEmpty {
+                bytes += chunk
             }
-            timeInState[model.state.rawValue, default: 0] += 1
-            ledger.add(.receiver, state: model.state.rawValue, current: model.current, seconds: 1)
-            if firstFixAt != nil { chargeAfterFirstFix += model.current / 3600 }
-            if let error = model.step(cyclicWanted: cyclic) {
-                let (latitude, longitude) = Self.offset(truth.latitude, truth.longitude, north: error.north, east: error.east)
-                var fix: Fix? = nil
-                for sentence in Self.sentences(second: second, latitude: latitude, longitude: longitude,
-                                               speed: truth.speed, course: truth.course, accuracy: error.accuracy) {
-                    let bytes = Array(sentence.utf8)
-                    bytes.withUnsafeBufferPointer { buffer in
-                        stream.feed(buffer.span) { fix = $0 }
-                    }
+            var fixes: [Fix] = []
+            bytes.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
+            for fix in fixes where fix.mode != .noFix {
+                guard let lat = fix.latitude, let lon = fix.longitude else { continue }
+                let accuracy = fix.horizontalAccuracy.map { $0 * 2 } ?? 10   // 95 % from the 68 % radius
+                lastFix = (clock.now(), accuracy)
+                recentSpeeds.append((t, fix.speed ?? 0))
+                executor.noteFix(good: budget == nil || accuracy <= max(budget ?? 0, 5))
+                let passes: Bool
+                if let d = demand.distanceFilter, let last = delivered {
+                    passes = Geodesy.distance(latitude1: last.latitude, longitude1: last.longitude, latitude2: lat, longitude2: lon) >= d
+                } else {
+                    passes = true
                 }
-                stream.finish { if fix == nil { fix = $0 } }
-                if let fix, let lat = fix.latitude, let lon = fix.longitude {
-                    let accuracy = error.accuracy
-                    lastFix = (t, lat, lon, accuracy, fix.speed ?? truth.speed)
-                    recentSpeeds.append((t, fix.speed ?? truth.speed))
-                    if budget == nil || accuracy <= max(budget ?? 0, 5) { windowHasGoodFix = true }
-                    let passes: Bool
-                    if let d = demand.distanceFilter, let last = delivered {
-                        passes = Geodesy.distance(latitude1: last.latitude, longitude1: last.longitude, latitude2: lat, longitude2: lon) >= d
-                    } else {
-                        passes = true
+                if passes {
+                    delivered = (lat, lon)
+                    deliveredCount += 1
+                    if firstFixAt == nil {
+                        firstFixAt = t
+                        chargeAtFirstFix = receiver.ledger.charge(.receiver)
                     }
-                    if passes {
-                        delivered = (lat, lon)
-                        deliveredCount += 1
-                        if firstFixAt == nil { firstFixAt = t }
-                        fixErrors.append(Geodesy.distance(latitude1: lat, longitude1: lon, latitude2: truth.latitude, longitude2: truth.longitude))
-                    }
+                    fixErrors.append(Geodesy.distance(latitude1: lat, longitude1: lon, latitude2: truth.latitude, longitude2: truth.longitude))
                 }
             }
-            if let believed = delivered {
-                believedErrors.append(Geodesy.distance(latitude1: believed.latitude, longitude1: believed.longitude,
-                                                       latitude2: truth.latitude, longitude2: truth.longitude))
+            // Commands can carry the clock past several seconds (a boot wait): account for each.
+            let reached = max(second + 1, Int((clock.now() - start).secondsDouble.rounded(.down)))
+            while second < min(reached, duration) {
+                let truthNow = trajectory.at(Double(second))
+                if let believed = delivered {
+                    believedErrors.append(Geodesy.distance(latitude1: believed.latitude, longitude1: believed.longitude,
+                                                           latitude2: truthNow.latitude, longitude2: truthNow.longitude))
+                }
+                second += 1
             }
         }
+        _ = receiver.transmit(upTo: start.advanced(by: .seconds(duration)))
+        let ledger = receiver.ledger
+        var timeInState: [String: Double] = [:]
+        for (state, entry) in ledger.entries[.receiver] ?? [:] { timeInState[state] = entry.seconds }
         let hours = Double(duration) / 3600
+        let energy = ledger.charge(.receiver)
         return Result(
             scenario: scenario, receiver: profile.name, accuracy: demand.desiredAccuracy ?? .best, duration: Double(duration),
-            energy: ledger.charge(.receiver), meanCurrent: hours > 0 ? ledger.charge(.receiver) / hours : 0,
+            energy: energy, meanCurrent: hours > 0 ? energy / hours : 0,
             p95Error: Self.percentile95(believedErrors), p95FixError: Self.percentile95(fixErrors),
-            fixesDelivered: deliveredCount, starts: model.starts, timeInState: timeInState, ledger: ledger,
-            backupFloor: profile.backup * hours, energyAfterFirstFix: chargeAfterFirstFix,
-            backupFloorAfterFirstFix: profile.backup * (Double(duration) - (firstFixAt ?? Double(duration))) / 3600)
+            fixesDelivered: deliveredCount, starts: receiver.starts, timeInState: timeInState, ledger: ledger,
+            backupFloor: profile.backup * hours, energyAfterFirstFix: energy - chargeAtFirstFix,
+            backupFloorAfterFirstFix: profile.backup * (Double(duration) - (firstFixAt ?? Double(duration))) / 3600,
+            commandFailures: executor.failures.map(\.description))
     }
 
     /// The 95th percentile (nearest rank); 0 for no values.
@@ -192,38 +194,5 @@ public struct PolicySimulation: Sendable {
         let sorted = values.sorted()
         let rank = Int((0.95 * Double(sorted.count)).rounded(.up)) - 1
         return sorted[max(0, min(sorted.count - 1, rank))]
-    }
-
-    static func offset(_ latitude: Double, _ longitude: Double, north: Double, east: Double) -> (Double, Double) {
-        let earth = 6_371_008.8
-        let lat = latitude + north / earth * 180 / Double.pi
-        let lon = longitude + east / (earth * cos(latitude * Double.pi / 180)) * 180 / Double.pi
-        return (lat, lon)
-    }
-
-    /// A GGA, GST and RMC for one epoch on 2026-06-01 (checksums computed), as a receiver prints them.
-    static func sentences(second: Int, latitude: Double, longitude: Double, speed: Double, course: Double,
-                          accuracy: Double) -> [String] {
-        let secondsOfDay = (43_200 + second) % 86_400
-        let day = 1 + (43_200 + second) / 86_400
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let time = two(secondsOfDay / 3600) + two(secondsOfDay / 60 % 60) + two(secondsOfDay % 60) + ".00"
-        func angle(_ value: Double, degreesDigits: Int) -> String {
-            let a = abs(value)
-            let degrees = Int(a)
-            let minutes = (a - Double(degrees)) * 60
-            let minuteText = FixText.fixed(minutes, 5)
-            let paddedMinutes = minutes < 10 ? "0" + minuteText : minuteText
-            var d = "\(degrees)"
-            while d.count < degreesDigits { d = "0" + d }
-            return d + paddedMinutes
-        }
-        let lat = angle(latitude, degreesDigits: 2) + (latitude >= 0 ? ",N" : ",S")
-        let lon = angle(longitude, degreesDigits: 3) + (longitude >= 0 ? ",E" : ",W")
-        let sigma = accuracy / 2.45
-        let gga = NMEACommand("GPGGA,\(time),\(lat),\(lon),1,09,0.9,12.0,M,-30.0,M,,").sentence
-        let gst = NMEACommand("GPGST,\(time),\(FixText.fixed(sigma, 1)),\(FixText.fixed(sigma, 1)),\(FixText.fixed(sigma, 1)),0.0,\(FixText.fixed(sigma, 2)),\(FixText.fixed(sigma, 2)),\(FixText.fixed(sigma * 1.5, 2))").sentence
-        let rmc = NMEACommand("GPRMC,\(time),A,\(lat),\(lon),\(FixText.fixed(speed / 0.514444, 2)),\(FixText.fixed(course, 1)),\(two(day))0626,,,A").sentence
-        return [gga + "\r\n", gst + "\r\n", rmc + "\r\n"]
     }
 }

@@ -28,7 +28,7 @@ public struct SimulationReport: Sendable {
             + "\"energy_ratio\":\(FixText.fixed(energyRatio, 4)),\"backup_floor_mAh\":\(FixText.fixed(r.backupFloor, 4)),"
             + "\"energy_after_first_fix_mAh\":\(FixText.fixed(r.energyAfterFirstFix, 4)),\"backup_floor_after_first_fix_mAh\":\(FixText.fixed(r.backupFloorAfterFirstFix, 4)),"
             + "\"p95_error_m\":\(FixText.fixed(r.p95Error, 2)),\"p95_fix_error_m\":\(FixText.fixed(r.p95FixError, 2)),"
-            + "\"fixes_delivered\":\(r.fixesDelivered),\"starts\":{\(starts)},\"seconds_in_state\":{\(states)}}"
+            + "\"fixes_delivered\":\(r.fixesDelivered),\"command_failures\":\(r.commandFailures.count),\"starts\":{\(starts)},\"seconds_in_state\":{\(states)}}"
     }
 
     /// Lines for a person.

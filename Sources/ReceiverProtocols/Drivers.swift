@@ -38,6 +38,8 @@ public protocol ReceiverDriver {
     func wake() throws(ReceiverError)
     /// Restarts, keeping what `kind` keeps.
     func restart(_ kind: RestartKind) throws(ReceiverError)
+    /// Turns receiver-managed cyclic tracking on or off (families without it throw unsupported).
+    func setCyclicTracking(_ on: Bool) throws(ReceiverError)
 }
 
 extension ReceiverDriver {
@@ -46,6 +48,20 @@ extension ReceiverDriver {
                           outputs: [NMEASentenceType: Int] = [.gga: 1, .rmc: 1, .gsa: 1, .gsv: 5, .gst: 1]) throws(ReceiverError) {
         try setRate(milliseconds: rateMilliseconds)
         try setOutputs(outputs)
+    }
+}
+
+extension MediaTekDriver {
+    /// MediaTek receivers have no cyclic tracking (AlwaysLocate is receiver-scheduled, not a tracking mode).
+    public func setCyclicTracking(_ on: Bool) throws(ReceiverError) {
+        if on { throw .unsupported(family: .mediatek, operation: "track cyclically") }
+    }
+}
+
+extension CASICDriver {
+    /// CASIC receivers have no cyclic tracking.
+    public func setCyclicTracking(_ on: Bool) throws(ReceiverError) {
+        if on { throw .unsupported(family: .casic, operation: "track cyclically") }
     }
 }
 

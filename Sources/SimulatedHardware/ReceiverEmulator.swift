@@ -75,6 +75,13 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     public var isPowerSaving: Bool { state.withLock { $0.powerSave } }
     /// Epochs sent.
     public var epochCount: Int { state.withLock { $0.epochs } }
+    /// Age of the ephemerides the receiver holds, seconds (`nil` when it has none).
+    public var ephemerisAge: Double? { state.withLock { $0.model.ephemerisAge } }
+    /// Starts by kind so far.
+    public var starts: [StartKind: Int] { state.withLock { $0.model.starts } }
+
+    /// The supply-enable line of this receiver, as a board's power-enable GPIO: high powers it.
+    public func powerLine(clock: any MonotonicClock) -> any GPIOLine { EmulatedPowerLine(receiver: self, clock: clock) }
 
     /// Switches the supply (the board's power-enable line): off keeps only the backup rail.
     public func setPower(_ on: Bool, at instant: MonotonicInstant) {
@@ -275,6 +282,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         case (0x06, 0x11):  // CFG-RXM
             if m10 || p.count < 2 { ack(&s, c, i, ok: false, at: at); return }
             s.powerSave = p[1] == 1
+            applyPowerSave(&s)
             ack(&s, c, i, ok: true, at: at)
         case (0x06, 0x3B), (0x06, 0x86), (0x06, 0x09):  // CFG-PM2, CFG-PMS, CFG-CFG
             ack(&s, c, i, ok: !m10 || i == 0x09, at: at)
@@ -289,7 +297,9 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
                 for k in 0..<size { value |= UInt64(p[o + 4 + k]) << (8 * UInt64(k)) }
                 switch key {
                 case 0x3021_0001: setInterval(&s, .milliseconds(Int(value)), at: at)
-                case 0x20D0_0001: s.powerSave = value == 2
+                case 0x20D0_0001:
+                    s.powerSave = value == 2
+                    applyPowerSave(&s)
                 case 0x2091_00BB: set(&s, "GGA", value)
                 case 0x2091_00AC: set(&s, "RMC", value)
                 case 0x2091_00C0: set(&s, "GSA", value)
@@ -314,6 +324,11 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         default:
             if c == 0x06 { ack(&s, c, i, ok: false, at: at) }
         }
+    }
+
+    /// Switches a tracking receiver in or out of cyclic tracking at once.
+    func applyPowerSave(_ s: inout State) {
+        if s.model.hasFix { s.model.wake(cyclic: s.powerSave) }
     }
 
     /// A new navigation interval takes effect from the next epoch, which moves up if it is due sooner.
@@ -412,4 +427,26 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         for x in body { a &+= x; b &+= a }
         return [0xB5, 0x62] + body + [a, b]
     }
+}
+
+/// A power-enable line wired to a ``ReceiverEmulator``'s supply.
+final class EmulatedPowerLine: GPIOLine, @unchecked Sendable {
+    let receiver: ReceiverEmulator
+    let clock: any MonotonicClock
+    let level = Mutex(true)
+    init(receiver: ReceiverEmulator, clock: any MonotonicClock) {
+        self.receiver = receiver
+        self.clock = clock
+    }
+    var name: String { "emulated/gnss-enable" }
+    var isOutput: Bool { true }
+    func set(_ high: Bool) throws(HardwareError) {
+        level.withLock { $0 = high }
+        receiver.setPower(high, at: clock.now())
+    }
+    func get() throws(HardwareError) -> Bool { level.withLock { $0 } }
+    func waitForEdge(deadline: MonotonicInstant) throws(HardwareError) -> GPIOEvent? {
+        throw HardwareError(.unsupported, device: name, operation: "wait for edge", detail: "the line is an output")
+    }
+    func release() {}
 }

@@ -31,6 +31,7 @@ struct SimulationTests {
             #expect(r.energy / continuous.energy <= energyShare + 1e-9, "seed \(seed): \(r.energy) mAh")
             #expect(r.p95Error <= p95, "seed \(seed): p95 \(r.p95Error) m")
             #expect(r.fixesDelivered > 0)
+            #expect(r.commandFailures.isEmpty, "\(r.commandFailures)")
         }
     }
 
