@@ -2,6 +2,7 @@ import BoardConfig
 import HardwareInterfaces
 import Heading
 import SensorDrivers
+import PowerPolicy
 import SimulatedHardware
 import Synchronization
 
@@ -30,16 +31,30 @@ public enum BoardHardware {
     /// The serial port name of a simulated board's receiver.
     public static let simulatedPortName = "sim-gnss"
 
-    /// The simulated platform of a simulated board: its bus with its chips, its GPIO lines, and a
-    /// simulated receiver; the chips measure a ``SensorWorld`` at the board's position (WMM field,
-    /// the board's mount matrices, typical iron distortion, noise), moving as `motion` says
-    /// (by default as the board's scenario says).
+    /// A simulated board's platform and its receiver.
+    public struct SimulatedBoard {
+        /// The platform: bus with chips, GPIO lines, the receiver's port.
+        public var platform: SimulatedPlatform
+        /// The receiver behind ``simulatedPortName``: it obeys the board family's command set
+        /// and keeps an energy ledger.
+        public var receiver: ReceiverEmulator
+    }
+
+    /// The simulated platform of a simulated board (see ``simulatedBoard(for:motion:clock:)``).
     public static func simulatedPlatform(for board: BoardDescription, motion: MotionScript? = nil,
                                          clock: ManualClock = ManualClock()) throws(HardwareError) -> SimulatedPlatform {
+        try simulatedBoard(for: board, motion: motion, clock: clock).platform
+    }
+
+    /// A simulated board: its bus with its chips, its GPIO lines, and a receiver emulator of the
+    /// board's family on ``simulatedPortName`` following the board's scenario; the chips measure
+    /// a ``SensorWorld`` at the board's position (WMM field, the board's mount matrices, typical
+    /// iron distortion, noise), moving as `motion` says (by default as the board's scenario says).
+    public static func simulatedBoard(for board: BoardDescription, motion: MotionScript? = nil,
+                                      clock: ManualClock = ManualClock()) throws(HardwareError) -> SimulatedBoard {
         let sim = board.simulation
         let latitude = sim?.latitude ?? 47.3769, longitude = sim?.longitude ?? 8.5417
         let scenario = sim?.scenario.rawValue ?? "stationary"
-        let speed = scenario == "walk" ? 1.4 : (scenario == "drive" ? 13.0 : 0)
         var devices: [SimulatedPlatformDescription.Device] = []
         for sensor in board.sensors {
             guard let chip = simulatedChip(sensor.chip) else { continue }
@@ -51,12 +66,24 @@ public enum BoardHardware {
             let names = g.lines.values.compactMap { id -> String? in if case .name(let n) = id { return n } else { return nil } }
             gpio.append(.init(name: g.chip, lines: names.sorted()))
         }
-        let receiver = SimulatedGNSSReceiver.Configuration(latitude: latitude, longitude: longitude,
-                                                           altitude: sim?.altitude ?? 50, speed: speed, course: 45)
         let description = SimulatedPlatformDescription(
             buses: [.init(number: bus, devices: devices)], gpioChips: gpio,
-            serialPorts: [.init(path: simulatedPortName, baudRate: board.receiver?.baudRate.rawValue ?? 9600, receiver: receiver)])
+            serialPorts: [.init(path: simulatedPortName, baudRate: board.receiver?.baudRate.rawValue ?? 9600)])
         let platform = try SimulatedPlatform(description, clock: clock)
+        let family: ReceiverEmulator.Family
+        let profile: ReceiverProfile
+        switch board.receiver?.family {
+        case .ublox?:
+            let m8 = (board.receiver?.model ?? "").uppercased().contains("M8")
+            family = m8 ? .ublox8 : .ublox10
+            profile = m8 ? .ubloxM8 : .ubloxM10
+        case .casic?: family = .casic; profile = .ubloxM10
+        default: family = .mediatek; profile = .mt3339
+        }
+        let track = Trajectory.scenario(scenario, seconds: 6 * 3600, latitude: latitude, longitude: longitude)
+            ?? Trajectory.scenario("stationary", seconds: 6 * 3600, latitude: latitude, longitude: longitude)!
+        let receiver = ReceiverEmulator(family: family, profile: profile, trajectory: track, start: clock.now(), tracking: true)
+        platform.serialPort(simulatedPortName)?.attach(receiver)
         let mag = board.magnetometer.map { Heading.Matrix3(rows: $0.orientation) } ?? .identity
         let acc = board.accelerometer.map { Heading.Matrix3(rows: $0.orientation) } ?? .identity
         let script: MotionScript = motion ?? (scenario == "stationary"
@@ -74,7 +101,7 @@ public enum BoardHardware {
                 feed(device, world: world)
             }
         }
-        return platform
+        return SimulatedBoard(platform: platform, receiver: receiver)
     }
 
     static func feed(_ device: any SimulatedI2CDevice, world: SharedSensorWorld) {

@@ -2,6 +2,7 @@ import BoardConfig
 import HardwareInterfaces
 import Heading
 import NMEA
+import PowerPolicy
 import SensorDrivers
 
 /// Runs a board for a while: the receiver's NMEA through the NMEA engine into fixes, the sensors
@@ -17,6 +18,9 @@ public struct BoardWatch {
     public var headingRate: Double = 10
     /// Stored calibration to apply, if any.
     public var calibration: MagnetometerCalibration?
+    /// The receiver's energy account, when the platform keeps one (a simulated receiver does);
+    /// printed at the end as a `POWER` line.
+    public var energy: (@Sendable () -> EnergyLedger)?
 
     /// Creates a watch.
     public init(board: BoardDescription, platform: any HardwarePlatform) {
@@ -107,6 +111,15 @@ public struct BoardWatch {
                 }
                 sensors = s
             }
+        }
+        if let energy {
+            let ledger = energy()
+            let states = (ledger.entries[.receiver] ?? [:]).keys.sorted().map { state -> String in
+                let e = ledger.entries[.receiver]?[state] ?? EnergyLedger.Entry()
+                return "\"\(state)\":{\"mAh\":\(FixText.fixed(e.charge, 4)),\"s\":\(FixText.fixed(e.seconds, 1))}"
+            }
+            emit(#"{"class":"POWER","component":"receiver","mAh":"# + FixText.fixed(ledger.charge(.receiver), 4)
+                 + ",\"mean_mA\":" + FixText.fixed(ledger.meanCurrent(.receiver), 3) + ",\"states\":{" + states.joined(separator: ",") + "}}")
         }
         return summary
     }

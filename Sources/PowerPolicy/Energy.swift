@@ -17,6 +17,9 @@ public struct EnergyLedger: Sendable, Hashable {
         public var charge: Double = 0
         /// Time, seconds.
         public var seconds: Double = 0
+
+        /// An empty account.
+        public init() {}
     }
 
     /// Accounts by component, then by state name.

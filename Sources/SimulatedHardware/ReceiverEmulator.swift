@@ -53,12 +53,13 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     private let state: Mutex<State>
 
     /// Creates a receiver of `family` with `profile`'s currents, following `trajectory` from
-    /// `start`, asleep in backup with fresh ephemerides (the first wake is a hot start) unless
-    /// `awake` is set.
+    /// `start`, with fresh ephemerides: awake and starting hot, or asleep in backup when `awake`
+    /// is false (the first wake is a hot start).
+    /// With `tracking`, it starts with a fix already (a receiver that has been running).
     public init(family: Family, profile: ReceiverProfile, trajectory: Trajectory, start: MonotonicInstant,
-                awake: Bool = true, seed: UInt64 = 1) {
-        var model = GNSSReceiverModel(profile: profile, state: .backup, hasEphemeris: true, seed: seed)
-        if awake { model.wake() }
+                awake: Bool = true, tracking: Bool = false, seed: UInt64 = 1) {
+        var model = GNSSReceiverModel(profile: profile, state: tracking ? .tracking : .backup, hasEphemeris: true, seed: seed)
+        if awake && !tracking { model.wake() }
         state = Mutex(State(family: family, model: model, trajectory: trajectory, start: start,
                             nextEpoch: start.advanced(by: .seconds(1)), lastAccounted: start, random: SplitMix64(seed: seed ^ 0x5A5A)))
     }

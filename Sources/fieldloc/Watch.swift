@@ -41,11 +41,19 @@ extension FieldLoc {
             let description: BoardDescription
             do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
             let seconds = Simulate.seconds(duration) ?? 30
-            let platform: any HardwarePlatform
-            do { platform = try BoardHardware.platform(for: description, linux: LinuxPlatform()) } catch {
+            var watch: BoardWatch
+            do {
+                if description.simulated {
+                    let simulated = try BoardHardware.simulatedBoard(for: description)
+                    watch = BoardWatch(board: description, platform: simulated.platform)
+                    let receiver = simulated.receiver
+                    watch.energy = { receiver.ledger }
+                } else {
+                    watch = BoardWatch(board: description, platform: LinuxPlatform())
+                }
+            } catch {
                 throw ValidationError(error.description)
             }
-            var watch = BoardWatch(board: description, platform: platform)
             watch.headingRate = headingRate
             if let mag = description.magnetometer {
                 let store = CalibrationStore(directory: stateDirectory ?? CalibrationStore.defaultDirectory())

@@ -72,3 +72,20 @@ import HardwareInterfaces
 enum I2CAddressForTest {
     static let lis3mdlAlt = I2CAddress(UInt8(0x1C))!
 }
+
+@Suite("Energy in the readout")
+struct WatchEnergyTests {
+    @Test("watch on the sim board ends with the receiver's charge per power state")
+    func powerLine() throws {
+        let board = try BoardCatalog.load(builtin: "sim")
+        let simulated = try BoardHardware.simulatedBoard(for: board)
+        var watch = BoardWatch(board: board, platform: simulated.platform)
+        let receiver = simulated.receiver
+        watch.energy = { receiver.ledger }
+        var lines: [String] = []
+        _ = try watch.run(duration: .seconds(60)) { lines.append($0) }
+        let power = try #require(lines.last)
+        #expect(power.hasPrefix(#"{"class":"POWER","component":"receiver","mAh":0.3333"#), "\(power)")
+        #expect(power.contains(#""tracking":{"mAh":0.3333,"s":60.0}"#))
+    }
+}
