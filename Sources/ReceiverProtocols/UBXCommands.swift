@@ -232,6 +232,9 @@ public enum PMTK {
         NMEACommand(kind == .hot ? "PMTK101" : (kind == .warm ? "PMTK102" : "PMTK103"))
     }
 
+    /// `$PMTK104`: full cold restart, which also clears the receiver's saved settings.
+    public static let fullColdRestart = NMEACommand("PMTK104")
+
     /// `$PMTK251,<baud>`: line rate.
     public static func baudRate(_ baud: Int) -> NMEACommand { NMEACommand("PMTK251", baud) }
 

@@ -89,3 +89,54 @@ struct WatchEnergyTests {
         #expect(power.contains(#""tracking":{"mAh":0.3333,"s":60.0}"#))
     }
 }
+
+@Suite("Receiver bring-up from a board file")
+struct ReceiverBringUpTests {
+    @Test("the sim board's MediaTek receiver is configured through its driver, and the command reaches the emulator")
+    func simReceiver() throws {
+        let board = try BoardCatalog.load(builtin: "sim")
+        let simulated = try BoardHardware.simulatedBoard(for: board)
+        let port = try simulated.platform.openSerialPort(BoardHardware.simulatedPortName, baudRate: .b9600)
+        let lines = try ReceiverBringUp.lines(for: board, platform: simulated.platform)
+        let driver = try #require(ReceiverBringUp.driver(for: board, port: port, lines: lines))
+        #expect(driver.family == .mediatek)
+        try driver.configure(rateMilliseconds: 500)
+        #expect(simulated.receiver.interval == .milliseconds(500))
+        #expect(simulated.receiver.commands.contains("PMTK220,500"))
+    }
+
+    @Test("a board's power-enable and EXTINT lines are requested from its GPIO chip, active-low honoured")
+    func lines() throws {
+        let text = """
+        name = "t"
+        title = "test"
+        simulated = true
+        [receiver]
+        baud = 9600
+        family = "ublox"
+        wake = ["extint", "power-enable"]
+        [gpio]
+        chip = "gpiochip0"
+        gnss_power_enable = "gnss-enable"
+        gnss_extint = "gnss-extint"
+        gnss_reset = "gnss-reset"
+        active_low = ["gnss_reset"]
+        [sim]
+        latitude = 1.0
+        longitude = 2.0
+        altitude = 3.0
+        scenario = "stationary"
+        receiver_model = "M10"
+        """
+        let board = try BoardLoader.load(text: text, file: "t.toml")
+        let simulated = try BoardHardware.simulatedBoard(for: board)
+        let lines = try ReceiverBringUp.lines(for: board, platform: simulated.platform)
+        #expect(try lines.powerEnable?.get() == true)
+        #expect(try lines.extint?.get() == false)
+        // Logical: not in reset. On the wire the active-low reset is held high.
+        #expect(try lines.reset?.get() == false)
+        #expect(try simulated.platform.gpioChip(named: "gpiochip0")?.line(named: "gnss-reset")?.get() == true)
+        #expect(try simulated.platform.gpioChip(named: "gpiochip0")?.line(named: "gnss-enable")?.get() == true)
+        #expect(lines.forceOn == nil)
+    }
+}
