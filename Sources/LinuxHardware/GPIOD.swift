@@ -134,6 +134,7 @@ public final class LinuxGPIOLine: GPIOLine, @unchecked Sendable {
         return try result.get()
     }
 
+    /// Drives the output high or low; an input is ``HardwareError/Kind/unsupported``.
     public func set(_ high: Bool) throws(HardwareError) {
         guard isOutput else { throw HardwareError(.unsupported, device: name, operation: "set", detail: "the line is an input") }
         try withLine("set") { line in
@@ -141,6 +142,7 @@ public final class LinuxGPIOLine: GPIOLine, @unchecked Sendable {
         }
     }
 
+    /// Reads the line's level (for an output, the level driven).
     public func get() throws(HardwareError) -> Bool {
         try withLine("get") { line in
             let v = gpiod_line_get_value(line)
@@ -148,33 +150,33 @@ public final class LinuxGPIOLine: GPIOLine, @unchecked Sendable {
         }
     }
 
+    /// Waits for the next requested edge until `deadline` (nil then). The event's time is the
+    /// kernel's timestamp, CLOCK_MONOTONIC since Linux 5.7, the clock of ``SystemMonotonicClock``.
     public func waitForEdge(deadline: MonotonicInstant) throws(HardwareError) -> GPIOEvent? {
         guard !isOutput else { throw HardwareError(.unsupported, device: name, operation: "wait for edge", detail: "the line is an output") }
         let clock = SystemMonotonicClock()
         return try withLine("wait for edge") { line -> Result<GPIOEvent?, HardwareError> in
-            while true {
+            let (r, e) = Sys.call {
+                // Recomputed from the deadline on every call, so a signal does not extend the wait.
                 let now = clock.now()
                 let remaining = deadline > now ? deadline.nanoseconds - now.nanoseconds : 0
                 var timeout = timespec(tv_sec: Int(min(remaining / 1_000_000_000, UInt64(Int32.max))),
                                        tv_nsec: Int(remaining % 1_000_000_000))
-                let r = gpiod_line_event_wait(line, &timeout)
-                if r == 0 { return .success(nil) }
-                if r < 0 {
-                    if Glibc.errno == EINTR { continue }
-                    return .failure(Sys.error(Glibc.errno, device: name, operation: "wait for edge"))
-                }
-                var event = gpiod_line_event()
-                if gpiod_line_event_read(line, &event) != 0 {
-                    return .failure(Sys.error(Glibc.errno, device: name, operation: "read edge event"))
-                }
-                // Kernels since 5.7 stamp line events with CLOCK_MONOTONIC, the clock deadlines use.
-                let ns = UInt64(max(0, event.ts.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, event.ts.tv_nsec))
-                let edge: GPIOEvent.Edge = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE) ? .rising : .falling
-                return .success(GPIOEvent(edge: edge, timestamp: MonotonicInstant(nanoseconds: ns)))
+                return gpiod_line_event_wait(line, &timeout)
             }
+            if r == 0 { return .success(nil) }
+            if r < 0 { return .failure(Sys.error(e, device: name, operation: "wait for edge")) }
+            var event = gpiod_line_event()
+            let (readResult, readError) = Sys.call { gpiod_line_event_read(line, &event) }
+            if readResult != 0 { return .failure(Sys.error(readError, device: name, operation: "read edge event")) }
+            // Kernels since 5.7 stamp line events with CLOCK_MONOTONIC, the clock deadlines use.
+            let ns = UInt64(max(0, event.ts.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, event.ts.tv_nsec))
+            let edge: GPIOEvent.Edge = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE) ? .rising : .falling
+            return .success(GPIOEvent(edge: edge, timestamp: MonotonicInstant(nanoseconds: ns)))
         }
     }
 
+    /// Gives the line back to the kernel (idempotent); later calls throw ``HardwareError/Kind/closed``.
     public func release() {
         handles.withLock { h in
             if let line = h.line { gpiod_line_release(line) }

@@ -43,10 +43,10 @@ public final class LinuxI2CBus: I2CBus, @unchecked Sendable {
             throw Sys.error(code, device: path, operation: "open", hint: hint)
         }
         var funcs: UInt = 0
-        let (r, e) = Sys.call { ioctl(fd, UInt(I2C_FUNCS), &funcs) }
+        let (r, e) = Sys.ioctl(fd, UInt(I2C_FUNCS), &funcs)
         if r < 0 {
             Glibc.close(fd)
-            throw Sys.error(e, device: path, operation: "I2C_FUNCS", hint: "\(path) is not an I2C adapter")
+            throw Sys.error(e, device: path, operation: "I2C_FUNCS", ioctl: true, hint: "\(path) is not an I2C adapter")
         }
         return LinuxI2CBus(name: path, fd: fd, functionality: funcs)
     }
@@ -72,6 +72,10 @@ public final class LinuxI2CBus: I2CBus, @unchecked Sendable {
         }
     }
 
+    /// Performs one SMBus-style operation on the device at `address`: selects the address
+    /// (`I2C_SLAVE`) when it differs from the last one, then calls libi2c. An operation the
+    /// adapter lacks is ``HardwareError/Kind/unsupported``, naming the missing function; nothing
+    /// answering is ``HardwareError/Kind/noAcknowledge`` with what to check.
     public func transfer(_ operation: I2COperation, at address: I2CAddress) throws(HardwareError) -> [UInt8] {
         let device = deviceName(address)
         guard operation.isValid else {
@@ -85,10 +89,10 @@ public final class LinuxI2CBus: I2CBus, @unchecked Sendable {
         let result: Result<[UInt8], HardwareError> = state.withLock { s in
             guard s.fd >= 0 else { return .failure(HardwareError(.closed, device: device, operation: operation.description)) }
             if s.address != address.rawValue {
-                let (r, e) = Sys.call { ioctl(s.fd, UInt(I2C_SLAVE), Int32(address.rawValue)) }
+                let (r, e) = Sys.ioctl(s.fd, UInt(I2C_SLAVE), Int32(address.rawValue))
                 if r < 0 {
                     let hint = e == EBUSY ? "a kernel driver is bound to this address (see /sys/bus/i2c/devices); unbind it or use that driver" : nil
-                    return .failure(Sys.error(e, device: device, operation: "select address (I2C_SLAVE)", hint: hint))
+                    return .failure(Sys.error(e, device: device, operation: "select address (I2C_SLAVE)", ioctl: true, hint: hint))
                 }
                 s.address = address.rawValue
             }
@@ -98,9 +102,21 @@ public final class LinuxI2CBus: I2CBus, @unchecked Sendable {
     }
 
     static func perform(_ operation: I2COperation, fd: Int32, device: String) -> Result<[UInt8], HardwareError> {
-        func fail(_ r: Int32) -> Result<[UInt8], HardwareError> {
-            // libi2c returns the negated errno.
-            let code = r == -1 ? Glibc.errno : -r
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let (r, code) = Sys.negatedErrno {
+            switch operation {
+            case .quick: return i2c_smbus_write_quick(fd, UInt8(I2C_SMBUS_WRITE))
+            case .receiveByte: return i2c_smbus_read_byte(fd)
+            case .readByte(let register): return i2c_smbus_read_byte_data(fd, register)
+            case .writeByte(let register, let value): return i2c_smbus_write_byte_data(fd, register, value)
+            case .readWord(let register): return i2c_smbus_read_word_data(fd, register)
+            case .writeWord(let register, let value): return i2c_smbus_write_word_data(fd, register, value)
+            case .readBlock(let register, let count): return i2c_smbus_read_i2c_block_data(fd, register, UInt8(count), &buffer)
+            case .writeBlock(let register, let bytes):
+                return bytes.withUnsafeBufferPointer { i2c_smbus_write_i2c_block_data(fd, register, UInt8($0.count), $0.baseAddress) }
+            }
+        }
+        if r < 0 {
             // Adapters report an address nobody acknowledges as ENXIO or EREMOTEIO; some (the
             // kernel's i2c-stub among them) as ENODEV. During a transfer all three mean the same.
             if code == ENXIO || code == EREMOTEIO || code == ENODEV {
@@ -111,32 +127,10 @@ public final class LinuxI2CBus: I2CBus, @unchecked Sendable {
             return .failure(Sys.error(code, device: device, operation: operation.description))
         }
         switch operation {
-        case .quick:
-            let r = i2c_smbus_write_quick(fd, UInt8(I2C_SMBUS_WRITE))
-            return r < 0 ? fail(r) : .success([])
-        case .receiveByte:
-            let r = i2c_smbus_read_byte(fd)
-            return r < 0 ? fail(r) : .success([UInt8(truncatingIfNeeded: r)])
-        case .readByte(let register):
-            let r = i2c_smbus_read_byte_data(fd, register)
-            return r < 0 ? fail(r) : .success([UInt8(truncatingIfNeeded: r)])
-        case .writeByte(let register, let value):
-            let r = i2c_smbus_write_byte_data(fd, register, value)
-            return r < 0 ? fail(r) : .success([])
-        case .readWord(let register):
-            let r = i2c_smbus_read_word_data(fd, register)
-            return r < 0 ? fail(r) : .success([UInt8(truncatingIfNeeded: r), UInt8(truncatingIfNeeded: r >> 8)])
-        case .writeWord(let register, let value):
-            let r = i2c_smbus_write_word_data(fd, register, value)
-            return r < 0 ? fail(r) : .success([])
-        case .readBlock(let register, let count):
-            var buffer = [UInt8](repeating: 0, count: 32)
-            let r = i2c_smbus_read_i2c_block_data(fd, register, UInt8(count), &buffer)
-            if r < 0 { return fail(r) }
-            return .success(Array(buffer.prefix(Int(r))))
-        case .writeBlock(let register, let bytes):
-            let r = bytes.withUnsafeBufferPointer { i2c_smbus_write_i2c_block_data(fd, register, UInt8(bytes.count), $0.baseAddress) }
-            return r < 0 ? fail(r) : .success([])
+        case .receiveByte, .readByte: return .success([UInt8(truncatingIfNeeded: r)])
+        case .readWord: return .success([UInt8(truncatingIfNeeded: r), UInt8(truncatingIfNeeded: r >> 8)])
+        case .readBlock: return .success(Array(buffer.prefix(Int(r))))
+        case .quick, .writeByte, .writeWord, .writeBlock: return .success([])
         }
     }
 }

@@ -9,18 +9,22 @@ public struct LinuxPlatform: HardwarePlatform {
     /// The machine's devices.
     public init() {}
 
+    /// Opens `/dev/i2c-<number>` (see ``LinuxI2CBus/open(bus:)``).
     public func openI2CBus(_ number: Int) throws(HardwareError) -> any I2CBus {
         try LinuxI2CBus.open(bus: number)
     }
 
+    /// Opens a UART in raw 8N1 with exclusive access (see ``LinuxSerialPort/open(_:baudRate:clock:)``).
     public func openSerialPort(_ path: String, baudRate: BaudRate) throws(HardwareError) -> any SerialPort {
         try LinuxSerialPort.open(path, baudRate: baudRate, clock: clock)
     }
 
+    /// Requests a GPIO output through libgpiod, consumer `fieldloc`.
     public func requestOutput(chip: String, line: GPIOLineID, initial: Bool) throws(HardwareError) -> any GPIOLine {
         try LinuxGPIOLine.output(chip: chip, line: line, initial: initial)
     }
 
+    /// Requests a GPIO input with edge events and bias through libgpiod, consumer `fieldloc`.
     public func requestInput(chip: String, line: GPIOLineID, edges: GPIOEdgeDetection, bias: GPIOBias) throws(HardwareError) -> any GPIOLine {
         try LinuxGPIOLine.input(chip: chip, line: line, edges: edges, bias: bias)
     }
@@ -37,10 +41,13 @@ public struct LinuxPlatform: HardwarePlatform {
         return names.sorted()
     }
 
+    /// The numbers of the `/dev/i2c-*` nodes, ascending.
     public func availableI2CBuses() -> [Int] {
         Self.devices("i2c-").compactMap { Int($0.dropFirst(4)) }.sorted()
     }
 
+    /// `/dev/serial0`, `/dev/ttyAMA0` and `/dev/ttyS0` that exist (each device once), then
+    /// `/dev/ttyUSB*` and `/dev/ttyACM*`.
     public func candidateSerialPorts() -> [String] {
         var ports: [String] = []
         for path in ["/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0"] where access(path, F_OK) == 0 {

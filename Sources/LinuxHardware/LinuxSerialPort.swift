@@ -33,10 +33,10 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
     {
         let (fd, code) = Sys.call { Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
         if fd < 0 { throw Sys.error(code, device: path, operation: "open", hint: openHint(code, path: path)) }
-        var (r, e) = Sys.call { ioctl(fd, UInt(TIOCEXCL)) }
+        var (r, e) = Sys.ioctl(fd, UInt(TIOCEXCL))
         if r < 0 && e != ENOTTY {
             Glibc.close(fd)
-            throw Sys.error(e, device: path, operation: "TIOCEXCL")
+            throw Sys.error(e, device: path, operation: "TIOCEXCL", ioctl: true)
         }
         (r, e) = Sys.call { flock(fd, LOCK_EX | LOCK_NB) }
         if r < 0 {
@@ -103,11 +103,11 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
     }
 
     static func command(_ pid: String) -> String {
-        let fd = Glibc.open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        let (fd, _) = Sys.call { Glibc.open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return "?" }
         defer { Glibc.close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)
-        let n = Glibc.read(fd, &buffer, buffer.count)
+        let (n, _) = Sys.call { Glibc.read(fd, &buffer, buffer.count) }
         guard n > 0 else { return "?" }
         return String(decoding: buffer.prefix(n).prefix { $0 != 0x0A }, as: UTF8.self)
     }
@@ -169,6 +169,8 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
         }
     }
 
+    /// Reads what has arrived, waiting with `poll` until at least one byte is there or the
+    /// deadline passes (then 0). End of file or EIO after a hangup is ``HardwareError/Kind/deviceGone``.
     public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: MonotonicInstant) throws(HardwareError) -> Int {
         guard buffer.count > 0 else { return 0 }
         let fd = try withFD("read") { .success($0) }
@@ -189,6 +191,8 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
         }
     }
 
+    /// Writes as much of `bytes` as the driver takes, waiting with `poll` for room until the
+    /// deadline (then 0).
     public func write(_ bytes: UnsafeRawBufferPointer, deadline: MonotonicInstant) throws(HardwareError) -> Int {
         guard bytes.count > 0 else { return 0 }
         let fd = try withFD("write") { .success($0) }
@@ -205,13 +209,17 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
         }
     }
 
+    /// Reconfigures termios (raw 8N1) at `rate`; rates outside 4800...921600 are
+    /// ``HardwareError/Kind/invalidArgument``.
     public func setBaudRate(_ rate: BaudRate) throws(HardwareError) { try configureRaw(rate) }
 
+    /// Waits until the output queue (`TIOCOUTQ`) is empty, polling it every millisecond, since
+    /// `tcdrain` has no deadline; still queued at the deadline is ``HardwareError/Kind/timeout``.
     public func drain(deadline: MonotonicInstant) throws(HardwareError) {
         while true {
             var pending: Int32 = 0
-            let (r, e) = try withFD("TIOCOUTQ") { fd in .success(Sys.call { ioctl(fd, UInt(TIOCOUTQ), &pending) }) }
-            if r < 0 { throw Sys.error(e, device: name, operation: "TIOCOUTQ") }
+            let (r, e) = try withFD("TIOCOUTQ") { fd in .success(Sys.ioctl(fd, UInt(TIOCOUTQ), &pending)) }
+            if r < 0 { throw Sys.error(e, device: name, operation: "TIOCOUTQ", ioctl: true) }
             if pending == 0 { return }
             if clock.now() >= deadline {
                 throw HardwareError(.timeout, device: name, operation: "drain", detail: "\(pending) bytes still queued at the deadline")
@@ -220,6 +228,7 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
         }
     }
 
+    /// Throws away unread input, unsent output or both (`tcflush`).
     public func discard(_ queue: SerialQueue) throws(HardwareError) {
         let which: Int32 = queue == .input ? TCIFLUSH : (queue == .output ? TCOFLUSH : TCIOFLUSH)
         try withFD("tcflush") { fd in
@@ -228,41 +237,11 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
         }
     }
 
+    /// Closes the port (idempotent); later calls throw ``HardwareError/Kind/closed``.
     public func close() {
         state.withLock { s in
             if s.fd >= 0 { Glibc.close(s.fd) }
             s.fd = -1
         }
-    }
-}
-
-/// A pseudo-terminal pair: ``devicePath`` behaves like a UART for ``LinuxSerialPort`` (real
-/// termios code), and ``controller`` is the other end, where a simulated receiver reads what
-/// the program writes and writes what the program reads.
-public final class PseudoTerminalPair: @unchecked Sendable {
-    /// The terminal device, for example `/dev/pts/3`.
-    public let devicePath: String
-    /// The controlling end, as a serial port (its line rate is nominal).
-    public let controller: LinuxSerialPort
-
-    /// Opens a new pair.
-    public init(clock: any MonotonicClock = SystemMonotonicClock()) throws(HardwareError) {
-        // /dev/ptmx directly: unlock the terminal (TIOCSPTLCK) and read its number (TIOCGPTN);
-        // grantpt has nothing to do on devpts. Both ioctls are asm-generic (x86-64, arm64, arm).
-        let (fd, code) = Sys.call { Glibc.open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC) }
-        if fd < 0 { throw Sys.error(code, device: "/dev/ptmx", operation: "open") }
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        let tiocsptlck: UInt = 0x4004_5431, tiocgptn: UInt = 0x8004_5430
-        guard ioctl(fd, tiocsptlck, &unlock) == 0, ioctl(fd, tiocgptn, &number) == 0 else {
-            let e = Glibc.errno
-            Glibc.close(fd)
-            throw Sys.error(e, device: "/dev/ptmx", operation: "unlock pseudo-terminal")
-        }
-        devicePath = "/dev/pts/\(number)"
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        controller = LinuxSerialPort(name: "\(devicePath) (controller)", fd: fd, baud: .b9600, clock: clock)
-        // Raw on the controller too, so nothing the simulator writes is echoed or translated.
-        try? controller.configureRaw(.b9600)
     }
 }

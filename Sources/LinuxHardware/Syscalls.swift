@@ -1,33 +1,11 @@
 import Glibc
 import HardwareInterfaces
 
-/// The one place errno becomes a portable ``HardwareError/Kind``.
-public func hardwareErrorKind(errno code: Int32) -> HardwareError.Kind {
-    switch code {
-    case ENOENT: return .notFound
-    case EACCES, EPERM: return .permissionDenied
-    case EBUSY: return .busy
-    case ENXIO, EREMOTEIO: return .noAcknowledge
-    case ETIMEDOUT: return .timeout
-    case EAGAIN: return .bus  // I2C: arbitration lost (EWOULDBLOCK is the same number: flock maps it itself)
-    case EIO, EPROTO, EBADMSG: return .bus
-    case EOPNOTSUPP, ENOTTY, ENOSYS: return .unsupported
-    case ENODEV, EHOSTDOWN, ENOTCONN: return .deviceGone
-    case EBADF: return .closed
-    case EINVAL, ERANGE, EOVERFLOW, EMSGSIZE: return .invalidArgument
-    default: return .other
-    }
-}
-
-/// `errno 6: No such device or address`.
-public func errnoDetail(_ code: Int32) -> String {
-    let text = strerror(code).map { String(cString: $0) } ?? "unknown error"
-    return "errno \(code): \(text)"
-}
-
-/// Syscall wrappers: EINTR is retried here and nowhere else; a failure comes back as errno.
+/// Syscall wrappers. EINTR is retried in ``call(_:)`` and nowhere else; the other helpers adapt
+/// the C library's other error conventions to it. A failure comes back as errno.
 enum Sys {
-    /// Calls `body` until it does not fail with EINTR. Returns the result and errno (0 on success).
+    /// Calls `body` until it does not fail with EINTR. `body` follows the syscall convention
+    /// (-1 and errno on failure). Returns the result and errno (0 on success).
     static func call<T: BinaryInteger>(_ body: () -> T) -> (T, Int32) {
         while true {
             let result = body()
@@ -37,54 +15,67 @@ enum Sys {
         }
     }
 
-    /// An error from errno, for a device and operation.
-    static func error(_ code: Int32, device: String, operation: String, hint: String? = nil) -> HardwareError {
-        HardwareError(hardwareErrorKind(errno: code), device: device, operation: operation, detail: errnoDetail(code), hint: hint)
+    /// For calls that return a negated errno (libi2c's `i2c_smbus_*`): the result on success,
+    /// or -1 and the errno.
+    static func negatedErrno(_ body: () -> Int32) -> (Int32, Int32) {
+        call {
+            let r = body()
+            if r < 0 { Glibc.errno = -r; return -1 }
+            return r
+        }
     }
 
-    /// Milliseconds from now until `deadline` on `clock`, clamped to 0...Int32.max (for poll).
+    /// For calls that return the error number itself (`clock_nanosleep`): 0 or the errno.
+    static func returningErrorNumber(_ body: () -> Int32) -> Int32 {
+        call {
+            let r = body()
+            if r != 0 { Glibc.errno = r; return -1 }
+            return 0
+        }.1
+    }
+
+    /// `ioctl` with an integer argument.
+    static func ioctl(_ fd: Int32, _ request: UInt, _ value: Int32 = 0) -> (Int32, Int32) {
+        call { Glibc.ioctl(fd, request, value) }
+    }
+
+    /// `ioctl` with a pointer argument.
+    static func ioctl<T>(_ fd: Int32, _ request: UInt, _ value: inout T) -> (Int32, Int32) {
+        withUnsafeMutablePointer(to: &value) { pointer in call { Glibc.ioctl(fd, request, UnsafeMutableRawPointer(pointer)) } }
+    }
+
+    /// An error from errno, for a device and operation.
+    static func error(_ code: Int32, device: String, operation: String, ioctl: Bool = false, hint: String? = nil) -> HardwareError {
+        HardwareError(hardwareErrorKind(errno: code, ioctl: ioctl), device: device, operation: operation, detail: errnoDetail(code), hint: hint)
+    }
+
+    /// Milliseconds from now until `deadline` on `clock`, clamped to 0...Int32.max (for poll);
+    /// -1 (wait forever) for ``MonotonicInstant/distantFuture``.
     static func milliseconds(until deadline: MonotonicInstant, clock: any MonotonicClock) -> Int32 {
+        if deadline == .distantFuture { return -1 }
         let now = clock.now()
         guard deadline > now else { return 0 }
-        if deadline == .distantFuture { return -1 }
         let ns = deadline.nanoseconds - now.nanoseconds
         let ms = (ns + 999_999) / 1_000_000
         return ms > UInt64(Int32.max) ? Int32.max : Int32(ms)
     }
 
-    /// Waits until `fd` has `events` or the deadline passes. Returns the revents (0 at the deadline).
+    /// Waits until `fd` has `events` or the deadline passes. Returns the revents (0 at the
+    /// deadline) and errno.
     static func poll(_ fd: Int32, events: Int16, deadline: MonotonicInstant, clock: any MonotonicClock) -> (Int16, Int32) {
+        var pfd = pollfd(fd: fd, events: events, revents: 0)
         while true {
-            var pfd = pollfd(fd: fd, events: events, revents: 0)
-            let timeout = milliseconds(until: deadline, clock: clock)
-            let result = Glibc.poll(&pfd, 1, timeout)
-            if result > 0 { return (pfd.revents, 0) }
-            if result == 0 {
-                // poll can return a little early on the clock's scale: wait out the rest.
-                if timeout != 0 && clock.now() < deadline { continue }
-                return (0, 0)
+            var timeout: Int32 = 0
+            let (result, code) = call {
+                pfd.revents = 0
+                timeout = milliseconds(until: deadline, clock: clock)  // recomputed after a signal
+                return Glibc.poll(&pfd, 1, timeout)
             }
-            let code = Glibc.errno
-            if code == EINTR { continue }
-            return (0, code)
+            if code != 0 { return (0, code) }
+            if result > 0 { return (pfd.revents, 0) }
+            // poll can return a little early on the clock's scale: wait out the rest.
+            if timeout != 0 && clock.now() < deadline { continue }
+            return (0, 0)
         }
-    }
-}
-
-/// CLOCK_MONOTONIC, with `clock_nanosleep` (absolute, EINTR-safe) for sleeps.
-public struct SystemMonotonicClock: MonotonicClock {
-    /// The system's monotonic clock.
-    public init() {}
-
-    public func now() -> MonotonicInstant {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return MonotonicInstant(nanoseconds: UInt64(max(0, ts.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, ts.tv_nsec)))
-    }
-
-    public func sleep(until deadline: MonotonicInstant) {
-        guard deadline != .distantFuture else { return }
-        var ts = timespec(tv_sec: Int(deadline.nanoseconds / 1_000_000_000), tv_nsec: Int(deadline.nanoseconds % 1_000_000_000))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
     }
 }

@@ -1,6 +1,8 @@
+import Foundation
 import Glibc
 import HardwareInterfaces
 import LinuxHardware
+import Synchronization
 import Testing
 
 @Suite("Linux serial port through a pseudo-terminal (real termios)")
@@ -132,6 +134,13 @@ struct LinuxDeviceTests {
         #expect(errnoDetail(code).hasPrefix("errno \(code): "))
     }
 
+    @Test("EINVAL from an ioctl means the device cannot do it; elsewhere it is a bad argument")
+    func ioctlEINVAL() {
+        #expect(hardwareErrorKind(errno: EINVAL, ioctl: true) == .unsupported)
+        #expect(hardwareErrorKind(errno: EINVAL) == .invalidArgument)
+        #expect(hardwareErrorKind(errno: EBUSY, ioctl: true) == .busy)
+    }
+
     @Test("the platform lists what exists and no missing device")
     func platform() {
         let platform = LinuxPlatform()
@@ -147,5 +156,78 @@ struct LinuxDeviceTests {
         let b = clock.now()
         #expect(b - a >= .milliseconds(20))
         #expect(clock.now() >= b)
+    }
+}
+
+/// Signals the SIGUSR1 handler has seen.
+private let handledSignals = Atomic<Int>(0)
+
+/// Installs a counting SIGUSR1 handler without SA_RESTART, so a signal interrupts a blocked call with EINTR.
+private func installInterruptingHandler() {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in handledSignals.add(1, ordering: .relaxed) }
+    action.sa_flags = 0
+    sigemptyset(&action.sa_mask)
+    sigaction(SIGUSR1, &action, nil)
+}
+
+/// Runs `body` on a new thread and signals that thread with SIGUSR1 every 20 ms until it ends.
+private func whileInterrupted(_ body: @escaping @Sendable () -> Void) {
+    installInterruptingHandler()
+    let target = Mutex<pthread_t?>(nil)
+    let done = Mutex(false)
+    let handled = Mutex(0)
+    let thread = Thread {
+        // The test runner's threads may block signals, and a new thread inherits the mask.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGUSR1)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        let before = handledSignals.load(ordering: .relaxed)
+        target.withLock { $0 = pthread_self() }
+        body()
+        handled.withLock { $0 = handledSignals.load(ordering: .relaxed) - before }
+        done.withLock { $0 = true }
+    }
+    thread.start()
+    while !done.withLock({ $0 }) {
+        usleep(20_000)
+        if let t = target.withLock({ $0 }), !done.withLock({ $0 }) { pthread_kill(t, SIGUSR1) }
+    }
+    #expect(handled.withLock { $0 } >= 3, "the call was interrupted while it waited")
+}
+
+@Suite("Signals during blocking waits (EINTR retried in one place)", .serialized)
+struct InterruptTests {
+    @Test("a read interrupted by signals still returns 0 at its deadline, without an error")
+    func readInterrupted() throws {
+        let clock = SystemMonotonicClock()
+        let pair = try PseudoTerminalPair()
+        let port = try LinuxSerialPort.open(pair.devicePath, baudRate: .b9600)
+        defer { port.close() }
+        let outcome = Mutex<(Result<[UInt8], HardwareError>, Duration)?>(nil)
+        whileInterrupted {
+            let start = clock.now()
+            let result = Result { () throws(HardwareError) -> [UInt8] in
+                try port.readAvailable(deadline: start.advanced(by: .milliseconds(200)))
+            }
+            outcome.withLock { $0 = (result, clock.now() - start) }
+        }
+        let (result, waited) = try #require(outcome.withLock { $0 })
+        #expect(try result.get().isEmpty)
+        #expect(waited >= .milliseconds(200))
+        #expect(waited < .milliseconds(1500))
+    }
+
+    @Test("a sleep interrupted by signals still lasts as long as asked")
+    func sleepInterrupted() throws {
+        let clock = SystemMonotonicClock()
+        let waited = Mutex<Duration?>(nil)
+        whileInterrupted {
+            let start = clock.now()
+            clock.sleep(for: .milliseconds(150))
+            waited.withLock { $0 = clock.now() - start }
+        }
+        #expect(try #require(waited.withLock { $0 }) >= .milliseconds(150))
     }
 }
