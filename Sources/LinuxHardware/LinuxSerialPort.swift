@@ -12,6 +12,11 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
     private struct State {
         var fd: Int32
         var baud: BaudRate
+        /// Reads and writes waiting on the descriptor outside the lock.
+        var inFlight = 0
+        /// Set by close() while operations are in flight; the last one closes the descriptor, so
+        /// its number is never reused under a waiting read.
+        var closing = false
     }
     private let state: Mutex<State>
 
@@ -173,11 +178,15 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
     /// deadline passes (then 0). End of file or EIO after a hangup is ``HardwareError/Kind/deviceGone``.
     public func read(into buffer: UnsafeMutableRawBufferPointer, deadline: MonotonicInstant) throws(HardwareError) -> Int {
         guard buffer.count > 0 else { return 0 }
-        let fd = try withFD("read") { .success($0) }
+        let fd = try begin("read")
+        defer { end() }
         while true {
-            let (revents, pollError) = Sys.poll(fd, events: Int16(POLLIN), deadline: deadline, clock: clock)
+            let (revents, pollError) = try pollSlice(fd, events: Int16(POLLIN), deadline: deadline, operation: "read")
             if pollError != 0 { throw Sys.error(pollError, device: name, operation: "poll") }
-            if revents == 0 { return 0 }
+            if revents == 0 {
+                if clock.now() < deadline { continue }
+                return 0
+            }
             if revents & Int16(POLLNVAL) != 0 { throw HardwareError(.closed, device: name, operation: "read") }
             let (n, e) = Sys.call { Glibc.read(fd, buffer.baseAddress, buffer.count) }
             if n > 0 { return n }
@@ -195,11 +204,15 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
     /// deadline (then 0).
     public func write(_ bytes: UnsafeRawBufferPointer, deadline: MonotonicInstant) throws(HardwareError) -> Int {
         guard bytes.count > 0 else { return 0 }
-        let fd = try withFD("write") { .success($0) }
+        let fd = try begin("write")
+        defer { end() }
         while true {
-            let (revents, pollError) = Sys.poll(fd, events: Int16(POLLOUT), deadline: deadline, clock: clock)
+            let (revents, pollError) = try pollSlice(fd, events: Int16(POLLOUT), deadline: deadline, operation: "write")
             if pollError != 0 { throw Sys.error(pollError, device: name, operation: "poll") }
-            if revents == 0 { return 0 }
+            if revents == 0 {
+                if clock.now() < deadline { continue }
+                return 0
+            }
             if revents & Int16(POLLNVAL) != 0 { throw HardwareError(.closed, device: name, operation: "write") }
             let (n, e) = Sys.call { Glibc.write(fd, bytes.baseAddress, bytes.count) }
             if n >= 0 { return n }
@@ -240,8 +253,42 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
     /// Closes the port (idempotent); later calls throw ``HardwareError/Kind/closed``.
     public func close() {
         state.withLock { s in
-            if s.fd >= 0 { Glibc.close(s.fd) }
-            s.fd = -1
+            guard s.fd >= 0 else { return }
+            if s.inFlight > 0 {
+                s.closing = true
+            } else {
+                Glibc.close(s.fd)
+                s.fd = -1
+            }
         }
+    }
+
+    /// Takes the descriptor for an operation that waits outside the lock.
+    func begin(_ operation: String) throws(HardwareError) -> Int32 {
+        let result: Result<Int32, HardwareError> = state.withLock { s in
+            guard s.fd >= 0, !s.closing else { return .failure(HardwareError(.closed, device: name, operation: operation)) }
+            s.inFlight += 1
+            return .success(s.fd)
+        }
+        return try result.get()
+    }
+
+    /// Gives it back; the last operation after a close() closes it.
+    func end() {
+        state.withLock { s in
+            s.inFlight -= 1
+            if s.closing && s.inFlight == 0 && s.fd >= 0 {
+                Glibc.close(s.fd)
+                s.fd = -1
+                s.closing = false
+            }
+        }
+    }
+
+    /// Polls in slices of at most 100 ms so a close() from another thread ends the wait promptly.
+    func pollSlice(_ fd: Int32, events: Int16, deadline: MonotonicInstant, operation: String) throws(HardwareError) -> (Int16, Int32) {
+        if state.withLock({ $0.closing }) { throw HardwareError(.closed, device: name, operation: operation) }
+        let slice = min(deadline, clock.now().advanced(by: .milliseconds(100)))
+        return Sys.poll(fd, events: events, deadline: slice, clock: clock)
     }
 }

@@ -231,3 +231,39 @@ struct InterruptTests {
         #expect(try #require(waited.withLock { $0 }) >= .milliseconds(150))
     }
 }
+
+@Suite("Closing a serial port while another thread waits on it")
+struct CloseRaceTests {
+    @Test("close() ends a long read promptly with closed, and the descriptor is released only after it")
+    func closeDuringRead() throws {
+        let clock = SystemMonotonicClock()
+        let pair = try PseudoTerminalPair()
+        let port = try LinuxSerialPort.open(pair.devicePath, baudRate: .b9600)
+        let outcome = ReadOutcome()
+        let thread = Thread {
+            do {
+                _ = try port.readAvailable(deadline: clock.deadline(after: .seconds(10)))
+                outcome.set("returned")
+            } catch {
+                outcome.set((error as? HardwareError)?.kind.rawValue ?? "\(error)")
+            }
+        }
+        thread.start()
+        Thread.sleep(forTimeInterval: 0.2)
+        let start = clock.now()
+        port.close()
+        while outcome.get() == nil && clock.now() - start < .seconds(3) { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(outcome.get() == HardwareError.Kind.closed.rawValue)
+        #expect(clock.now() - start < .seconds(1))
+        // Reopening works: the lock went with the descriptor.
+        let again = try LinuxSerialPort.open(pair.devicePath, baudRate: .b9600)
+        again.close()
+    }
+}
+
+final class ReadOutcome: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: String?
+    func set(_ v: String) { lock.lock(); value = v; lock.unlock() }
+    func get() -> String? { lock.lock(); defer { lock.unlock() }; return value }
+}
