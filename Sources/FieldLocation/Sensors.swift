@@ -60,15 +60,15 @@ public enum SensorFactory {
                                          clock: any MonotonicClock) throws(SensorError) -> any Accelerometer {
         switch kind {
         case .lsm303agrAccel:
-            var a = try LSM303AGRAccelerometer(bus: bus, address: address)
+            var a = try LSM303AGRAccelerometer(bus: bus, address: address, clock: clock)
             try a.configure(.init())
             return a
         case .lsm6dsox:
-            var a = try LSM6DSOX(bus: bus, address: address)
+            var a = try LSM6DSOX(bus: bus, address: address, clock: clock)
             try a.configure(.init())
             return a
         case .icm20948:
-            var a = try ICM20948(bus: bus, address: address)
+            var a = try ICM20948(bus: bus, address: address, clock: clock)
             try a.configure(.init())
             return a
         default:

@@ -29,6 +29,10 @@ public struct ICM20948: Accelerometer {
         public static let accelSampleRateDiv1: UInt8 = 0x10
         /// ACCEL_CONFIG (bank 2): DLPFCFG bits 5:3, FS bits 2:1, FCHOICE bit 0.
         public static let accelConfig: UInt8 = 0x14
+        /// ACCEL_CONFIG_2 (bank 2): AX_ST_EN_REG bit 4, AY bit 3, AZ bit 2, DEC3_CFG bits 1:0.
+        public static let accelConfig2: UInt8 = 0x15
+        /// SELF_TEST_X_ACCEL (bank 1): the factory self-test code of X; Y and Z follow.
+        public static let selfTestXAccel: UInt8 = 0x0E
         /// REG_BANK_SEL, in every bank.
         public static let bankSelect: UInt8 = 0x7F
         /// PWR_MGMT_1 value: awake, auto clock.
@@ -81,6 +85,10 @@ public struct ICM20948: Accelerometer {
     }
 
     let io: RegisterIO
+    /// The clock the self-test waits on; `nil` when the driver was opened without one.
+    let clock: (any MonotonicClock)?
+    /// The wait for each sample during ``selfTest()`` (a sample every 0.9 ms at 1125 Hz).
+    public var polling = ReadyPolling(attempts: 20, interval: .milliseconds(1))
     /// Shadow copy of PWR_MGMT_1 (power-on default: asleep).
     public private(set) var pwrMgmt1: UInt8 = 0x41
     /// Shadow copy of ACCEL_CONFIG (bank 2).
@@ -94,8 +102,10 @@ public struct ICM20948: Accelerometer {
     public var device: String { io.device }
 
     /// Opens the chip at `address` and checks WHO_AM_I in bank 0 before anything else.
-    public init(bus: any I2CBus, address: I2CAddress) throws(SensorError) {
+    /// ``selfTest()`` needs `clock` for its settling pauses and bounded waits.
+    public init(bus: any I2CBus, address: I2CAddress, clock: (any MonotonicClock)? = nil) throws(SensorError) {
         io = RegisterIO(bus: bus, address: address, chip: .icm20948)
+        self.clock = clock
         try identify()
     }
 
@@ -157,5 +167,108 @@ public struct ICM20948: Accelerometer {
         try io.write(Register.pwrMgmt1, Register.sleep)
         pwrMgmt1 = Register.sleep
         configuration = nil
+    }
+
+    /// Samples averaged with self-test off and again with it on.
+    public static let selfTestSamples = 20
+
+    /// The pass window for the ratio of the measured response to the factory response (InvenSense
+    /// criterion A: within ±50 % of the trimmed value).
+    public static let selfTestRatioLimits: ClosedRange<Double> = 0.5...1.5
+
+    /// The pass window for the response in milli-g when a factory code reads 0 (InvenSense
+    /// criterion B, the datasheet's 225...675 mg).
+    public static let selfTestAbsoluteLimits: ClosedRange<Double> = 225...675
+
+    /// The factory self-test response at ±2 g in counts for a SELF_TEST_x_ACCEL `code`:
+    /// `2620 * 1.01^(code - 1)` (InvenSense's self-test equation table), or `nil` for code 0
+    /// (no trim stored).
+    public static func factoryResponse(code: UInt8) -> Double? {
+        guard code != 0 else { return nil }
+        var value = 2620.0
+        for _ in 1..<Int(code) { value *= 1.01 }
+        return value.rounded(.down)
+    }
+
+    /// InvenSense's accelerometer self-test: awake with the gyroscope off, ±2 g, DLPF 2,
+    /// divider 0 (1125 Hz); wait 20 ms and average ``selfTestSamples`` samples (each after
+    /// RAW_DATA_0_RDY) with self-test off; set AX/AY/AZ_ST_EN_REG in ACCEL_CONFIG_2, wait 20 ms and
+    /// average again; clear them; read the factory codes SELF_TEST_X/Y/Z_ACCEL in bank 1. Each
+    /// axis's response (on − off) divided by ``factoryResponse(code:)`` must be within
+    /// ``selfTestRatioLimits``; if any code is 0, each response must be within
+    /// ``selfTestAbsoluteLimits`` instead. Every wait for data is bounded by ``polling``.
+    /// Afterwards the configuration in force before is written again (or, if there was none,
+    /// the chip is put back to sleep), also when a step fails, and bank 0 is selected.
+    /// Throws ``SensorError/unsupported(chip:feature:)`` when the driver has no clock.
+    public mutating func selfTest() throws(SensorError) {
+        guard let clock else {
+            throw .unsupported(chip: chip, feature: "self-test without a clock (open it with init(bus:address:clock:))")
+        }
+        let saved = configuration
+        let result: Result<(off: [Double], on: [Double], codes: [UInt8]), SensorError>
+        do {
+            try io.write(Register.pwrMgmt1, Register.wake)
+            try io.write(Register.pwrMgmt2, 0x07)  // gyroscope off
+            try io.write(Register.bankSelect, 2 << 4)
+            try io.write(Register.accelSampleRateDiv1, 0x00)
+            try io.write(Register.accelSampleRateDiv1 + 1, 0x00)
+            try io.write(Register.accelConfig, 2 << 3 | 0x01)  // DLPF 2, ±2 g, FCHOICE
+            try io.write(Register.accelConfig2, 0x00)
+            try io.write(Register.bankSelect, 0 << 4)
+            clock.sleep(for: .milliseconds(20))
+            let off = try averageCounts(clock)
+            try io.write(Register.bankSelect, 2 << 4)
+            try io.write(Register.accelConfig2, 0x1C)  // X, Y, Z self-test on
+            try io.write(Register.bankSelect, 0 << 4)
+            clock.sleep(for: .milliseconds(20))
+            let on = try averageCounts(clock)
+            try io.write(Register.bankSelect, 2 << 4)
+            try io.write(Register.accelConfig2, 0x00)
+            try io.write(Register.bankSelect, 1 << 4)
+            var codes: [UInt8] = []
+            for offset: UInt8 in 0..<3 { codes.append(try io.read(Register.selfTestXAccel + offset)) }
+            try io.write(Register.bankSelect, 0 << 4)
+            result = .success((off, on, codes))
+        } catch {
+            result = .failure(error)
+        }
+        try io.write(Register.bankSelect, 0 << 4)  // a failed step may have left bank 1 or 2 selected
+        if let saved {
+            try configure(saved)
+        } else {
+            try io.write(Register.pwrMgmt1, Register.sleep)
+            pwrMgmt1 = Register.sleep
+        }
+        let (off, on, codes) = try result.get()
+        let factory = codes.map(Self.factoryResponse(code:))
+        var failures: [String] = []
+        for (index, axis) in ["X", "Y", "Z"].enumerated() {
+            let response = on[index] - off[index]
+            if factory.contains(nil) {
+                let milliG = response * 1000 / 16384
+                if !Self.selfTestAbsoluteLimits.contains(milliG) {
+                    failures.append("\(axis) response \(milliG) mg outside \(Self.selfTestAbsoluteLimits) (no factory code)")
+                }
+            } else if let expected = factory[index] {
+                let ratio = response / expected
+                if !Self.selfTestRatioLimits.contains(ratio) {
+                    failures.append("\(axis) response \(response) counts is \(ratio) of the factory \(expected) (code \(codes[index])), outside \(Self.selfTestRatioLimits)")
+                }
+            }
+        }
+        guard failures.isEmpty else {
+            throw .selfTestFailed(chip: chip, device: device, detail: failures.joined(separator: ", "))
+        }
+    }
+
+    /// Averages ``selfTestSamples`` accelerometer samples, each after RAW_DATA_0_RDY; in counts.
+    private func averageCounts(_ clock: any MonotonicClock) throws(SensorError) -> [Double] {
+        var sum = [0, 0, 0]
+        for _ in 0..<Self.selfTestSamples {
+            try io.waitFor(0x01, in: Register.intStatus1, polling: polling, clock: clock)
+            let b = try io.readBlock(Register.accelXOutH, count: 6)
+            for axis in 0..<3 { sum[axis] += int16BE(b, 2 * axis) }
+        }
+        return sum.map { Double($0) / Double(Self.selfTestSamples) }
     }
 }

@@ -28,6 +28,8 @@ public struct LSM303AGRAccelerometer: Accelerometer {
         public static let outXL: UInt8 = 0x28
         /// Sub-address bit 7: auto-increment in a multi-byte read.
         public static let autoIncrement: UInt8 = 0x80
+        /// CTRL_REG4_A ST bits (2:1) = 01: positive self-test.
+        public static let selfTestPositive: UInt8 = 0x02
     }
 
     /// Resolution mode (LPen in CTRL_REG1_A, HR in CTRL_REG4_A).
@@ -124,6 +126,10 @@ public struct LSM303AGRAccelerometer: Accelerometer {
     }
 
     let io: RegisterIO
+    /// The clock the self-test waits on; `nil` when the driver was opened without one.
+    let clock: (any MonotonicClock)?
+    /// The wait for each sample during ``selfTest()`` (one sample every 10 ms at 100 Hz).
+    public var polling = ReadyPolling(attempts: 20, interval: .milliseconds(2))
     /// Shadow copies of TEMP_CFG_REG_A, CTRL_REG1_A and CTRL_REG4_A (power-on defaults at first).
     public private(set) var tempCfg: UInt8 = 0x00
     /// Shadow copy of CTRL_REG1_A.
@@ -139,8 +145,10 @@ public struct LSM303AGRAccelerometer: Accelerometer {
     public var device: String { io.device }
 
     /// Opens the die at `address` (0x19 on every board) and checks WHO_AM_I_A first.
-    public init(bus: any I2CBus, address: I2CAddress) throws(SensorError) {
+    /// ``selfTest()`` needs `clock` for its settling pauses and bounded waits.
+    public init(bus: any I2CBus, address: I2CAddress, clock: (any MonotonicClock)? = nil) throws(SensorError) {
         io = RegisterIO(bus: bus, address: address, chip: .lsm303agrAccelerometer)
+        self.clock = clock
         try identify()
     }
 
@@ -201,6 +209,60 @@ public struct LSM303AGRAccelerometer: Accelerometer {
         ctrl1 = value
         configuration.dataRate = nil
     }
+
+    /// The self-test window: the change of each axis between self-test off and on, in counts of
+    /// the 10-bit normal mode at ±2 g (3.9 mg per count). The datasheet gives 17...360 LSB; ST's
+    /// `lsm303agr_self_test.c` example uses the same window in milli-g, 68...1440 mg.
+    public static let selfTestLimits: ClosedRange<Double> = 17...360
+
+    /// ST's self-test (datasheet and `lsm303agr_self_test.c`): normal mode, ±2 g, 100 Hz, BDU;
+    /// wait 90 ms, discard one sample and average five with ST off; set ST = 01 (positive),
+    /// wait 90 ms, discard one and average five; clear ST. Each axis must change by
+    /// ``selfTestLimits``. Every wait for data is bounded by ``polling``; CTRL_REG4_A and
+    /// CTRL_REG1_A are written back to their previous values afterwards, also when a step fails.
+    /// Throws ``SensorError/unsupported(chip:feature:)`` when the driver has no clock.
+    public mutating func selfTest() throws(SensorError) {
+        guard let clock else {
+            throw .unsupported(chip: chip, feature: "self-test without a clock (open it with init(bus:address:clock:))")
+        }
+        let saved = (ctrl1: ctrl1, ctrl4: ctrl4)
+        let base: UInt8 = 0x80  // BDU, ±2 g, HR off (normal mode)
+        let result: Result<(SensorVector, SensorVector), SensorError>
+        do {
+            try io.write(Register.ctrl4, base)
+            try io.write(Register.ctrl1, 0x57)  // 100 Hz, LPen off, X/Y/Z on
+            clock.sleep(for: .milliseconds(90))
+            let off = try averageNormalCounts(clock)
+            try io.write(Register.ctrl4, base | Register.selfTestPositive)
+            clock.sleep(for: .milliseconds(90))
+            let on = try averageNormalCounts(clock)
+            try io.write(Register.ctrl4, base)
+            result = .success((off, on))
+        } catch {
+            result = .failure(error)
+        }
+        try io.write(Register.ctrl4, saved.ctrl4)
+        try io.write(Register.ctrl1, saved.ctrl1)
+        let (off, on) = try result.get()
+        let failures = selfTestFailures(off: off, on: on, limits: Self.selfTestLimits, unit: "LSB (10-bit, ±2 g)")
+        guard failures.isEmpty else {
+            throw .selfTestFailed(chip: chip, device: device, detail: failures.joined(separator: ", "))
+        }
+    }
+
+    /// Discards one sample, then averages five, each after ZYXDA; in 10-bit counts.
+    private func averageNormalCounts(_ clock: any MonotonicClock) throws(SensorError) -> SensorVector {
+        var sum = SensorVector.zero
+        for index in 0..<6 {
+            try io.waitFor(0x08, in: Register.status, polling: polling, clock: clock)
+            let b = try io.readBlock(Register.outXL | Register.autoIncrement, count: 6)
+            if index == 0 { continue }
+            sum.x += Double(int16LE(b, 0) >> 6)
+            sum.y += Double(int16LE(b, 2) >> 6)
+            sum.z += Double(int16LE(b, 4) >> 6)
+        }
+        return SensorVector(x: sum.x / 5, y: sum.y / 5, z: sum.z / 5)
+    }
 }
 
 /// The magnetometer die of the ST LSM303AGR (the LIS2MDL core), at 0x1E.
@@ -229,6 +291,8 @@ public struct LSM303AGRMagnetometer: Magnetometer {
         public static let status: UInt8 = 0x67
         /// OUTX_L_REG_M; X, Y, Z little-endian follow.
         public static let outXL: UInt8 = 0x68
+        /// CFG_REG_C_M bit 1: Self_test.
+        public static let selfTest: UInt8 = 0x02
     }
 
     /// 1.5 mG/LSB = 150 nT/LSB, ±50 G.
@@ -366,6 +430,58 @@ public struct LSM303AGRMagnetometer: Magnetometer {
         configuration.mode = .idle
     }
 
+    /// The self-test window: the change of each axis between self-test off and on, in milligauss
+    /// (ST's `lsm303agr_self_test.c`: 15...500 mG, the LIS2MDL core's datasheet window).
+    public static let selfTestLimits: ClosedRange<Double> = 15...500
+
+    /// ST's self-test (`lsm303agr_self_test.c`): continuous mode, 100 Hz, temperature
+    /// compensation, offset cancellation, BDU; wait 20 ms, discard one sample and average 50 with
+    /// Self_test off; set Self_test, wait 60 ms, discard one and average 50; clear Self_test.
+    /// Each axis must change by ``selfTestLimits``. Every wait for data is bounded by
+    /// ``polling``; CFG_REG_C_M, CFG_REG_B_M and CFG_REG_A_M are written back to their previous
+    /// values afterwards, also when a step fails.
+    public mutating func selfTest() throws(SensorError) {
+        let saved = (a: cfgA, b: cfgB, c: cfgC)
+        let c: UInt8 = 0x10  // BDU
+        let result: Result<(SensorVector, SensorVector), SensorError>
+        do {
+            try io.write(Register.cfgC, c)
+            try io.write(Register.cfgB, 0x02)  // OFF_CANC every ODR
+            try io.write(Register.cfgA, 0x8C)  // COMP_TEMP_EN, 100 Hz, continuous
+            clock.sleep(for: .milliseconds(20))
+            let off = try averageMilligauss()
+            try io.write(Register.cfgC, c | Register.selfTest)
+            clock.sleep(for: .milliseconds(60))
+            let on = try averageMilligauss()
+            try io.write(Register.cfgC, c)
+            result = .success((off, on))
+        } catch {
+            result = .failure(error)
+        }
+        try io.write(Register.cfgC, saved.c)
+        try io.write(Register.cfgB, saved.b)
+        try io.write(Register.cfgA, saved.a)
+        let (off, on) = try result.get()
+        let failures = selfTestFailures(off: off, on: on, limits: Self.selfTestLimits, unit: "mG")
+        guard failures.isEmpty else {
+            throw .selfTestFailed(chip: chip, device: device, detail: failures.joined(separator: ", "))
+        }
+    }
+
+    /// Discards one sample, then averages 50, each after ZYXDA; in milligauss (1.5 mG per count).
+    private func averageMilligauss() throws(SensorError) -> SensorVector {
+        var sum = SensorVector.zero
+        for index in 0..<51 {
+            try io.waitFor(0x08, in: Register.status, polling: polling, clock: clock)
+            let b = try io.readBlock(Register.outXL, count: 6)
+            if index == 0 { continue }
+            sum.x += Double(int16LE(b, 0))
+            sum.y += Double(int16LE(b, 2))
+            sum.z += Double(int16LE(b, 4))
+        }
+        return SensorVector(x: sum.x * 1.5 / 50, y: sum.y * 1.5 / 50, z: sum.z * 1.5 / 50)
+    }
+
     /// Writes hard-iron offsets (in counts of 1.5 mG) that the die subtracts from every output.
     public func setHardIronOffset(x: Int16, y: Int16, z: Int16) throws(SensorError) {
         var bytes: [UInt8] = []
@@ -375,4 +491,15 @@ public struct LSM303AGRMagnetometer: Magnetometer {
         }
         try io.writeBlock(Register.offsetXL, bytes)
     }
+}
+
+/// The axes whose change `|on - off|` falls outside `limits`, one phrase each:
+/// `X change 12.0 LSB (10-bit, ±2 g) outside 17.0...360.0`.
+func selfTestFailures(off: SensorVector, on: SensorVector, limits: ClosedRange<Double>, unit: String) -> [String] {
+    var failures: [String] = []
+    for (axis, change) in [("X", abs(on.x - off.x)), ("Y", abs(on.y - off.y)), ("Z", abs(on.z - off.z))]
+    where !limits.contains(change) {
+        failures.append("\(axis) change \(change) \(unit) outside \(limits)")
+    }
+    return failures
 }

@@ -16,6 +16,8 @@ public struct LSM6DSOX: Accelerometer {
         public static let ctrl2G: UInt8 = 0x11
         /// CTRL3_C: BDU (bit 6), IF_INC (bit 2), SW_RESET.
         public static let ctrl3C: UInt8 = 0x12
+        /// CTRL5_C: ST_G (bits 3:2), ST_XL (bits 1:0; 01 positive, 10 negative self-test).
+        public static let ctrl5C: UInt8 = 0x14
         /// STATUS_REG: bit 0 XLDA, bit 1 GDA, bit 2 TDA.
         public static let status: UInt8 = 0x1E
         /// OUT_TEMP_L (256 LSB/°C, 0 at 25 °C).
@@ -101,6 +103,10 @@ public struct LSM6DSOX: Accelerometer {
     }
 
     let io: RegisterIO
+    /// The clock the self-test waits on; `nil` when the driver was opened without one.
+    let clock: (any MonotonicClock)?
+    /// The wait for each sample during ``selfTest()`` (one sample every 19 ms at 52 Hz).
+    public var polling = ReadyPolling(attempts: 20, interval: .milliseconds(2))
     /// Shadow copies of CTRL1_XL, CTRL2_G and CTRL3_C (power-on defaults at first: IF_INC set).
     public private(set) var ctrl: [UInt8] = [0x00, 0x00, 0x04]
     /// The configuration last written.
@@ -112,8 +118,10 @@ public struct LSM6DSOX: Accelerometer {
     public var device: String { io.device }
 
     /// Opens the chip at `address` and checks WHO_AM_I before anything else.
-    public init(bus: any I2CBus, address: I2CAddress) throws(SensorError) {
+    /// ``selfTest()`` needs `clock` for its settling pauses and bounded waits.
+    public init(bus: any I2CBus, address: I2CAddress, clock: (any MonotonicClock)? = nil) throws(SensorError) {
         io = RegisterIO(bus: bus, address: address, chip: .lsm6dsox)
+        self.clock = clock
         try identify()
     }
 
@@ -157,6 +165,64 @@ public struct LSM6DSOX: Accelerometer {
     public mutating func powerDown() throws(SensorError) {
         try set(0, ctrl[0] & 0x0F)
         configuration.dataRate = nil
+    }
+
+    /// The self-test window: the change of each axis between self-test off and on, in milli-g at
+    /// ±4 g (datasheet DS12814 table 3 and ST's `lsm6dsox_self_test.c`: 50...1700 mg).
+    public static let selfTestLimits: ClosedRange<Double> = 50...1700
+
+    /// ST's accelerometer self-test (`lsm6dsox_self_test.c`): BDU and IF_INC, 52 Hz, ±4 g;
+    /// wait 100 ms, discard one sample and average five with ST_XL off; set ST_XL = 01
+    /// (positive), wait 100 ms, discard one and average five; clear ST_XL. Each axis must change
+    /// by ``selfTestLimits``. Every wait for data is bounded by ``polling``; CTRL3_C and CTRL1_XL
+    /// are written back to their previous values afterwards, also when a step fails.
+    /// Throws ``SensorError/unsupported(chip:feature:)`` when the driver has no clock.
+    public mutating func selfTest() throws(SensorError) {
+        guard let clock else {
+            throw .unsupported(chip: chip, feature: "self-test without a clock (open it with init(bus:address:clock:))")
+        }
+        let saved = ctrl
+        let result: Result<(SensorVector, SensorVector), SensorError>
+        do {
+            try io.write(Register.ctrl3C, 0x44)   // BDU + IF_INC
+            try io.write(Register.ctrl1XL, 0x38)  // 52 Hz, FS_XL 10 = ±4 g
+            clock.sleep(for: .milliseconds(100))
+            let off = try averageMilliG(clock)
+            try io.write(Register.ctrl5C, 0x01)   // ST_XL positive
+            clock.sleep(for: .milliseconds(100))
+            let on = try averageMilliG(clock)
+            try io.write(Register.ctrl5C, 0x00)
+            result = .success((off, on))
+        } catch {
+            result = .failure(error)
+        }
+        try io.write(Register.ctrl3C, saved[2])
+        try io.write(Register.ctrl1XL, saved[0])
+        let (off, on) = try result.get()
+        var failures: [String] = []
+        let limits = Self.selfTestLimits
+        for (axis, change) in [("X", abs(on.x - off.x)), ("Y", abs(on.y - off.y)), ("Z", abs(on.z - off.z))]
+        where !limits.contains(change) {
+            failures.append("\(axis) change \(change) mg outside \(limits)")
+        }
+        guard failures.isEmpty else {
+            throw .selfTestFailed(chip: chip, device: device, detail: failures.joined(separator: ", "))
+        }
+    }
+
+    /// Discards one sample, then averages five, each after XLDA; in milli-g at ±4 g (0.122 mg per count).
+    private func averageMilliG(_ clock: any MonotonicClock) throws(SensorError) -> SensorVector {
+        var sum = (x: 0, y: 0, z: 0)
+        for index in 0..<6 {
+            try io.waitFor(0x01, in: Register.status, polling: polling, clock: clock)
+            let b = try io.readBlock(Register.outXLA, count: 6)
+            if index == 0 { continue }
+            sum.x += int16LE(b, 0)
+            sum.y += int16LE(b, 2)
+            sum.z += int16LE(b, 4)
+        }
+        // 0.122 mg per count, kept exact as 122 micro-g.
+        return SensorVector(x: Double(sum.x * 122) / 5000, y: Double(sum.y * 122) / 5000, z: Double(sum.z * 122) / 5000)
     }
 
     private mutating func set(_ index: Int, _ value: UInt8) throws(SensorError) {

@@ -209,6 +209,61 @@ public struct MMC5983MA: Magnetometer {
         return (sample, offset)
     }
 
+    /// The window for the magnitude of the field the SET/RESET check measures, in µT.
+    ///
+    /// Not a datasheet limit (MEMSIC publishes no self-test limits for this part): Earth's field is
+    /// 22...67 µT everywhere (WMM), so a working bridge whose SET and RESET pulses flip its
+    /// polarity measures at least 10 µT; more than 200 µT means a magnet nearby, which makes the
+    /// check meaningless.
+    public static let selfTestFieldLimits: ClosedRange<Double> = 10...200
+
+    /// The largest 18-bit count; a reading of 0 or this value is clipped.
+    static let fullScaleCount = 262_143
+
+    /// There is no documented self-test for this part (the St_enp/St_enm coil currents of
+    /// Internal Control 3 come without limits), so this runs the SET/RESET bridge check: a SET
+    /// pulse and a measurement, a RESET pulse and a measurement (as
+    /// ``readWithOffsetRemoval()``), then Internal Control 0 is written back from its shadow
+    /// copy. It fails when a reading is clipped (0 or 262143 counts: a saturated or dead bridge
+    /// or ADC) or when the field `(set - reset) / 2` has a magnitude outside
+    /// ``selfTestFieldLimits`` (the pulses did not flip the bridge, or a magnet is near). The
+    /// detail names every axis with its SET, RESET and offset counts. Every wait is bounded by
+    /// ``polling``. Not available while continuous mode runs.
+    public mutating func selfTest() throws(SensorError) {
+        if case .continuous = configuration.mode {
+            throw .unsupported(chip: chip, feature: "the SET/RESET self-test in continuous mode")
+        }
+        let base = control0 & ~Register.autoSetReset
+        let result: Result<(set: (x: Int, y: Int, z: Int), reset: (x: Int, y: Int, z: Int)), SensorError>
+        do {
+            try io.write(Register.control0, base | Register.set)
+            clock.sleep(for: .microseconds(500))
+            let set = try measureCounts(control: base)
+            try io.write(Register.control0, base | Register.reset)
+            clock.sleep(for: .microseconds(500))
+            let reset = try measureCounts(control: base)
+            result = .success((set, reset))
+        } catch {
+            result = .failure(error)
+        }
+        try io.write(Register.control0, control0)
+        let (set, reset) = try result.get()
+        var failures: [String] = []
+        let axes = [("X", set.x, reset.x), ("Y", set.y, reset.y), ("Z", set.z, reset.z)]
+        for (axis, s, r) in axes where [s, r].contains(where: { $0 == 0 || $0 == Self.fullScaleCount }) {
+            failures.append("\(axis) clipped (SET \(s), RESET \(r) counts, allowed 1...\(Self.fullScaleCount - 1))")
+        }
+        let field = axes.map { Self.scale.microtesla(($0.1 - $0.2) / 2) }
+        let magnitude = (field[0] * field[0] + field[1] * field[1] + field[2] * field[2]).squareRoot()
+        if failures.isEmpty && !Self.selfTestFieldLimits.contains(magnitude) {
+            let perAxis = axes.map { "\($0.0) SET \($0.1) RESET \($0.2) offset \(($0.1 + $0.2) / 2 - Self.nullValue)" }
+            failures.append("field \(magnitude) µT outside \(Self.selfTestFieldLimits) µT (\(perAxis.joined(separator: "; ")) counts)")
+        }
+        guard failures.isEmpty else {
+            throw .selfTestFailed(chip: chip, device: device, detail: failures.joined(separator: ", "))
+        }
+    }
+
     private func measureCounts(control: UInt8? = nil) throws(SensorError) -> (x: Int, y: Int, z: Int) {
         try io.write(Register.control0, (control ?? control0) | Register.tmM)
         try io.waitFor(0x01, in: Register.status, polling: polling, clock: clock)
