@@ -5,7 +5,8 @@
 //   fieldloc-hil --only a,b        run the named checks
 //   fieldloc-hil --list            print each check's name and what it proves
 //   fieldloc-hil --fixture         print the i2c-stub preload, one `addr reg value` per line
-//   fieldloc-hil --configuration   print the registers the configuration check writes
+//   fieldloc-hil --configuration   print the registers the checks leave configured (for i2cget)
+//   fieldloc-hil --chips           print the i2c-stub chip addresses, comma-separated
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,10 @@ while index < arguments.count {
         for value in StubFixture.preload { say(value.description) }
         exit(0)
     case "--configuration":
-        for value in StubFixture.configuration { say(value.description) }
+        for value in StubFixture.readback { say(value.description) }
+        exit(0)
+    case "--chips":
+        say(StubFixture.chipAddresses.map(hex).joined(separator: ","))
         exit(0)
     case "--only":
         guard index + 1 < arguments.count else { fail("--only needs a comma-separated list of check names") }
@@ -49,7 +53,7 @@ while index < arguments.count {
         selected = checks
         index += 1
     case "-h", "--help":
-        say("usage: fieldloc-hil [--only NAME,...] [--list] [--fixture] [--configuration]")
+        say("usage: fieldloc-hil [--only NAME,...] [--list] [--fixture] [--configuration] [--chips]")
         say("devices come from: " + HILConfiguration.variables.joined(separator: " "))
         exit(0)
     default:

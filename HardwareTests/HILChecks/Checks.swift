@@ -7,12 +7,13 @@ import SensorDrivers
 /// Each check opens its own devices through the context's platform and releases them before it
 /// returns, so a failure in one does not leave a line or port held for the next.
 public enum HILChecks {
-    /// Every check: I2C, GPIO, UART, then the error paths.
+    /// Every check: I2C, GPIO, UART and their error paths, then every other sensor driver on i2c-stub.
     public static let all: [HILCheck] = [
         i2cIdentity, i2cConfiguration, magnetometerData, accelerometerData,
         i2cMissingAddress, i2cMissingBus,
         gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps,
         gnssNMEAAndCommand, serialBusy,
+        driverLIS3MDL, driverLSM6DSOX, driverQMC5883L, driverICM20948, driverAK09916, driverMMC5983MA,
     ]
 
     /// The check called `name`, if any.
@@ -338,12 +339,12 @@ public enum HILChecks {
 
 // MARK: - Helpers
 
-private func openBus(_ context: HILContext) throws(HILFailure) -> any I2CBus {
+func openBus(_ context: HILContext) throws(HILFailure) -> any I2CBus {
     let n = context.configuration.i2cBus
     return try hardware("open I2C bus \(n)") { try context.platform.openI2CBus(n) }
 }
 
-private func sensor<T, E: Error>(_ body: () throws(E) -> T) throws(HILFailure) -> T {
+func sensor<T, E: Error>(_ body: () throws(E) -> T) throws(HILFailure) -> T {
     do {
         return try body()
     } catch {
@@ -351,7 +352,7 @@ private func sensor<T, E: Error>(_ body: () throws(E) -> T) throws(HILFailure) -
     }
 }
 
-private func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(b)) }
+func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(b)) }
 
 /// Polls the observer for up to 1 s until the line reads `level`; returns the last reading.
 private func waitForValue(

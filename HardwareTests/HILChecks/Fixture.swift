@@ -64,6 +64,8 @@ public enum StubFixture {
         values += littleEndian(accelerometer, 0x8C, [Int16(20 << 6)])
         // OUTX_L_REG_M... at 0x68.
         values += littleEndian(magnetometer, 0x68, [magnetometerCounts.x, magnetometerCounts.y, magnetometerCounts.z])
+        // The other drivers' chips (LIS3MDL, LSM6DSOX, QMC5883L, ICM-20948, AK09916, MMC5983MA).
+        values += DriverFixtures.preload
         return values
     }
 
@@ -78,6 +80,15 @@ public enum StubFixture {
         RegisterValue(magnetometer, 0x61, 0x02),   // CFG_REG_B_M: OFF_CANC
         RegisterValue(magnetometer, 0x60, 0x80),   // CFG_REG_A_M: COMP_TEMP_EN, 10 Hz, continuous
     ]
+
+    /// Every register the guest's `run.sh` reads back with `i2cget` after `fieldloc-hil` exits:
+    /// ``configuration`` and what the other drivers' checks leave behind
+    /// (``DriverFixtures/finalState``).
+    public static var readback: [RegisterValue] { configuration + DriverFixtures.finalState }
+
+    /// The addresses i2c-stub must hold (its limit is 10): the LSM303AGR's two dies, then
+    /// ``DriverFixtures/addresses``. The guest's `/init` passes the same list as `chip_addr`.
+    public static var chipAddresses: [UInt8] { [magnetometer, accelerometer] + DriverFixtures.addresses }
 
     private static func littleEndian(_ address: UInt8, _ start: UInt8, _ words: [Int16]) -> [RegisterValue] {
         var values: [RegisterValue] = []

@@ -6,7 +6,9 @@ enum BuiltinBoards {
     static let files: [(name: String, text: String)] = [
         ("hil-vm", #"""
 # The QEMU hardware-in-the-loop guest (HardwareTests/hil): real kernel devices, fake hardware.
-#   I2C:  i2c-stub with chip_addr=0x1e,0x19 plus i2c-dev -> /dev/i2c-0 (the only adapter).
+#   I2C:  i2c-stub with chip_addr=0x1e,0x19,0x1c,0x6a,0x0d,0x68,0x0c,0x30 plus i2c-dev -> /dev/i2c-0
+#         (the only adapter): the LSM303AGR below, and LIS3MDL, LSM6DSOX, QMC5883L, ICM-20948,
+#         AK09916 and MMC5983MA for the HIL driver checks (not sensors of this board).
 #   GPIO: gpio-sim chip "hil" -> gpiochip0, lines gnss-enable (0), gnss-pps (1), mag-drdy (2),
 #         gnss-reset (3), driven from the test through sysfs pull/value.
 #   UART: /dev/ttyS1, a QEMU 16550 on a host socket served by gnss_sim.py, an MTK-like
@@ -53,7 +55,7 @@ gnss_reset = "gnss-reset"
 [setup]
 notes = [
   "Nothing to do by hand: HardwareTests/hil/prepare.sh and run-vm.sh build and boot the guest.",
-  "The guest's /init loads i2c-dev, i2c-stub (chip_addr=0x1e,0x19) and gpio-sim, and sets ttyS1 to 9600 raw.",
+  "The guest's /init loads i2c-dev, i2c-stub (chip_addr=0x1e,0x19,0x1c,0x6a,0x0d,0x68,0x0c,0x30) and gpio-sim, and sets ttyS1 to 9600 raw.",
 ]
 
 """#),

@@ -1,9 +1,11 @@
 #!/bin/sh
 # run.sh - the guest side of the HIL run (installed as /hil/run.sh, started by /init).
-#  1. preloads i2c-stub with the LSM303AGR fixture (identity and data registers) using i2cset,
-#     an independent tool, from the list `fieldloc-hil --fixture` prints;
+#  1. checks that i2c-stub holds every chip address `fieldloc-hil --chips` needs, then preloads it
+#     with the sensor fixture (identity, status and data registers of the LSM303AGR, LIS3MDL,
+#     LSM6DSOX, QMC5883L, ICM-20948, AK09916 and MMC5983MA) using i2cset, an independent tool,
+#     from the list `fieldloc-hil --fixture` prints;
 #  2. runs fieldloc-hil (our LinuxHardware code) against the real kernel devices;
-#  3. reads the configuration registers fieldloc-hil wrote back with i2cget.
+#  3. reads the configuration registers fieldloc-hil's checks wrote back with i2cget.
 # Exit 0 only when every step passed.
 . /run/hil/env
 BUS=$HIL_I2C_BUS
@@ -12,7 +14,13 @@ export FIELDLOC_HIL_I2C_BUS="$BUS" FIELDLOC_HIL_GPIOCHIP="$HIL_GPIOCHIP" FIELDLO
   FIELDLOC_HIL_GPIO_OBSERVER="$HIL_GPIO_OBSERVER" FIELDLOC_HIL_STUB_FIXTURE=1 FIELDLOC_HIL_GNSS_FIXTURE=1 \
   FIELDLOC_HIL_PMTK=1 FIELDLOC_HIL_ABSENT_ADDR=0x2a FIELDLOC_HIL_MISSING_BUS=9
 
-echo "== preload i2c-stub on /dev/i2c-$BUS"
+echo "== preload i2c-stub on /dev/i2c-$BUS (chips $HIL_I2C_CHIPS)"
+for addr in $(fieldloc-hil --chips | tr ',' ' '); do
+  case ",$HIL_I2C_CHIPS," in
+    *",$addr,"*) ;;
+    *) echo "not ok - preload: i2c-stub was loaded without $addr (chip_addr=$HIL_I2C_CHIPS)"; exit 1 ;;
+  esac
+done
 fieldloc-hil --fixture > /tmp/fixture.txt || { echo "not ok - preload: fieldloc-hil --fixture failed"; exit 1; }
 while read -r addr reg val; do
   i2cset -y "$BUS" "$addr" "$reg" "$val" || { echo "not ok - preload: i2cset $addr $reg $val failed"; exit 1; }
