@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "SensorDrivers", targets: ["SensorDrivers"]),
         .library(name: "ReceiverProtocols", targets: ["ReceiverProtocols"]),
         .library(name: "PowerPolicy", targets: ["PowerPolicy"]),
+        .library(name: "LocationServices", targets: ["LocationServices"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
         .executable(name: "fieldloc-hil", targets: ["fieldloc-hil"]),
@@ -74,10 +75,17 @@ let package = Package(
         ),
         .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD"]),
 
+        // Pure: the location services' state machines (delivery filters, regions, visits,
+        // significant changes, deferred batches) over fixes; no I/O, no clock of its own.
+        .target(
+            name: "LocationServices",
+            dependencies: ["NMEA", "PowerPolicy", "Heading", "HardwareInterfaces", .product(name: "RealModule", package: "swift-numerics")]
+        ),
+
         // Engine shared by the CLI and (later) the daemon.
         .target(
             name: "FieldLocation",
-            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy"]
+            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices"]
         ),
         .executableTarget(
             name: "fieldloc",
@@ -100,7 +108,12 @@ let package = Package(
             name: "LinuxHardwareTests",
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA"]
         ),
-        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA"]),
+        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA", "LocationServices"]),
+        .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
+        .testTarget(
+            name: "LocationManagerTests",
+            dependencies: ["FieldLocation", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]
+        ),
 
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the
         // QEMU guest that HardwareTests/hil/ boots). The checks live in HILChecks; fieldloc-hil

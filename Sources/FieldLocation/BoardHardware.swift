@@ -50,8 +50,13 @@ public enum BoardHardware {
     /// board's family on ``simulatedPortName`` following the board's scenario; the chips measure
     /// a ``SensorWorld`` at the board's position (WMM field, the board's mount matrices, typical
     /// iron distortion, noise), moving as `motion` says (by default as the board's scenario says).
+    ///
+    /// `trajectory` replaces the board's scenario (a test's scripted walk); the receiver then
+    /// starts asleep in backup with fresh ephemerides unless `receiverTracking` is set. The
+    /// accelerometer vibrates while the trajectory moves, so motion detection works.
     public static func simulatedBoard(for board: BoardDescription, motion: MotionScript? = nil,
-                                      clock: ManualClock = ManualClock()) throws(HardwareError) -> SimulatedBoard {
+                                      clock: ManualClock = ManualClock(), trajectory: Trajectory? = nil,
+                                      receiverTracking: Bool = true) throws(HardwareError) -> SimulatedBoard {
         let sim = board.simulation
         let latitude = sim?.latitude ?? 47.3769, longitude = sim?.longitude ?? 8.5417
         let scenario = sim?.scenario.rawValue ?? "stationary"
@@ -80,17 +85,25 @@ public enum BoardHardware {
         case .casic?: family = .casic; profile = .ubloxM10
         default: family = .mediatek; profile = .mt3339
         }
-        let track = Trajectory.scenario(scenario, seconds: 6 * 3600, latitude: latitude, longitude: longitude)
-            ?? Trajectory.scenario("stationary", seconds: 6 * 3600, latitude: latitude, longitude: longitude)!
-        let receiver = ReceiverEmulator(family: family, profile: profile, trajectory: track, start: clock.now(), tracking: true)
+        let track = trajectory
+            ?? Trajectory.scenario(scenario, seconds: 6 * 3600, latitude: latitude, longitude: longitude)
+            ?? Trajectory.legs([.init(duration: 6 * 3600, speed: 0, course: 0)], latitude: latitude, longitude: longitude)
+        let receiver = ReceiverEmulator(family: family, profile: profile, trajectory: track, start: clock.now(),
+                                        awake: receiverTracking, tracking: receiverTracking)
         platform.serialPort(simulatedPortName)?.attach(receiver)
         let mag = board.magnetometer.map { Heading.Matrix3(rows: $0.orientation) } ?? .identity
         let acc = board.accelerometer.map { Heading.Matrix3(rows: $0.orientation) } ?? .identity
         let script: MotionScript = motion ?? (scenario == "stationary"
             ? .still(BodyAttitude(yaw: 30, pitch: 2, roll: -1))
             : .turning(yawRate: scenario == "walk" ? 2 : 6, pitch: 3, roll: -2))
-        let world = SharedSensorWorld(SensorWorld(latitude: latitude, longitude: longitude, heightKm: (sim?.altitude ?? 0) / 1000,
-                                                  motion: script, magnetometerMount: mag, accelerometerMount: acc))
+        var sensorWorld = SensorWorld(latitude: latitude, longitude: longitude, heightKm: (sim?.altitude ?? 0) / 1000,
+                                      motion: script, magnetometerMount: mag, accelerometerMount: acc)
+        let origin = clock.now().seconds
+        sensorWorld.vibration = { t in
+            let speed = track.at(t - origin).speed
+            return speed > 0.2 ? min(0.3, 0.05 + 0.01 * speed) : 0
+        }
+        let world = SharedSensorWorld(sensorWorld)
         if let simBus = platform.bus(bus) {
             for sensor in board.sensors {
                 guard let device = simBus.device(at: sensor.address) else { continue }

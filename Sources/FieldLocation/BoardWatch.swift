@@ -1,3 +1,4 @@
+import LocationServices
 import BoardConfig
 import HardwareInterfaces
 import Heading

@@ -296,14 +296,8 @@ public struct CalibrationStore: Sendable {
             return stored
         } catch let error as CalibrationFileError {
             throw error
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw .malformed(file: file, detail: "key '\(key.stringValue)' is missing")
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw .malformed(file: file, detail: "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type")
-        } catch let DecodingError.dataCorrupted(context) {
-            throw .malformed(file: file, detail: "key '\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)")
         } catch {
-            throw .malformed(file: file, detail: "\(error)")
+            throw .malformed(file: file, detail: DecodingProblem.describe(error))
         }
     }
 
@@ -329,5 +323,22 @@ public struct CalibrationStore: Sendable {
             throw .io(file: file, detail: error.description)
         }
         return file
+    }
+}
+
+/// Decoding errors in words that name the key at fault.
+enum DecodingProblem {
+    static func describe(_ error: any Error) -> String {
+        func path(_ context: DecodingError.Context) -> String { context.codingPath.map(\.stringValue).joined(separator: ".") }
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            let parent = path(context)
+            return "key '\(parent.isEmpty ? "" : parent + ".")\(key.stringValue)' is missing"
+        case DecodingError.typeMismatch(_, let context): return "key '\(path(context))' has the wrong type"
+        case DecodingError.valueNotFound(_, let context): return "key '\(path(context))' is null"
+        case DecodingError.dataCorrupted(let context):
+            return path(context).isEmpty ? "not valid JSON" : "key '\(path(context))': \(context.debugDescription)"
+        default: return "\(error)"
+        }
     }
 }

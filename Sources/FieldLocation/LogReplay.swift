@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LocationServices
 import NMEA
 
 /// Why a log could not be replayed.

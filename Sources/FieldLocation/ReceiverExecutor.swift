@@ -97,7 +97,7 @@ public final class ReceiverExecutor {
         case .idle(let sleepState):
             if decision.ephemerisUpkeep != nil && !ephemerisFresh {
                 wake()
-            } else if awake && lastFix != nil {
+            } else if awake {
                 sleep(sleepState)
             }
         }

@@ -1,3 +1,4 @@
+import LocationServices
 import Foundation
 import HardwareInterfaces
 import NMEA

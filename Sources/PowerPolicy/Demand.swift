@@ -118,11 +118,15 @@ public struct ClientDemand: Sendable, Hashable {
     public var headingFilter: Double?
     /// Significant-change monitoring only (500 m events, motion gated).
     public var significantChangesOnly: Bool
+    /// One fix is wanted now (a location request, a visit's anchor): the receiver tracks until
+    /// it arrives, even when the unit is still.
+    public var oneShot: Bool
 
     /// Creates a demand.
     public init(client: String, desiredAccuracy: DesiredAccuracy? = .best, distanceFilter: Double? = nil,
                 updateInterval: Double? = nil, activity: ActivityType = .other, pausesAutomatically: Bool = true,
-                wantsHeading: Bool = false, headingFilter: Double? = nil, significantChangesOnly: Bool = false) {
+                wantsHeading: Bool = false, headingFilter: Double? = nil, significantChangesOnly: Bool = false,
+                oneShot: Bool = false) {
         self.client = client
         self.desiredAccuracy = desiredAccuracy
         self.distanceFilter = distanceFilter
@@ -132,6 +136,7 @@ public struct ClientDemand: Sendable, Hashable {
         self.wantsHeading = wantsHeading
         self.headingFilter = headingFilter
         self.significantChangesOnly = significantChangesOnly
+        self.oneShot = oneShot
     }
 }
 

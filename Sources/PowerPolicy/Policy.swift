@@ -127,6 +127,7 @@ public struct PowerPolicy: Sendable {
     /// The period one client needs (`nil` = continuous, `.infinity` = no fix needed now).
     func period(for demand: ClientDemand, state: PolicyState) -> Double? {
         guard let accuracy = demand.desiredAccuracy else { return .infinity }
+        if demand.oneShot { return nil }
         let v = planningSpeed(state, demand.activity)
         if demand.significantChangesOnly {
             return v == 0 ? .infinity : min(300, 0.5 * 500 / v)
@@ -150,10 +151,11 @@ public struct PowerPolicy: Sendable {
         return min(t, accuracy.maximumPeriod)
     }
 
-    /// Whether this client's updates are paused for stillness.
-    func isPaused(_ demand: ClientDemand, state: PolicyState) -> Bool {
+    /// Whether this client's updates are paused for stillness (it allows pausing, has had a fix, and
+    /// the unit has been still for its activity's pause time).
+    public func isPaused(_ demand: ClientDemand, state: PolicyState) -> Bool {
         // A client that has no location yet is never paused: it gets its first fix.
-        guard demand.pausesAutomatically, demand.desiredAccuracy != nil, !demand.significantChangesOnly,
+        guard demand.pausesAutomatically, demand.desiredAccuracy != nil, !demand.significantChangesOnly, !demand.oneShot,
               state.timeSinceFix != nil, let after = demand.activity.pauseAfter else { return false }
         return state.moving == false && state.stillFor >= after
     }

@@ -202,7 +202,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         let talker = s.family == .casic ? "GN" : "GP"
         var out: [UInt8] = []
         if s.outputs.contains("GGA") {
-            out += sentence("\(talker)GGA,\(time),\(latText),\(hasFix ? 1 : 0),\(hasFix ? "09" : "00"),\(hasFix ? "0.9" : ""),\(hasFix ? "12.0,M,-30.0,M" : ",,,"),,")
+            out += sentence("\(talker)GGA,\(time),\(latText),\(lonText),\(hasFix ? 1 : 0),\(hasFix ? "09" : "00"),\(hasFix ? "0.9" : ""),\(hasFix ? "12.0,M,-30.0,M" : ",,,"),,")
         }
         if s.outputs.contains("GSA") {
             out += sentence("\(talker)GSA,A,\(hasFix ? 3 : 1),02,05,12,15,18,24,29,31,33,,,,1.6,0.9,1.3")
@@ -434,10 +434,13 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
 final class EmulatedPowerLine: GPIOLine, @unchecked Sendable {
     let receiver: ReceiverEmulator
     let clock: any MonotonicClock
-    let level = Mutex(true)
+    let level: Mutex<Bool>
     init(receiver: ReceiverEmulator, clock: any MonotonicClock) {
         self.receiver = receiver
         self.clock = clock
+        // The line starts as the receiver is: supplied unless it sleeps in backup or is off.
+        let state = receiver.powerState
+        level = Mutex(state != .backup && state != .off)
     }
     var name: String { "emulated/gnss-enable" }
     var isOutput: Bool { true }

@@ -108,6 +108,10 @@ public struct SensorWorld: Sendable {
     public var temperatureDrift: Vector3
     /// Temperature over time, °C.
     public var temperature: @Sendable (Double) -> Double
+    /// Amplitude of the body's vibration over time, g (walking bounce, road vibration): added to
+    /// the accelerometer as two incommensurate sinusoids (1.9 Hz vertical, 3.1 Hz along x). Zero
+    /// when still, so a motion detector sees the difference.
+    public var vibration: @Sendable (Double) -> Double = { _ in 0 }
     private var random: SplitMix64
 
     /// Creates a world at a position (degrees, km above the ellipsoid) and date (decimal year).
@@ -141,7 +145,11 @@ public struct SensorWorld: Sendable {
         let accelBody = nedToBody * Vector3(0, 0, -1)
         let fieldBody = nedToBody * fieldNED
         let celsius = temperature(seconds)
-        let accel = accelerometerMount.transposed * accelBody + noise(accelerometerNoise)
+        let shake = vibration(seconds)
+        let bounce = shake > 0
+            ? Vector3(0.5 * shake * Double.sin(2 * Double.pi * 3.1 * seconds), 0, shake * Double.sin(2 * Double.pi * 1.9 * seconds))
+            : .zero
+        let accel = accelerometerMount.transposed * (accelBody + bounce) + noise(accelerometerNoise)
         let trueField = magnetometerMount.transposed * fieldBody
         let drift = temperatureDrift * (celsius - 25)
         let field = distortion.softIron * trueField + distortion.hardIron + drift + noise(magnetometerNoise)

@@ -1,3 +1,4 @@
+import LocationServices
 import FieldLocation
 import Foundation
 import NMEA

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NMEA
+import RealModule
 
 /// Distances on the WGS84 ellipsoid.
 public enum Geodesy {
@@ -16,20 +14,20 @@ public enum Geodesy {
         let degree = Double.pi / 180
         let a = semiMajorAxis, b = semiMinorAxis, f = flattening
         let l = (longitude2 - longitude1) * degree
-        let u1 = atan((1 - f) * tan(latitude1 * degree))
-        let u2 = atan((1 - f) * tan(latitude2 * degree))
-        let sinU1 = sin(u1), cosU1 = cos(u1), sinU2 = sin(u2), cosU2 = cos(u2)
+        let u1 = Double.atan((1 - f) * Double.tan(latitude1 * degree))
+        let u2 = Double.atan((1 - f) * Double.tan(latitude2 * degree))
+        let sinU1 = Double.sin(u1), cosU1 = Double.cos(u1), sinU2 = Double.sin(u2), cosU2 = Double.cos(u2)
         var lambda = l
         var iterations = 0
         var sinSigma = 0.0, cosSigma = 0.0, sigma = 0.0, cosSqAlpha = 0.0, cos2SigmaM = 0.0
         while true {
-            let sinLambda = sin(lambda), cosLambda = cos(lambda)
+            let sinLambda = Double.sin(lambda), cosLambda = Double.cos(lambda)
             let t1 = cosU2 * sinLambda
             let t2 = cosU1 * sinU2 - sinU1 * cosU2 * cosLambda
             sinSigma = (t1 * t1 + t2 * t2).squareRoot()
             if sinSigma == 0 { return 0 }
             cosSigma = sinU1 * sinU2 + cosU1 * cosU2 * cosLambda
-            sigma = atan2(sinSigma, cosSigma)
+            sigma = Double.atan2(y: sinSigma, x: cosSigma)
             let sinAlpha = cosU1 * cosU2 * sinLambda / sinSigma
             cosSqAlpha = 1 - sinAlpha * sinAlpha
             cos2SigmaM = cosSqAlpha != 0 ? cosSigma - 2 * sinU1 * sinU2 / cosSqAlpha : 0
@@ -38,7 +36,7 @@ public enum Geodesy {
             lambda = l + (1 - c) * f * sinAlpha
                 * (sigma + c * sinSigma * (cos2SigmaM + c * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
             iterations += 1
-            if abs(lambda - previous) < 1e-12 { break }
+            if Swift.abs(lambda - previous) < 1e-12 { break }
             if iterations >= 100 {
                 return greatCircle(latitude1: latitude1, longitude1: longitude1, latitude2: latitude2, longitude2: longitude2)
             }
@@ -59,7 +57,7 @@ public enum Geodesy {
         let degree = Double.pi / 180
         let dLat = (latitude2 - latitude1) * degree
         let dLon = (longitude2 - longitude1) * degree
-        let h = sin(dLat / 2) * sin(dLat / 2) + cos(latitude1 * degree) * cos(latitude2 * degree) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
+        let h = Double.sin(dLat / 2) * Double.sin(dLat / 2) + Double.cos(latitude1 * degree) * Double.cos(latitude2 * degree) * Double.sin(dLon / 2) * Double.sin(dLon / 2)
+        return 2 * 6_371_008.8 * Double.asin(min(1, h.squareRoot()))
     }
 }

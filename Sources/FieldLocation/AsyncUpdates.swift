@@ -1,0 +1,183 @@
+import LocationServices
+import PowerPolicy
+
+/// What a location-updates sequence asks for.
+public struct LocationRequest: Sendable, Hashable {
+    /// Accuracy wanted.
+    public var desiredAccuracy: DesiredAccuracy
+    /// Metres between deliveries; `nil` for every fix.
+    public var distanceFilter: Double?
+    /// What the unit is doing.
+    public var activityType: ActivityType
+    /// Whether updates pause after stillness.
+    public var pausesAutomatically: Bool
+    /// The oldest a delivered location may be, seconds.
+    public var maximumAge: Double
+
+    /// Creates a request.
+    public init(desiredAccuracy: DesiredAccuracy = .best, distanceFilter: Double? = nil, activityType: ActivityType = .other,
+                pausesAutomatically: Bool = true, maximumAge: Double = 2) {
+        self.desiredAccuracy = desiredAccuracy
+        self.distanceFilter = distanceFilter
+        self.activityType = activityType
+        self.pausesAutomatically = pausesAutomatically
+        self.maximumAge = maximumAge
+    }
+
+    /// Refuses out-of-range values with a message naming the argument.
+    public func validate() throws(LocationError) {
+        if let d = distanceFilter, !(d.isFinite && d > 0) {
+            throw .invalidArgument("distanceFilter \(d): must be a positive number of metres, or nil for none")
+        }
+        if !(maximumAge.isFinite && maximumAge > 0) { throw .invalidArgument("maximumAge \(maximumAge): must be a positive number of seconds") }
+    }
+}
+
+/// One element of a location-updates sequence.
+public enum LocationUpdate: Sendable {
+    /// New locations, oldest first.
+    case locations([Location])
+    /// Paused after stillness.
+    case paused
+    /// Resumed on motion.
+    case resumed
+    /// An error (see `isTransient`).
+    case error(LocationError)
+}
+
+/// Holds demand on the engine for as long as it lives (or until ``invalidate()``): a service that
+/// keeps the receiver at a request's level without consuming its updates, as Core Location's
+/// service sessions do.
+public final class LocationSession: Sendable {
+    let engine: LocationEngine
+    let id: Int
+
+    init(engine: LocationEngine, request: LocationRequest) {
+        self.engine = engine
+        id = engine.register(name: "session", sink: { _ in }).id
+        engine.update(id) { s in
+            s.updatingLocation = true
+            s.desiredAccuracy = request.desiredAccuracy
+            s.distanceFilter = request.distanceFilter
+            s.activityType = request.activityType
+            s.pausesAutomatically = request.pausesAutomatically
+        }
+    }
+
+    /// Releases the demand now.
+    public func invalidate() { engine.unregister(id) }
+
+    deinit { engine.unregister(id) }
+}
+
+extension LocationEngine {
+    /// The buffer of each sequence: a consumer that falls this far behind loses the oldest elements.
+    static let sequenceBuffer = 1024
+
+    private func sequence<Element: Sendable>(
+        _ name: String, configure: (Int) -> Void, map: @escaping @Sendable (EngineEvent) -> Element?
+    ) -> EngineSequence<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(Self.sequenceBuffer))
+        let id = register(name: name) { event in
+            if let element = map(event) { continuation.yield(element) }
+        }.id
+        continuation.onTermination = { [weak self] _ in self?.unregister(id) }
+        configure(id)
+        return EngineSequence(stream: stream, registration: EngineSequence<Element>.Registration(engine: self, id: id))
+    }
+
+    /// Location updates for `request` as an async sequence; ending the iteration (or cancelling
+    /// its task) stops the service.
+    public func locationUpdates(_ request: LocationRequest = LocationRequest()) throws(LocationError) -> EngineSequence<LocationUpdate> {
+        try request.validate()
+        return sequence("updates", configure: { id in
+            update(id) { s in
+                s.updatingLocation = true
+                s.desiredAccuracy = request.desiredAccuracy
+                s.distanceFilter = request.distanceFilter
+                s.activityType = request.activityType
+                s.pausesAutomatically = request.pausesAutomatically
+                s.maximumAge = request.maximumAge
+            }
+        }, map: { event in
+            switch event {
+            case .locations(let l): return .locations(l)
+            case .paused: return .paused
+            case .resumed: return .resumed
+            case .error(let e): return .error(e)
+            default: return nil
+            }
+        })
+    }
+
+    /// Headings as an async sequence (`filter` degrees between deliveries).
+    public func headingUpdates(filter: Double? = 1, orientation: HeadingOrientation = .forward) -> EngineSequence<HeadingUpdate> {
+        sequence("headings", configure: { id in
+            update(id) { s in
+                s.updatingHeading = true
+                s.headingFilter = filter
+                s.headingOrientation = orientation
+            }
+        }, map: { event in if case .heading(let h) = event { return h } else { return nil } })
+    }
+
+    /// Region events for `regions` (not persisted: the sequence's lifetime is the monitoring's).
+    public func regionEvents(_ regions: [CircularRegion]) throws(LocationError) -> EngineSequence<RegionEvent> {
+        for region in regions {
+            if let problem = region.validate() { throw .regionMonitoringFailure(region: region.identifier, reason: problem) }
+        }
+        return sequence("regions", configure: { id in
+            for region in regions { _ = startMonitoring(id, region) }
+        }, map: { event in if case .region(let r) = event { return r } else { return nil } })
+    }
+
+    /// Visits (arrivals and departures) as an async sequence.
+    public func visits() -> EngineSequence<Visit> {
+        sequence("visits", configure: { id in update(id) { $0.visits = true } },
+                 map: { event in if case .visit(let v) = event { return v } else { return nil } })
+    }
+
+    /// A session that holds `request`'s demand while it lives.
+    public func session(_ request: LocationRequest = LocationRequest()) throws(LocationError) -> LocationSession {
+        try request.validate()
+        return LocationSession(engine: self, request: request)
+    }
+}
+
+/// An async sequence of one service of the engine. The service runs (its demand counts) from
+/// the sequence's creation until the first of: an iteration ends (`break`, the end of the loop,
+/// cancellation of the iterating task), or the sequence and its iterators are gone. A consumer
+/// that falls more than 1024 elements behind loses the oldest.
+public struct EngineSequence<Element: Sendable>: AsyncSequence, Sendable {
+    /// The client registration; ending it removes the demand.
+    final class Registration: Sendable {
+        let engine: LocationEngine
+        let id: Int
+        init(engine: LocationEngine, id: Int) { self.engine = engine; self.id = id }
+        func end() { engine.unregister(id) }
+        deinit { end() }
+    }
+
+    /// Ends the registration when an iteration is over.
+    final class IterationToken {
+        let registration: Registration
+        init(_ registration: Registration) { self.registration = registration }
+        deinit { registration.end() }
+    }
+
+    let stream: AsyncStream<Element>
+    let registration: Registration
+
+    /// Iterates the sequence; dropping it ends the service.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Element>.Iterator
+        let token: IterationToken
+        /// The next element, or `nil` once the task is cancelled.
+        public mutating func next() async -> Element? { await base.next() }
+    }
+
+    /// Starts an iteration.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator(), token: IterationToken(registration))
+    }
+}

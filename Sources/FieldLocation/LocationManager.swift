@@ -1,0 +1,442 @@
+import Dispatch
+import Foundation
+import LocationServices
+import PowerPolicy
+
+/// Where a manager's delegate callbacks run. Order is kept on every target.
+public enum DeliveryTarget: Sendable {
+    /// On the engine's thread, synchronously (tests with a virtual clock; callbacks must be quick).
+    case immediate
+    /// On a dispatch queue.
+    case queue(DispatchQueue)
+    /// On an actor's executor (for example the main actor), in order.
+    case actor(any Actor)
+}
+
+/// Receives a ``LocationManager``'s events; every method has an empty default.
+public protocol LocationManagerDelegate: AnyObject, Sendable {
+    /// New locations, oldest first (more than one after deferred or batched delivery).
+    func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location])
+    /// An error: transient ones (`isTransient`) mean keep waiting; terminal ones stop the service.
+    func locationManager(_ manager: LocationManager, didFailWithError error: LocationError)
+    /// Updates paused after stillness (`pausesLocationUpdatesAutomatically`).
+    func locationManagerDidPauseLocationUpdates(_ manager: LocationManager)
+    /// Updates resumed on motion.
+    func locationManagerDidResumeLocationUpdates(_ manager: LocationManager)
+    /// A new heading.
+    func locationManager(_ manager: LocationManager, didUpdateHeading heading: HeadingUpdate)
+    /// Entered a monitored region; `location` triggered it.
+    func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion, location: Location)
+    /// Left a monitored region; `location` triggered it.
+    func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion, location: Location)
+    /// Stayed in a region for its dwell time.
+    func locationManager(_ manager: LocationManager, didDwellIn region: CircularRegion, location: Location)
+    /// A region's state was determined (monitoring started, or `requestState(for:)`).
+    func locationManager(_ manager: LocationManager, didDetermineState state: RegionState, for region: CircularRegion)
+    /// A region cannot be monitored.
+    func locationManager(_ manager: LocationManager, monitoringDidFailFor region: CircularRegion?, withError error: LocationError)
+    /// A visit: an arrival (`departedAt == nil`) or a departure.
+    func locationManager(_ manager: LocationManager, didVisit visit: Visit)
+    /// Deferred updates ended (`nil`) or failed.
+    func locationManager(_ manager: LocationManager, didFinishDeferredUpdatesWithError error: LocationError?)
+    /// The authorisation changed.
+    func locationManagerDidChangeAuthorization(_ manager: LocationManager)
+}
+
+extension LocationManagerDelegate {
+    public func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {}
+    public func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {}
+    public func locationManagerDidPauseLocationUpdates(_ manager: LocationManager) {}
+    public func locationManagerDidResumeLocationUpdates(_ manager: LocationManager) {}
+    public func locationManager(_ manager: LocationManager, didUpdateHeading heading: HeadingUpdate) {}
+    public func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion, location: Location) {}
+    public func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion, location: Location) {}
+    public func locationManager(_ manager: LocationManager, didDwellIn region: CircularRegion, location: Location) {}
+    public func locationManager(_ manager: LocationManager, didDetermineState state: RegionState, for region: CircularRegion) {}
+    public func locationManager(_ manager: LocationManager, monitoringDidFailFor region: CircularRegion?, withError error: LocationError) {}
+    public func locationManager(_ manager: LocationManager, didVisit visit: Visit) {}
+    public func locationManager(_ manager: LocationManager, didFinishDeferredUpdatesWithError error: LocationError?) {}
+    public func locationManagerDidChangeAuthorization(_ manager: LocationManager) {}
+}
+
+/// Runs a job on an actor's executor.
+private func run(on actor: isolated any Actor, _ job: @Sendable () -> Void) { job() }
+
+/// The manager API, mirroring Core Location's `CLLocationManager` start/stop services on a
+/// ``LocationEngine``: several managers share one engine, and their demand is merged into one
+/// power-policy decision.
+///
+/// Authorisation maps to Linux: a manager in the process that owns the board is authorised when
+/// the user can read and write the board's device nodes (see ``DeviceAccess``) and the access
+/// policy allows it; the `sim` board is always authorised. Starting a service while
+/// ``authorizationStatus`` is `notDetermined` asks for when-in-use authorisation first.
+public final class LocationManager: @unchecked Sendable {
+    /// The engine.
+    public let engine: LocationEngine
+    /// The name regions are persisted under.
+    public let name: String
+    private let delivery: DeliveryTarget
+    private let policy: AccessPolicy
+    private let lock = NSLock()
+    private weak var delegateValue: (any LocationManagerDelegate)?
+    private var clientID = 0
+    private var status: AuthorizationStatus = .notDetermined
+    private var temporaryFullAccuracy = false
+    private var options = ClientServices()
+    private var pending: AsyncStream<@Sendable () -> Void>.Continuation?
+    /// Problems met while restoring persisted regions.
+    public let restoreProblems: [String]
+
+    /// Creates a manager on `engine`. Regions persisted under `name` are restored and monitored again.
+    public init(engine: LocationEngine, name: String = "default", delivery: DeliveryTarget = .immediate,
+                policy: AccessPolicy = AccessPolicy()) {
+        self.engine = engine
+        self.name = name
+        self.delivery = delivery
+        self.policy = policy
+        if case .actor(let actor) = delivery {
+            let (stream, continuation) = AsyncStream<@Sendable () -> Void>.makeStream()
+            pending = continuation
+            Task { for await job in stream { await run(on: actor, job) } }
+        }
+        let box = WeakManager()
+        let registration = engine.register(name: name, persistentName: name) { event in box.manager?.receive(event) }
+        clientID = registration.id
+        restoreProblems = registration.problems
+        box.manager = self
+    }
+
+    deinit {
+        engine.unregister(clientID)
+        pending?.finish()
+    }
+
+    private final class WeakManager: @unchecked Sendable {
+        weak var manager: LocationManager?
+    }
+
+    /// The delegate (held weakly).
+    public var delegate: (any LocationManagerDelegate)? {
+        get { lock.withLock { delegateValue } }
+        set { lock.withLock { delegateValue = newValue } }
+    }
+
+    private func dispatch(_ call: @escaping @Sendable (any LocationManagerDelegate, LocationManager) -> Void) {
+        guard let delegate = self.delegate else { return }
+        let job: @Sendable () -> Void = { [self] in call(delegate, self) }
+        switch delivery {
+        case .immediate: job()
+        case .queue(let queue): queue.async(execute: job)
+        case .actor: pending?.yield(job)
+        }
+    }
+
+    private func receive(_ event: EngineEvent) {
+        switch event {
+        case .locations(let l): dispatch { $0.locationManager($1, didUpdateLocations: l) }
+        case .paused: dispatch { $0.locationManagerDidPauseLocationUpdates($1) }
+        case .resumed: dispatch { $0.locationManagerDidResumeLocationUpdates($1) }
+        case .heading(let h): dispatch { $0.locationManager($1, didUpdateHeading: h) }
+        case .visit(let v): dispatch { $0.locationManager($1, didVisit: v) }
+        case .deferredFinished(let e): dispatch { $0.locationManager($1, didFinishDeferredUpdatesWithError: e) }
+        case .error(let e): dispatch { $0.locationManager($1, didFailWithError: e) }
+        case .region(let r):
+            switch r.kind {
+            case .enter: dispatch { $0.locationManager($1, didEnterRegion: r.region, location: r.location) }
+            case .exit: dispatch { $0.locationManager($1, didExitRegion: r.region, location: r.location) }
+            case .dwell: dispatch { $0.locationManager($1, didDwellIn: r.region, location: r.location) }
+            case .determined(let s): dispatch { $0.locationManager($1, didDetermineState: s, for: r.region) }
+            }
+        }
+    }
+
+    private func fail(_ error: LocationError) { dispatch { $0.locationManager($1, didFailWithError: error) } }
+
+    private func apply(_ change: (inout ClientServices) -> Void) {
+        let snapshot: ClientServices = lock.withLock {
+            change(&options)
+            options.reducedAccuracy = !temporaryFullAccuracy && policy.accuracy == .reducedAccuracy
+            return options
+        }
+        engine.update(clientID) { $0 = Self.merge(running: $0, options: snapshot) }
+    }
+
+    /// The options of `options` with the running flags of `running` kept as the engine has them.
+    private static func merge(running: ClientServices, options: ClientServices) -> ClientServices {
+        var s = options
+        s.deferral = running.deferral.flatMap { _ in options.deferral }
+        return s
+    }
+
+    // MARK: configuration
+
+    /// Accuracy wanted. Default `.best`.
+    public var desiredAccuracy: DesiredAccuracy {
+        get { lock.withLock { options.desiredAccuracy } }
+        set { apply { $0.desiredAccuracy = newValue } }
+    }
+
+    /// Metres the unit must move before a new location is delivered; `nil` (default) for every fix.
+    /// A negative, zero or non-finite value is refused with `didFailWithError(.invalidArgument)`.
+    public var distanceFilter: Double? {
+        get { lock.withLock { options.distanceFilter } }
+        set {
+            if let d = newValue, !(d.isFinite && d > 0) {
+                fail(.invalidArgument("distanceFilter \(d): must be a positive number of metres, or nil for none"))
+                return
+            }
+            apply { $0.distanceFilter = newValue }
+        }
+    }
+
+    /// What the unit is doing (a prior on speed and on when to pause).
+    public var activityType: ActivityType {
+        get { lock.withLock { options.activityType } }
+        set { apply { $0.activityType = newValue } }
+    }
+
+    /// Whether updates pause after stillness (they resume by themselves on motion). Default true.
+    public var pausesLocationUpdatesAutomatically: Bool {
+        get { lock.withLock { options.pausesAutomatically } }
+        set { apply { $0.pausesAutomatically = newValue } }
+    }
+
+    /// The oldest a delivered location may be, seconds (default 2): a stale fix is never
+    /// delivered as current. Refused unless positive and finite.
+    public var maximumLocationAge: Double {
+        get { lock.withLock { options.maximumAge } }
+        set {
+            guard newValue.isFinite && newValue > 0 else {
+                fail(.invalidArgument("maximumLocationAge \(newValue): must be a positive number of seconds"))
+                return
+            }
+            apply { $0.maximumAge = newValue }
+        }
+    }
+
+    /// Background mode: for an in-process manager, services keep running while the process runs
+    /// whatever it does; for a daemon client, regions and visits outlive the connection only with
+    /// `authorizedAlways`. Kept for API parity; default true.
+    public var allowsBackgroundLocationUpdates = true
+
+    /// Degrees of change between headings; `nil` for every reading. Default 1.
+    public var headingFilter: Double? {
+        get { lock.withLock { options.headingFilter } }
+        set {
+            if let d = newValue, !(d.isFinite && d >= 0 && d <= 360) {
+                fail(.invalidArgument("headingFilter \(d): must be 0 to 360 degrees, or nil for every reading"))
+                return
+            }
+            apply { $0.headingFilter = newValue }
+        }
+    }
+
+    /// The board axis headings refer to. Default `.forward`.
+    public var headingOrientation: HeadingOrientation {
+        get { lock.withLock { options.headingOrientation } }
+        set { apply { $0.headingOrientation = newValue } }
+    }
+
+    /// The longest a location is held to be delivered in a batch, seconds; `nil` (default)
+    /// delivers each at once.
+    public var batchingMaximumDelay: Double? {
+        get { lock.withLock { options.batchingMaximumDelay } }
+        set {
+            if let d = newValue, !(d.isFinite && d > 0) {
+                fail(.invalidArgument("batchingMaximumDelay \(d): must be a positive number of seconds"))
+                return
+            }
+            apply { $0.batchingMaximumDelay = newValue }
+        }
+    }
+
+    // MARK: last values and availability
+
+    /// The last known location (may be old: check `receivedAt`); `nil` before the first fix.
+    public var location: Location? {
+        guard let l = engine.lastLocation else { return nil }
+        return accuracyAuthorization == .reducedAccuracy ? l.reduced() : l
+    }
+
+    /// The last heading.
+    public var heading: HeadingUpdate? { engine.lastHeading }
+
+    /// Whether the board has a receiver.
+    public var locationServicesEnabled: Bool { engine.locationServicesEnabled }
+    /// Whether the board has a magnetometer and accelerometer.
+    public var headingAvailable: Bool { engine.headingAvailable }
+    /// Whether significant-change monitoring works (it needs a receiver).
+    public var significantLocationChangeMonitoringAvailable: Bool { engine.locationServicesEnabled }
+    /// Whether regions of this kind can be monitored (circular regions: yes, with a receiver).
+    public func isMonitoringAvailable(for regionType: CircularRegion.Type) -> Bool { engine.locationServicesEnabled }
+    /// Beacon ranging: not available.
+    public var isRangingAvailable: Bool { false }
+    /// Why ranging is not available.
+    public var rangingUnavailableReason: String { "BLE beacon ranging is not built: no board has a Bluetooth scanner driver yet" }
+
+    // MARK: authorization
+
+    /// The authorisation status.
+    public var authorizationStatus: AuthorizationStatus { lock.withLock { status } }
+
+    /// Full or reduced accuracy: the access policy's accuracy, lifted by a temporary full-accuracy grant.
+    public var accuracyAuthorization: AccuracyAuthorization {
+        lock.withLock { temporaryFullAccuracy ? .fullAccuracy : policy.accuracy }
+    }
+
+    private func evaluate(always: Bool) {
+        let changed: Bool = lock.withLock {
+            let old = status
+            if let problem = DeviceAccess.problem(for: engine.board) {
+                status = .denied
+                deniedReason = problem
+            } else {
+                let allowed = policy.defaultStatus
+                switch allowed {
+                case .authorizedAlways: status = always ? .authorizedAlways : .authorizedWhenInUse
+                case .authorizedWhenInUse: status = .authorizedWhenInUse
+                default:
+                    status = allowed
+                    deniedReason = "the access policy says \(allowed.rawValue)"
+                }
+            }
+            return old != status
+        }
+        if changed { dispatch { $0.locationManagerDidChangeAuthorization($1) } }
+    }
+    private var deniedReason = ""
+
+    /// Asks for when-in-use authorisation (evaluated at once; the change callback follows when it changes).
+    public func requestWhenInUseAuthorization() {
+        if authorizationStatus == .notDetermined { evaluate(always: false) }
+    }
+
+    /// Asks for always authorisation (also from when-in-use).
+    public func requestAlwaysAuthorization() {
+        let s = authorizationStatus
+        if s == .notDetermined || s == .authorizedWhenInUse { evaluate(always: true) }
+    }
+
+    /// Grants full accuracy while this manager lives when the policy lists `purposeKey`;
+    /// otherwise the error names the key and says where purposes are declared.
+    public func requestTemporaryFullAccuracyAuthorization(withPurposeKey purposeKey: String) throws(LocationError) {
+        guard policy.purposes[purposeKey] != nil else {
+            throw .invalidArgument("purpose key '\(purposeKey)' is not declared in the access policy (a line 'purpose \(purposeKey) = why')")
+        }
+        let changed = lock.withLock { () -> Bool in
+            defer { temporaryFullAccuracy = true }
+            return !temporaryFullAccuracy && policy.accuracy == .reducedAccuracy
+        }
+        apply { _ in }
+        if changed { dispatch { $0.locationManagerDidChangeAuthorization($1) } }
+    }
+
+    /// Whether services may start; when not, the delegate hears why.
+    private func authorized() -> Bool {
+        if authorizationStatus == .notDetermined { evaluate(always: false) }
+        let s = authorizationStatus
+        if s.allowsLocations { return true }
+        let reason = lock.withLock { deniedReason }
+        fail(.denied(reason.isEmpty ? "authorization is \(s.rawValue)" : reason))
+        return false
+    }
+
+    // MARK: services
+
+    /// Starts standard location updates.
+    public func startUpdatingLocation() {
+        guard authorized() else { return }
+        apply { $0.updatingLocation = true }
+    }
+
+    /// Stops standard location updates.
+    public func stopUpdatingLocation() { apply { $0.updatingLocation = false } }
+
+    /// Asks for one fresh location, delivered once through `didUpdateLocations` (never a cached
+    /// fix older than the request), or `locationUnknown` after `timeout`.
+    public func requestLocation(timeout: Duration = .seconds(60)) {
+        guard authorized() else { return }
+        apply { _ in }
+        engine.requestLocation(clientID, timeout: timeout)
+    }
+
+    /// Starts heading updates; `didFailWithError(.headingFailure)` when the board has no sensors.
+    public func startUpdatingHeading() {
+        guard headingAvailable else {
+            fail(.headingFailure("the board \(engine.board.name) has no magnetometer and accelerometer"))
+            return
+        }
+        apply { $0.updatingHeading = true }
+    }
+
+    /// Stops heading updates.
+    public func stopUpdatingHeading() { apply { $0.updatingHeading = false } }
+
+    /// Starts significant-change monitoring (the first fix, then every 500 m).
+    public func startMonitoringSignificantLocationChanges() {
+        guard authorized() else { return }
+        apply { $0.significantChanges = true }
+    }
+
+    /// Stops significant-change monitoring.
+    public func stopMonitoringSignificantLocationChanges() { apply { $0.significantChanges = false } }
+
+    /// Starts visit monitoring (arrivals and departures).
+    public func startMonitoringVisits() {
+        guard authorized() else { return }
+        apply { $0.visits = true }
+    }
+
+    /// Stops visit monitoring.
+    public func stopMonitoringVisits() { apply { $0.visits = false } }
+
+    /// Starts monitoring a region (persisted under the manager's name, written atomically).
+    public func startMonitoring(for region: CircularRegion) {
+        guard authorized() else { return }
+        if let error = engine.startMonitoring(clientID, region) {
+            dispatch { $0.locationManager($1, monitoringDidFailFor: region, withError: error) }
+        }
+    }
+
+    /// Stops monitoring a region.
+    public func stopMonitoring(for region: CircularRegion) {
+        if let error = engine.stopMonitoring(clientID, identifier: region.identifier) {
+            dispatch { $0.locationManager($1, monitoringDidFailFor: region, withError: error) }
+        }
+    }
+
+    /// The monitored regions.
+    public var monitoredRegions: Set<CircularRegion> { Set(engine.monitoredRegions(clientID)) }
+
+    /// Reports a region's state through `didDetermineState` (unknown when no fresh fix can tell).
+    public func requestState(for region: CircularRegion) {
+        let state = engine.state(clientID, of: region.identifier)
+        dispatch { $0.locationManager($1, didDetermineState: state, for: region) }
+    }
+
+    /// Defers delivery until the unit has travelled `distance` metres or `timeout` seconds have
+    /// passed (either may be `nil`, not both); the batch then arrives through `didUpdateLocations`
+    /// and `didFinishDeferredUpdatesWithError(nil)` follows. Needs standard updates running.
+    public func allowDeferredLocationUpdates(untilTraveled distance: Double?, timeout: Double?) {
+        if let d = distance, !(d.isFinite && d > 0) {
+            return dispatch { $0.locationManager($1, didFinishDeferredUpdatesWithError: .invalidArgument("distance \(d) must be positive")) }
+        }
+        if let t = timeout, !(t.isFinite && t > 0) {
+            return dispatch { $0.locationManager($1, didFinishDeferredUpdatesWithError: .invalidArgument("timeout \(t) must be positive")) }
+        }
+        guard distance != nil || timeout != nil else {
+            return dispatch { $0.locationManager($1, didFinishDeferredUpdatesWithError: .invalidArgument("give a distance, a timeout or both")) }
+        }
+        guard lock.withLock({ options.updatingLocation }) else {
+            return dispatch { $0.locationManager($1, didFinishDeferredUpdatesWithError: .deferredFailed("standard location updates are not running")) }
+        }
+        lock.withLock { options.deferral = (distance, timeout) }
+        engine.update(clientID) { s in s.deferral = (distance, timeout) }
+    }
+
+    /// Ends a deferral at once: what is held is delivered.
+    public func disallowDeferredLocationUpdates() {
+        lock.withLock { options.deferral = nil }
+        engine.update(clientID) { $0.deferral = nil }
+    }
+}
