@@ -91,7 +91,7 @@ let package = Package(
             name: "fieldloc",
             dependencies: [
                 "FieldLocation", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
-                "SimulatedHardware", "SensorDrivers",
+                "SimulatedHardware", "SensorDrivers", "LocationServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

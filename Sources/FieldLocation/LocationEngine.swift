@@ -19,6 +19,8 @@ public struct HeadingUpdate: Sendable, Hashable {
     public var headingAccuracy: Double
     /// The calibrated field in body axes, µT (x forward, y right, z down).
     public var x: Double, y: Double, z: Double
+    /// The acceleration in body axes, g.
+    public var accelerationX: Double, accelerationY: Double, accelerationZ: Double
     /// Pitch and roll, degrees.
     public var pitch: Double?, roll: Double?
     /// The engine's quality verdict and integrity flags.
@@ -71,6 +73,17 @@ public enum EngineEvent: Sendable {
     case error(LocationError)
 }
 
+/// What the engine saw, for observers that publish everything (the daemon's gpsd socket, `fieldloc
+/// record`): observing adds no demand.
+public enum EngineObservation: Sendable {
+    /// Bytes read from the receiver, in order.
+    case bytes([UInt8])
+    /// An assembled fix (also those without a position), with when it arrived.
+    case fix(Fix, MonotonicInstant)
+    /// A heading computed.
+    case heading(HeadingUpdate)
+}
+
 /// What one client of the engine wants: the services it runs and their options.
 public struct ClientServices: Sendable {
     /// Standard location updates.
@@ -112,7 +125,7 @@ public struct ClientServices: Sendable {
 /// fixes and sensor reads into headings, and hands each client what its services ask for.
 ///
 /// Time comes from the board's clock: on the `sim` board a ``ManualClock``, so ``advance(by:)``
-/// runs an hour in a moment; on hardware the system clock, with ``runInBackground()``.
+/// runs an hour in a moment; on hardware the system clock, with ``runInBackground(speed:)``.
 /// Thread safety: client registration and queries may come from any thread; the hardware is
 /// driven by whichever single thread advances the engine.
 public final class LocationEngine: @unchecked Sendable {
@@ -132,6 +145,7 @@ public final class LocationEngine: @unchecked Sendable {
     private let runLock = NSLock()
     // Guarded by `lock`.
     private var clients: [Int: ClientRecord] = [:]
+    private var observers: [Int: @Sendable (EngineObservation) -> Void] = [:]
     private var nextClientID = 1
     private var lastLocationValue: Location?
     private var lastHeadingValue: HeadingUpdate?
@@ -144,6 +158,9 @@ public final class LocationEngine: @unchecked Sendable {
     private var nextPortAttempt = MonotonicInstant.zero
     private var executor: ReceiverExecutor?
     private var sensors: BoardSensors?
+    private var calibrationValue: MagnetometerCalibration?
+    private var energy = EnergyLedger()
+    private var lastEnergyAt: MonotonicInstant?
     private var sensorProblem: String?
     private var motion = MotionDetector()
     private let stream: NMEAStream
@@ -259,6 +276,25 @@ public final class LocationEngine: @unchecked Sendable {
         }
     }
 
+    /// Adds an observer of everything the engine sees (no demand: pair it with a client to keep
+    /// the hardware running). Returns its id for ``removeObserver(_:)``.
+    public func observe(_ handler: @escaping @Sendable (EngineObservation) -> Void) -> Int {
+        lock.withLock {
+            let id = nextClientID
+            nextClientID += 1
+            observers[id] = handler
+            return id
+        }
+    }
+
+    /// Removes an observer.
+    public func removeObserver(_ id: Int) { _ = lock.withLock { observers.removeValue(forKey: id) } }
+
+    private func notify(_ observation: EngineObservation) {
+        let handlers = lock.withLock { Array(observers.values) }
+        for h in handlers { h(observation) }
+    }
+
     /// Removes a client: its demand goes; with no clients left the next tick idles the hardware.
     public func unregister(_ id: Int) {
         let record = lock.withLock { clients.removeValue(forKey: id) }
@@ -361,6 +397,16 @@ public final class LocationEngine: @unchecked Sendable {
     public var headingAvailable: Bool { board.magnetometer != nil && board.accelerometer != nil }
     /// Whether the board has a receiver at all.
     public var locationServicesEnabled: Bool { board.receiver != nil || board.simulated }
+    /// The magnetometer calibration applied to headings (a stored one, `fieldloc calibrate --save`).
+    public var calibration: MagnetometerCalibration? {
+        get { runLock.withLock { calibrationValue } }
+        set { runLock.withLock { calibrationValue = newValue; if let newValue { sensors?.engine.calibration = newValue } } }
+    }
+
+    /// The receiver's charge so far: the simulated receiver's own ledger on a `sim` board, else
+    /// estimated from the time in each policy mode and the receiver profile's data-sheet currents.
+    public var energyUsed: EnergyLedger { simulatedReceiver?.ledger ?? runLock.withLock { energy } }
+
     /// Receiver commands that failed, most recent last (at most 20 kept).
     public var receiverFailures: [String] { runLock.withLock { (executor?.failures ?? []).suffix(20).map(\.description) } }
     /// Whether the engine drives the receiver's power (a receiver family with a command set).
@@ -375,11 +421,12 @@ public final class LocationEngine: @unchecked Sendable {
         advance(until: clock.now().advanced(by: duration))
     }
 
-    /// Runs the engine until `end` of its clock on the calling thread (or ``stop()``).
-    public func advance(until end: MonotonicInstant) {
+    /// Runs the engine until `end` of its clock on the calling thread.
+    public func advance(until end: MonotonicInstant) { advance(until: end, stoppable: false) }
+
+    private func advance(until end: MonotonicInstant, stoppable: Bool) {
         runLock.withLock {
-            lock.withLock { stopRequested = false }
-            while clock.now() < end, !lock.withLock({ stopRequested }) {
+            while clock.now() < end, !(stoppable && lock.withLock({ stopRequested })) {
                 let now = clock.now()
                 if now >= nextTick {
                     tick(now)
@@ -392,9 +439,24 @@ public final class LocationEngine: @unchecked Sendable {
         }
     }
 
-    /// Runs the engine on a background thread until ``stop()``; returns at once.
-    public func runInBackground() {
-        let thread = Thread { [self] in advance(until: .distantFuture) }
+    /// Runs the engine on the calling thread until ``stop()``: a real board as its data comes, a
+    /// simulated board (manual clock) paced to the wall clock, `speed` times as fast.
+    public func run(speed: Double = 1) {
+        lock.withLock { stopRequested = false }
+        guard clock is ManualClock else { return advance(until: .distantFuture, stoppable: true) }
+        let speed = speed.isFinite && speed > 0 ? speed : 1
+        let wallStart = DispatchTime.now().uptimeNanoseconds
+        let simStart = clock.now()
+        while !lock.withLock({ stopRequested }) {
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) / 1e9
+            advance(until: simStart.advanced(by: .milliseconds(Int64(wall * speed * 1000))), stoppable: true)
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    /// Runs the engine on a background thread (see ``run(speed:)``) until ``stop()``; returns at once.
+    public func runInBackground(speed: Double = 1) {
+        let thread = Thread { [self] in run(speed: speed) }
         thread.name = "fieldloc-engine"
         thread.start()
     }
@@ -470,10 +532,16 @@ public final class LocationEngine: @unchecked Sendable {
         let records = lock.withLock { clients.map { ($0.key, $0.value) } }
         let state = policyState(now)
         let decision = policy.decide(demands(records), state: state)
-        lock.withLock {
+        let previousDecision = lock.withLock { () -> PowerDecision? in
+            defer { decisionValue = decision }
             if decisionValue?.receiver != decision.receiver { counters.modeChanges += 1 }
-            decisionValue = decision
+            return decisionValue
         }
+        if let last = lastEnergyAt, let previousDecision {
+            energy.add(.receiver, state: previousDecision.receiver.stateName, current: previousDecision.meanCurrent(policy.profile),
+                       seconds: (now - last).secondsDouble)
+        }
+        lastEnergyAt = now
         let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
         executor?.apply(decision, lastFix: lastFixAt, ephemerisFresh: ephemerisFresh)
         if let executor, !executor.awake { trackingSince = nil }
@@ -569,6 +637,7 @@ public final class LocationEngine: @unchecked Sendable {
     private func openSensors() {
         do {
             sensors = try BoardSensors.open(board, platform: platform)
+            if let calibrationValue { sensors?.engine.calibration = calibrationValue }
             sensorProblem = nil
         } catch {
             sensorProblem = "\(error)"
@@ -600,6 +669,7 @@ public final class LocationEngine: @unchecked Sendable {
             clock.sleep(until: deadline)
         }
         if bytes.isEmpty { return }
+        notify(.bytes(bytes))
         var fixes: [Fix] = []
         bytes.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
         lock.withLock { counters.bytes += bytes.count }
@@ -609,6 +679,7 @@ public final class LocationEngine: @unchecked Sendable {
     private func handle(_ fix: Fix) {
         let now = clock.now()
         lock.withLock { counters.fixes += 1 }
+        notify(.fix(fix, now))
         guard let location = Location(fix, receivedAt: now) else { return }
         lastFixAt = now
         lastSatellites = fix.satellitesUsed ?? 0
@@ -744,6 +815,8 @@ public final class LocationEngine: @unchecked Sendable {
             let base = HeadingUpdate(magneticHeading: magnetic, trueHeading: reading.trueHeading,
                                      headingAccuracy: reading.accuracy ?? -1,
                                      x: reading.field.x, y: reading.field.y, z: reading.field.z,
+                                     accelerationX: reading.acceleration.x, accelerationY: reading.acceleration.y,
+                                     accelerationZ: reading.acceleration.z,
                                      pitch: reading.pitch, roll: reading.roll, quality: reading.quality,
                                      flags: reading.flags.names, takenAt: now)
             lastHeadingValue = base
@@ -758,6 +831,7 @@ public final class LocationEngine: @unchecked Sendable {
                 }
             }
         }
+        if let h = lock.withLock({ lastHeadingValue }), h.takenAt == now { notify(.heading(h)) }
         for (sink, event) in out { sink(event) }
     }
 }

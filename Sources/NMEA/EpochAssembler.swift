@@ -499,11 +499,14 @@ public struct EpochAssembler: Sendable {
         case .gsv(let s):
             let talker = parsed.talker
             if s.messageNumber == 1 {
-                // A new series replaces this talker's (and signal's) satellites.
+                // A new series replaces this talker's (and signal's) satellites. A GP series also
+                // carries SBAS (PRN 33-64) and QZSS (193-202) satellites: those are its own too.
                 let system = talker?.constellation
                 sky.removeAll { satellite in
-                    system == nil ? satellite.constellation == nil || talker == .combined
-                        : satellite.constellation == system && satellite.signalID == s.signalID
+                    if system == nil { return satellite.constellation == nil || talker == .combined }
+                    let own = satellite.constellation == system
+                        || (system == .gps && (satellite.constellation == .sbas || satellite.constellation == .qzss))
+                    return own && satellite.signalID == s.signalID
                 }
             }
             for index in 0..<s.satelliteCount {

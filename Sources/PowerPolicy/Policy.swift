@@ -17,6 +17,16 @@ public enum ReceiverAction: Sendable, Hashable, CustomStringConvertible {
     /// No fixes; wait in `sleep`.
     case idle(SleepState)
 
+    /// A short state name for energy accounts: continuous, cyclic, periodic, idle.
+    public var stateName: String {
+        switch self {
+        case .continuous: return "continuous"
+        case .cyclicTracking: return "cyclic"
+        case .periodic: return "periodic"
+        case .idle: return "idle"
+        }
+    }
+
     public var description: String {
         switch self {
         case .continuous(let rate): return "continuous \(rate) Hz"

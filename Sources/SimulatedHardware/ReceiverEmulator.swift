@@ -208,7 +208,10 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             out += sentence("\(talker)GSA,A,\(hasFix ? 3 : 1),02,05,12,15,18,24,29,31,33,,,,1.6,0.9,1.3")
         }
         if s.outputs.contains("GSV") {
-            out += sentence("GPGSV,1,1,04,02,64,042,44,05,31,301,38,12,48,130,41,15,22,210,33")
+            // The nine satellites GSA lists as used, plus two low ones that are not.
+            out += sentence("GPGSV,3,1,11,02,64,042,44,05,31,301,38,12,48,130,41,15,22,210,33")
+            out += sentence("GPGSV,3,2,11,18,55,250,42,24,17,080,31,29,36,175,39,31,12,330,29")
+            out += sentence("GPGSV,3,3,11,33,40,200,36,07,05,015,18,21,03,110,")
         }
         if s.outputs.contains("GST"), hasFix {
             let sigma = s.lastError.accuracy / 2.45

@@ -18,6 +18,10 @@ struct FieldLoc: AsyncParsableCommand {
             Boards.self,
             Detect.self,
             Watch.self,
+            Status.self,
+            Regions.self,
+            Record.self,
+            Export.self,
         ]
     )
 }

@@ -12,6 +12,21 @@ struct StreamTests {
         return out
     }
 
+    @Test("a GP GSV series replaces its SBAS and QZSS satellites too: the sky does not grow epoch after epoch")
+    func gsvSeriesWithSBAS() {
+        var lines: [String] = []
+        for second in 10..<20 {
+            lines.append(withChecksum("$GPRMC,1235\(second),A,4807.038,N,01131.000,E,0.0,0.0,230394,,"))
+            lines.append(withChecksum("$GPGSV,2,1,05,02,64,042,44,05,31,301,38,12,48,130,41,15,22,210,33"))
+            lines.append(withChecksum("$GPGSV,2,2,05,33,40,200,36"))
+            lines.append(withChecksum("$GLGSV,1,1,01,70,30,100,30"))
+        }
+        let out = fixes(lines)
+        #expect(out.count == 10)
+        #expect(out.allSatisfy { $0.satellites.count == 6 }, "\(out.map(\.satellites.count))")
+        #expect(out.last?.satellites.array.contains { $0.prn == 70 && $0.constellation == .glonass } == true)
+    }
+
     @Test("one fix per epoch, with date, position, altitude, speed, course and DOPs merged")
     func merge() throws {
         let lines = [

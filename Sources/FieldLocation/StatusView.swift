@@ -1,0 +1,241 @@
+import Foundation
+import HardwareInterfaces
+import Heading
+import LocationServices
+import NMEA
+import PowerPolicy
+
+/// Everything the status readout shows, taken at one moment.
+public struct StatusSnapshot: Sendable {
+    /// Board name and title.
+    public var board: String, boardTitle: String
+    /// Receiver identity (family and model from the board, or what detection found).
+    public var receiver: String
+    /// The last assembled fix (with satellites), and its age in seconds.
+    public var fix: Fix?
+    /// Seconds since the last fix arrived.
+    public var fixAge: Double?
+    /// The last heading, and its age in seconds.
+    public var heading: HeadingUpdate?
+    /// Seconds since the last heading.
+    public var headingAge: Double?
+    /// Calibration verdict and score, when one is applied.
+    public var calibration: (verdict: String, score: Double)?
+    /// The power policy's decision.
+    public var decision: PowerDecision?
+    /// Receiver charge so far and over how long.
+    public var energy: EnergyLedger
+    /// Seconds the engine has run.
+    public var uptime: Double
+    /// Engine counters.
+    public var counters: LocationEngine.Counters
+    /// Problems to show.
+    public var warnings: [String]
+
+    /// Creates a snapshot.
+    public init(board: String, boardTitle: String, receiver: String, fix: Fix?, fixAge: Double?, heading: HeadingUpdate?,
+                headingAge: Double?, calibration: (verdict: String, score: Double)?, decision: PowerDecision?, energy: EnergyLedger,
+                uptime: Double, counters: LocationEngine.Counters, warnings: [String]) {
+        self.board = board
+        self.boardTitle = boardTitle
+        self.receiver = receiver
+        self.fix = fix
+        self.fixAge = fixAge
+        self.heading = heading
+        self.headingAge = headingAge
+        self.calibration = calibration
+        self.decision = decision
+        self.energy = energy
+        self.uptime = uptime
+        self.counters = counters
+        self.warnings = warnings
+    }
+}
+
+/// The status readout as text (a terminal screen) and as one JSON object.
+public enum StatusView {
+    static func f(_ v: Double?, _ digits: Int, _ unit: String = "") -> String {
+        guard let v, v.isFinite else { return "—" }
+        return FixText.fixed(v, digits) + unit
+    }
+
+    static func pad(_ s: String, _ n: Int) -> String {
+        s.count >= n ? String(s.prefix(n)) : s + String(repeating: " ", count: n - s.count)
+    }
+
+    static func modeText(_ fix: Fix?) -> String {
+        guard let fix else { return "no data" }
+        switch fix.mode {
+        case .threeD: return "3D fix"
+        case .twoD: return "2D fix"
+        case .noFix: return "no fix"
+        default: return "unknown"
+        }
+    }
+
+    /// A bar of up to 10 cells for a C/N0 of 0-50 dB-Hz.
+    static func bar(_ snr: UInt8?) -> String {
+        guard let snr else { return String(repeating: "·", count: 10) }
+        let n = min(10, Int(snr) / 5)
+        return String(repeating: "█", count: n) + String(repeating: "·", count: 10 - n)
+    }
+
+    /// The screen: fix, time, position, accuracy, motion, satellites with signal bars, heading,
+    /// power, receiver, warnings.
+    public static func text(_ s: StatusSnapshot) -> String {
+        var out: [String] = []
+        out.append("FieldLocation status: \(s.board) (\(s.boardTitle))   up \(Int(s.uptime)) s")
+        out.append(String(repeating: "─", count: 78))
+        let fix = s.fix
+        let age = s.fixAge.map { " (\(FixText.fixed($0, 1)) s ago)" } ?? ""
+        out.append("Fix        \(modeText(fix))\(age)   quality \(fix.map { "\($0.quality)" } ?? "—")")
+        out.append("UTC        \(fix?.time?.iso8601(fractionDigits: 3) ?? "—")")
+        out.append("Position   \(f(fix?.latitude, 7, "°"))  \(f(fix?.longitude, 7, "°"))   alt \(f(fix?.altitudeMSL, 1, " m")) MSL, \(f(fix?.altitudeHAE, 1, " m")) HAE")
+        out.append("Accuracy   horizontal \(f(fix?.horizontalAccuracy, 1, " m")), vertical \(f(fix?.verticalAccuracy, 1, " m")) (68 %, \(fix.map { "\($0.accuracySource)" } ?? "—"))   HDOP \(f(fix?.hdop, 1))")
+        out.append("Motion     speed \(f(fix?.speed, 2, " m/s"))   course \(f(fix?.course, 1, "°"))")
+        let sats = fix?.satellites.array ?? []
+        out.append("Satellites \(fix?.satellitesUsed ?? 0) used of \(sats.count) in view")
+        if !sats.isEmpty {
+            out.append("   PRN  system     el   az   C/N0  signal      used")
+            for sat in sats.sorted(by: { ($0.snr ?? 0) > ($1.snr ?? 0) }).prefix(16) {
+                let system = sat.constellation.map { "\($0)" } ?? "?"
+                out.append("   \(pad(String(sat.prn), 4)) \(pad(system, 10)) \(pad(sat.elevation.map { String($0) } ?? "—", 4)) \(pad(sat.azimuth.map { String($0) } ?? "—", 4)) \(pad(sat.snr.map { String($0) } ?? "—", 5)) \(bar(sat.snr))  \(sat.used ? "yes" : "")")
+            }
+        }
+        if let h = s.heading {
+            let hAge = s.headingAge.map { " (\(FixText.fixed($0, 1)) s ago)" } ?? ""
+            out.append("Heading    true \(f(h.trueHeading, 1, "°"))  magnetic \(f(h.magneticHeading, 1, "°"))  ±\(f(h.headingAccuracy >= 0 ? h.headingAccuracy : nil, 1, "°"))  \(h.quality.rawValue)\(hAge)")
+            out.append("Attitude   pitch \(f(h.pitch, 1, "°"))  roll \(f(h.roll, 1, "°"))  field \(f((h.x * h.x + h.y * h.y + h.z * h.z).squareRoot(), 1, " µT"))")
+            if !h.flags.isEmpty { out.append("           flags: \(h.flags.joined(separator: ", "))") }
+        } else {
+            out.append("Heading    —")
+        }
+        out.append("Calibration \(s.calibration.map { "\($0.verdict) (score \(Int($0.score)))" } ?? "none stored: run fieldloc calibrate --board \(s.board) --save")")
+        if let d = s.decision {
+            out.append("Power      receiver \(d.receiver)\(d.paused ? " (paused)" : ""), magnetometer \(d.magnetometer)")
+            if let reason = d.reasons.first { out.append("           \(reason)") }
+        }
+        out.append("Energy     \(f(s.energy.charge(.receiver), 3, " mAh")) receiver, mean \(f(s.energy.meanCurrent(.receiver), 2, " mA"))")
+        out.append("Receiver   \(s.receiver)   \(s.counters.bytes) bytes, \(s.counters.fixes) epochs, \(s.counters.headings) headings")
+        if s.warnings.isEmpty {
+            out.append("Warnings   none")
+        } else {
+            for (i, w) in s.warnings.enumerated() { out.append((i == 0 ? "Warnings   " : "           ") + w) }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// One JSON object (`--once --json`); missing values are omitted.
+    public static func json(_ s: StatusSnapshot) -> String {
+        var fields: [String] = [#""class":"STATUS""#, "\"board\":" + JSONText.quote(s.board), "\"receiver\":" + JSONText.quote(s.receiver)]
+        func num(_ key: String, _ v: Double?, _ digits: Int) {
+            if let v, v.isFinite { fields.append("\"\(key)\":\(FixText.fixed(v, digits))") }
+        }
+        if let fix = s.fix {
+            fields.append("\"mode\":\(fix.mode == .threeD ? 3 : fix.mode == .twoD ? 2 : 1)")
+            if let t = fix.time { fields.append("\"time\":\"\(t.iso8601(fractionDigits: 3))\"") }
+            num("lat", fix.latitude, 9); num("lon", fix.longitude, 9); num("alt", fix.altitudeMSL, 3)
+            num("eph", fix.horizontalAccuracy, 2); num("epv", fix.verticalAccuracy, 2)
+            num("speed", fix.speed, 3); num("course", fix.course, 2)
+            fields.append("\"satellites_used\":\(fix.satellitesUsed ?? 0)")
+            let sats = fix.satellites.array.map { sat in
+                "{\"prn\":\(sat.prn)" + (sat.snr.map { ",\"snr\":\($0)" } ?? "") + (sat.elevation.map { ",\"el\":\($0)" } ?? "")
+                    + (sat.azimuth.map { ",\"az\":\($0)" } ?? "") + ",\"used\":\(sat.used)}"
+            }
+            fields.append("\"satellites\":[" + sats.joined(separator: ",") + "]")
+        }
+        num("fix_age", s.fixAge, 1)
+        if let h = s.heading {
+            num("heading_magnetic", h.magneticHeading, 2); num("heading_true", h.trueHeading, 2)
+            if h.headingAccuracy >= 0 { num("heading_accuracy", h.headingAccuracy, 2) }
+            num("pitch", h.pitch, 2); num("roll", h.roll, 2)
+            fields.append("\"heading_quality\":\"\(h.quality.rawValue)\"")
+        }
+        if let c = s.calibration { fields.append("\"calibration\":{\"verdict\":\"\(c.verdict)\",\"score\":\(Int(c.score))}") }
+        if let d = s.decision {
+            fields.append("\"power\":{\"receiver\":" + JSONText.quote(d.receiver.description) + ",\"paused\":\(d.paused)}")
+        }
+        num("energy_mAh", s.energy.charge(.receiver), 4)
+        num("uptime", s.uptime, 1)
+        fields.append("\"warnings\":[" + s.warnings.map(JSONText.quote).joined(separator: ",") + "]")
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}
+
+/// Keeps what the status readout needs from a running engine: a client that wants locations
+/// (best) and headings, and an observer of every fix (satellites included).
+public final class StatusMonitor: @unchecked Sendable {
+    /// The engine.
+    public let engine: LocationEngine
+    private let client: Int
+    private let observer: Int
+    private let started: MonotonicInstant
+
+    /// Starts watching `engine` (its demand: best accuracy, headings when the board has sensors).
+    public init(engine: LocationEngine) {
+        self.engine = engine
+        started = engine.clock.now()
+        let box = ErrorBox()
+        client = engine.register(name: "status") { event in
+            if case .error(let e) = event { box.add(e.description) }
+        }.id
+        errorBox = box
+        engine.update(client) { s in
+            s.updatingLocation = true
+            s.desiredAccuracy = .best
+            s.pausesAutomatically = false
+            s.updatingHeading = engine.headingAvailable
+            s.headingFilter = nil
+        }
+        let fixBox = FixBox()
+        observer = engine.observe { observation in
+            if case .fix(let fix, let at) = observation { fixBox.set(fix, at) }
+        }
+        self.fixBox = fixBox
+    }
+    private let errorBox: ErrorBox
+    private let fixBox: FixBox
+
+    final class ErrorBox: @unchecked Sendable {
+        let lock = NSLock()
+        var messages: [String] = []
+        func add(_ m: String) { lock.withLock { if !messages.contains(m) { messages.append(m); if messages.count > 8 { messages.removeFirst() } } } }
+    }
+
+    final class FixBox: @unchecked Sendable {
+        let lock = NSLock()
+        var value: (Fix, MonotonicInstant)?
+        func set(_ f: Fix, _ at: MonotonicInstant) { lock.withLock { value = (f, at) } }
+    }
+
+    /// Stops watching (the engine's demand from this monitor goes).
+    public func close() {
+        engine.unregister(client)
+        engine.removeObserver(observer)
+    }
+
+    /// Whether a position fix has arrived.
+    public var hasPosition: Bool { fixBox.lock.withLock { fixBox.value?.0.hasPosition ?? false } }
+
+    /// The snapshot now.
+    public func snapshot() -> StatusSnapshot {
+        let now = engine.clock.now()
+        let fix = fixBox.lock.withLock { fixBox.value }
+        let heading = engine.lastHeading
+        var warnings = errorBox.lock.withLock { errorBox.messages }
+        if let problem = engine.hardwareProblem, !warnings.contains(problem) { warnings.insert(problem, at: 0) }
+        warnings += engine.receiverFailures.suffix(3).map { "receiver command failed: \($0)" }
+        if let age = fix.map({ (now - $0.1).secondsDouble }), age > 5, engine.decision.map({ if case .continuous = $0.receiver { return true } else { return false } }) == true {
+            warnings.append("no data from the receiver for \(Int(age)) s")
+        }
+        if let h = heading, h.trueHeading == nil { warnings.append("true heading waits for the first fix (declination)") }
+        let calibration = engine.calibration.map { ($0.quality.verdict.rawValue, $0.quality.score) }
+        let r = engine.board.receiver
+        let receiver = [r?.family.rawValue, r?.model].compactMap { $0 }.joined(separator: " ")
+        return StatusSnapshot(board: engine.board.name, boardTitle: engine.board.title, receiver: receiver.isEmpty ? "none" : receiver,
+                              fix: fix?.0, fixAge: fix.map { (now - $0.1).secondsDouble }, heading: heading,
+                              headingAge: heading.map { (now - $0.takenAt).secondsDouble }, calibration: calibration,
+                              decision: engine.decision, energy: engine.energyUsed, uptime: (now - started).secondsDouble,
+                              counters: engine.statistics, warnings: warnings)
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import BoardConfig
+import FieldLocation
+import Foundation
+import HardwareInterfaces
+import LinuxHardware
+import NMEA
+
+extension FieldLoc {
+    /// `fieldloc record`: raw receiver bytes plus decoded events with timestamps.
+    struct Record: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record a board: the receiver's raw bytes, and the decoded fixes and headings with timestamps.",
+            discussion: """
+            Writes OUT (the raw byte stream exactly as read: replay it with 'fieldloc replay OUT', or feed it to
+            gpsfake) and OUT.events.jsonl (one JSON line per event with "t", seconds since the start on the
+            board's clock: CHUNK lines give the offset and length of each read, so the timing can be replayed;
+            FIX and HEADING lines are the decoded values, as 'fieldloc watch' prints them). A simulated board
+            records on its virtual clock, so an hour takes moments.
+            """)
+
+        @Option(help: "Board: a built-in name (default sim) or a board file.")
+        var board: String = BoardCatalog.defaultBoardName
+
+        @Option(help: "How long: 30s, 5m, 1h.")
+        var duration: String = "60s"
+
+        @Option(name: .shortAndLong, help: "Output file for the raw bytes (events go to OUT.events.jsonl).")
+        var out: String
+
+        func validate() throws {
+            guard Simulate.seconds(duration) != nil else { throw ValidationError("--duration '\(duration)' is not like 30s, 5m or 1h") }
+        }
+
+        final class Sink: @unchecked Sendable {
+            let lock = NSLock()
+            let raw: FileHandle, events: FileHandle
+            var offset = 0
+            var failure: String?
+            let start: MonotonicInstant
+            init(raw: FileHandle, events: FileHandle, start: MonotonicInstant) { self.raw = raw; self.events = events; self.start = start }
+            func write(_ observation: EngineObservation, now: MonotonicInstant) {
+                lock.withLock {
+                    guard failure == nil else { return }
+                    let t = FixText.fixed((now - start).secondsDouble, 3)
+                    do {
+                        switch observation {
+                        case .bytes(let bytes):
+                            try raw.write(contentsOf: bytes)
+                            try events.write(contentsOf: Data("{\"class\":\"CHUNK\",\"t\":\(t),\"offset\":\(offset),\"length\":\(bytes.count)}\n".utf8))
+                            offset += bytes.count
+                        case .fix(let fix, _):
+                            try events.write(contentsOf: Data((String(FixJSON.line(fix).dropLast()) + ",\"t\":\(t)}\n").utf8))
+                        case .heading(let h):
+                            let line = "{\"class\":\"HEADING\",\"t\":\(t),\"magnetic\":\(FixText.fixed(h.magneticHeading, 2))"
+                                + (h.trueHeading.map { ",\"true\":\(FixText.fixed($0, 2))" } ?? "") + ",\"quality\":\"\(h.quality.rawValue)\"}\n"
+                            try events.write(contentsOf: Data(line.utf8))
+                        }
+                    } catch {
+                        failure = "\(error)"
+                    }
+                }
+            }
+        }
+
+        func run() throws {
+            let description: BoardDescription
+            do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
+            let seconds = Simulate.seconds(duration) ?? 60
+            let engine: LocationEngine
+            do { engine = try LocationEngine.open(board: description, linux: LinuxPlatform()) } catch { throw ValidationError(error.description) }
+            let eventsPath = out + ".events.jsonl"
+            for path in [out, eventsPath] {
+                guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                    throw ValidationError("\(path): cannot be created (does the folder exist and is it writable?)")
+                }
+            }
+            guard let raw = FileHandle(forWritingAtPath: out), let events = FileHandle(forWritingAtPath: eventsPath) else {
+                throw ValidationError("\(out): cannot be opened for writing")
+            }
+            let sink = Sink(raw: raw, events: events, start: engine.clock.now())
+            let clock = engine.clock
+            let observer = engine.observe { sink.write($0, now: clock.now()) }
+            let client = engine.register(name: "record") { _ in }.id
+            engine.update(client) { s in
+                s.updatingLocation = true
+                s.pausesAutomatically = false
+                s.updatingHeading = engine.headingAvailable
+                s.headingFilter = nil
+            }
+            if description.simulated {
+                engine.advance(by: .seconds(seconds))
+            } else {
+                engine.runInBackground()
+                Thread.sleep(forTimeInterval: Double(seconds))
+            }
+            engine.removeObserver(observer)
+            engine.unregister(client)
+            engine.shutdown()
+            try? raw.synchronize(); try? events.synchronize()
+            try? raw.close(); try? events.close()
+            if let failure = sink.lock.withLock({ sink.failure }) { throw ValidationError("\(out): writing failed: \(failure)") }
+            let stats = engine.statistics
+            FileHandle.standardError.write(Data("recorded \(sink.offset) bytes, \(stats.fixes) epochs, \(stats.headings) headings to \(out) and \(eventsPath)\n".utf8))
+        }
+    }
+
+    /// `fieldloc export --gpx`: fixes to GPX.
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export fixes as a GPX 1.1 track (accepted by gpsbabel).",
+            discussion: """
+            INPUT is either JSON lines with FIX records ('fieldloc watch', 'fieldloc replay --json', a recording's
+            .events.jsonl) or an NMEA log (a recording's raw file, a receiver capture), which is replayed through
+            the NMEA engine. Fixes without a position are skipped.
+            """)
+
+        @Flag(help: "GPX output (the only format so far).")
+        var gpx = false
+
+        @Argument(help: "Input file.")
+        var input: String
+
+        @Option(name: .shortAndLong, help: "Output file (default: standard output).")
+        var output: String?
+
+        func validate() throws {
+            guard gpx else { throw ValidationError("choose a format: --gpx") }
+        }
+
+        func run() throws {
+            guard let data = FileManager.default.contents(atPath: input) else {
+                throw ValidationError("\(input): no such file or not readable")
+            }
+            let text = String(decoding: data.prefix(4096), as: UTF8.self)
+            let firstLine = text.split(whereSeparator: \.isNewline).first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+            var points: [GPXWriter.Point] = []
+            if firstLine.hasPrefix("{") {
+                do { points = try GPXWriter.points(jsonLines: String(decoding: data, as: UTF8.self), file: input) } catch {
+                    throw ValidationError(error.description)
+                }
+            } else {
+                do { _ = try LogReplay(path: input).run { fix in if let p = GPXWriter.Point(fix) { points.append(p) } } } catch {
+                    throw ValidationError(error.description)
+                }
+            }
+            let document = GPXWriter.document(points, name: (input as NSString).lastPathComponent)
+            if let output {
+                do { try AtomicFile.write(Data(document.utf8), to: output) } catch { throw ValidationError(error.description) }
+                FileHandle.standardError.write(Data("\(points.count) points to \(output)\n".utf8))
+            } else {
+                print(document, terminator: "")
+            }
+        }
+    }
+}
