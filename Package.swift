@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "ReceiverProtocols", targets: ["ReceiverProtocols"]),
         .library(name: "PowerPolicy", targets: ["PowerPolicy"]),
         .library(name: "LocationServices", targets: ["LocationServices"]),
+        .library(name: "GPSDProtocol", targets: ["GPSDProtocol"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
         .executable(name: "fieldloc-hil", targets: ["fieldloc-hil"]),
@@ -81,6 +82,8 @@ let package = Package(
             name: "LocationServices",
             dependencies: ["NMEA", "PowerPolicy", "Heading", "HardwareInterfaces", .product(name: "RealModule", package: "swift-numerics")]
         ),
+        // Pure: the gpsd JSON protocol (commands parsed, reports encoded); no sockets.
+        .target(name: "GPSDProtocol", dependencies: ["NMEA"]),
 
         // Engine shared by the CLI and (later) the daemon.
         .target(
@@ -110,6 +113,7 @@ let package = Package(
         ),
         .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA", "LocationServices"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
+        .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
         .testTarget(
             name: "LocationManagerTests",
             dependencies: ["FieldLocation", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]

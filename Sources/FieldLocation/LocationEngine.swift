@@ -137,6 +137,8 @@ public final class LocationEngine: @unchecked Sendable {
     public let policy: PowerPolicy
     /// The simulated receiver of a `sim` board (energy ledger, power state), else `nil`.
     public let simulatedReceiver: ReceiverEmulator?
+    /// The simulated platform of a `sim` board (for fault injection in tests), else `nil`.
+    public var simulatedPlatform: SimulatedPlatform? { platform as? SimulatedPlatform }
     /// Folder of persisted state (regions); `nil` keeps nothing.
     public let stateDirectory: String?
 
@@ -173,7 +175,18 @@ public final class LocationEngine: @unchecked Sendable {
     private var nextSensorSample = MonotonicInstant.distantFuture
     private var lastFixAt: MonotonicInstant?
     private var lastSatellites = 0
-    private var silentSince: MonotonicInstant?
+    private var lastByteAt: MonotonicInstant?
+    private var lastValidAt: MonotonicInstant?
+    private var acceptedSoFar = 0
+    private var watchdogStage = 0
+    private var wasAwake = true
+    private var nextWatchdogAction = MonotonicInstant.zero
+    private var portBackoff = Duration.milliseconds(250)
+    private var receiverLines = ReceiverLines()
+    private var nextSensorAttempt = MonotonicInstant.zero
+    private var sensorFailuresInRow = 0
+    /// Seconds of silence (or of bytes without a valid sentence) before the watchdog acts.
+    public var watchdogTimeout: Duration = .seconds(5)
 
     /// Counters for the status readout.
     public struct Counters: Sendable {
@@ -187,6 +200,16 @@ public final class LocationEngine: @unchecked Sendable {
         public var bytes = 0
         /// Policy decisions that changed the receiver's mode.
         public var modeChanges = 0
+        /// Sentences accepted and rejected by the NMEA engine.
+        public var sentencesAccepted = 0, sentencesRejected = 0
+        /// Bytes the framer could not place in any sentence or binary frame (line noise, other baud rates).
+        public var garbageBytes: Int64 = 0
+        /// Times the receiver's port failed, and was opened again.
+        public var portFailures = 0, portReopens = 0
+        /// Watchdog actions: wakes of a silent receiver, power cycles, autobaud searches (and their successes).
+        public var watchdogWakes = 0, powerCycles = 0, autobaudRuns = 0, autobaudRecoveries = 0
+        /// Sensor reads that failed and sensor re-openings.
+        public var sensorFailures = 0, sensorReopens = 0
     }
 
     /// Opens a board: a simulated one on its simulated platform (see
@@ -529,6 +552,7 @@ public final class LocationEngine: @unchecked Sendable {
 
     private func tick(_ now: MonotonicInstant) {
         ensurePort(now)
+        watchdog(now)
         let records = lock.withLock { clients.map { ($0.key, $0.value) } }
         let state = policyState(now)
         let decision = policy.decide(demands(records), state: state)
@@ -545,11 +569,15 @@ public final class LocationEngine: @unchecked Sendable {
         let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
         executor?.apply(decision, lastFix: lastFixAt, ephemerisFresh: ephemerisFresh)
         if let executor, !executor.awake { trackingSince = nil }
+        // Silence counts from the wake: a receiver that slept has said nothing for good reason.
+        let awakeNow = executor?.awake ?? true
+        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0 }
+        wasAwake = awakeNow
         // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.
         let wantsHeading = decision.magnetometer != .powerDown
         let sensorPeriod: Duration? = wantsHeading ? .milliseconds(100) : (decision.motionDetection ? .milliseconds(250) : nil)
         if let sensorPeriod {
-            if sensors == nil && sensorProblem == nil { openSensors() }
+            if sensors == nil && now >= nextSensorAttempt { openSensors() }
             if sensors != nil && nextSensorSample == .distantFuture { nextSensorSample = now.advanced(by: sensorPeriod) }
         } else {
             nextSensorSample = .distantFuture
@@ -607,17 +635,92 @@ public final class LocationEngine: @unchecked Sendable {
         do {
             let p = try platform.openSerialPort(name, baudRate: board.receiver?.baudRate ?? .b9600)
             port = p
+            let recovered = portProblem != nil && executor != nil
             portProblem = nil
-            if executor == nil { executor = makeExecutor(port: p) }
+            portBackoff = .milliseconds(250)
+            lastByteAt = now
+            lastValidAt = now
+            watchdogStage = 0
+            if recovered {
+                lock.withLock { counters.portReopens += 1 }
+                // A new port needs a new driver; the receiver kept its power through an adapter unplug.
+                executor = makeExecutor(port: p, awake: true)
+            } else if executor == nil {
+                executor = makeExecutor(port: p, awake: receiverInitiallyAwake)
+            }
         } catch {
             portProblem = error.description
-            nextPortAttempt = now.advanced(by: .seconds(2))
+            // Retry soon at first (a replugged adapter is back within 2 s), then every 2 s.
+            nextPortAttempt = now.advanced(by: portBackoff)
+            portBackoff = min(portBackoff * 2, .seconds(2))
             let cause: LocationError.HardwareCause = error.kind == .busy ? .portBusy : (error.kind == .deviceGone ? .portGone : .other)
             broadcast(.error(.hardware(cause, error.description)))
         }
     }
 
-    private func makeExecutor(port: any SerialPort) -> ReceiverExecutor? {
+    /// The watchdog: a receiver that should be talking but is silent is woken, then power-cycled
+    /// through its enable line; bytes without a valid sentence mean another line rate: autobaud.
+    private func watchdog(_ now: MonotonicInstant) {
+        guard let port, now >= nextWatchdogAction else { return }
+        let shouldTalk = executor?.awake ?? true
+        guard shouldTalk, let lastByte = lastByteAt, let lastValid = lastValidAt else { return }
+        let silentFor = now - lastByte
+        let invalidFor = now - lastValid
+        if silentFor < watchdogTimeout && invalidFor < watchdogTimeout { watchdogStage = 0; return }
+        if silentFor < watchdogTimeout {
+            // Bytes, but nothing valid: the receiver changed its line rate.
+            lock.withLock { counters.autobaudRuns += 1 }
+            if let rate = autobaud(port) {
+                lock.withLock { counters.autobaudRecoveries += 1 }
+                broadcast(.error(.hardware(.other, "\(port.name): the receiver now talks at \(rate); switched to it")))
+                lastValidAt = clock.now()
+            } else {
+                broadcast(.error(.hardware(.receiverSilent, "\(port.name): bytes arrive but no valid sentence at any line rate")))
+            }
+            nextWatchdogAction = clock.now().advanced(by: watchdogTimeout)
+            return
+        }
+        switch watchdogStage {
+        case 0:
+            lock.withLock { counters.watchdogWakes += 1 }
+            broadcast(.error(.hardware(.receiverSilent, "\(port.name): no data for \(Int(silentFor.secondsDouble)) s; waking the receiver")))
+            executor?.rewake()
+            watchdogStage = 1
+        case 1 where receiverLines.powerEnable != nil:
+            lock.withLock { counters.powerCycles += 1 }
+            broadcast(.error(.hardware(.receiverSilent, "\(port.name): still silent after a wake; power-cycling it through the enable line")))
+            if let line = receiverLines.powerEnable {
+                try? line.set(false)
+                clock.sleep(for: .seconds(1))
+                try? line.set(true)
+            }
+            watchdogStage = 2
+        default:
+            broadcast(.error(.hardware(.receiverSilent, "\(port.name): the receiver stays silent; check its supply, wiring and baud rate")))
+            watchdogStage = 0
+        }
+        nextWatchdogAction = clock.now().advanced(by: watchdogTimeout)
+    }
+
+    /// Tries the usual line rates; returns the one where valid sentences come, leaving the port at it.
+    private func autobaud(_ port: any SerialPort) -> BaudRate? {
+        let detector = ReceiverDetector(port: port)
+        let original = port.baudRate
+        for rate in [original] + detector.baudRates.filter({ $0 != original }) {
+            do {
+                try port.setBaudRate(rate)
+                try port.discard(.input)
+                let report = try detector.listen(until: clock.now().advanced(by: .milliseconds(1500))) { $0.validSentences.count >= 2 }
+                if report.validSentences.count >= 2 { return rate }
+            } catch {
+                return nil
+            }
+        }
+        try? port.setBaudRate(original)
+        return nil
+    }
+
+    private func makeExecutor(port: any SerialPort, awake: Bool) -> ReceiverExecutor? {
         let lines: ReceiverLines
         if let receiver = simulatedReceiver {
             lines = ReceiverLines(powerEnable: receiver.powerLine(clock: clock))
@@ -627,21 +730,27 @@ public final class LocationEngine: @unchecked Sendable {
                 lines = ReceiverLines()
             }
         }
+        receiverLines = lines
         guard let driver = ReceiverBringUp.driver(for: board, port: port, lines: lines) else { return nil }
         if let channel = (driver as? UBloxDriver)?.channel ?? (driver as? MediaTekDriver)?.channel ?? (driver as? CASICDriver)?.channel {
             channel.passThrough = { [weak self] bytes in self?.passed += bytes }
         }
-        return ReceiverExecutor(driver: driver, clock: clock, awake: receiverInitiallyAwake)
+        return ReceiverExecutor(driver: driver, clock: clock, awake: awake)
     }
 
     private func openSensors() {
+        let reopening = sensorProblem != nil
         do {
             sensors = try BoardSensors.open(board, platform: platform)
             if let calibrationValue { sensors?.engine.calibration = calibrationValue }
             sensorProblem = nil
+            sensorFailuresInRow = 0
+            if reopening { lock.withLock { counters.sensorReopens += 1 } }
         } catch {
+            let first = sensorProblem == nil
             sensorProblem = "\(error)"
-            broadcast(.error(.headingFailure("\(error)")), onlyHeading: true)
+            nextSensorAttempt = clock.now().advanced(by: .seconds(2))
+            if first { broadcast(.error(.headingFailure("\(error)")), onlyHeading: true) }
         }
     }
 
@@ -661,7 +770,9 @@ public final class LocationEngine: @unchecked Sendable {
                 port.close()
                 self.port = nil
                 portProblem = error.description
-                nextPortAttempt = clock.now().advanced(by: .seconds(1))
+                portBackoff = .milliseconds(250)
+                nextPortAttempt = clock.now().advanced(by: portBackoff)
+                lock.withLock { counters.portFailures += 1 }
                 broadcast(.error(.hardware(error.kind == .deviceGone ? .portGone : .other, error.description)))
                 clock.sleep(until: min(deadline, nextPortAttempt))
             }
@@ -669,10 +780,20 @@ public final class LocationEngine: @unchecked Sendable {
             clock.sleep(until: deadline)
         }
         if bytes.isEmpty { return }
+        let now = clock.now()
+        lastByteAt = now
         notify(.bytes(bytes))
         var fixes: [Fix] = []
         bytes.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
-        lock.withLock { counters.bytes += bytes.count }
+        let accepted = stream.counters.totalAccepted
+        if accepted > acceptedSoFar { lastValidAt = now; watchdogStage = 0 }
+        acceptedSoFar = accepted
+        lock.withLock {
+            counters.bytes += bytes.count
+            counters.sentencesAccepted = accepted
+            counters.sentencesRejected = stream.counters.totalRejected
+            counters.garbageBytes = stream.framer.counters.garbageBytes
+        }
         for fix in fixes { handle(fix) }
     }
 
@@ -773,10 +894,12 @@ public final class LocationEngine: @unchecked Sendable {
                 let g = SensorDrivers.standardGravity
                 motion.add(x: a.x / g, y: a.y / g, z: a.z / g, at: now)
                 sensorProblem = nil
+                sensorFailuresInRow = 0
+                sensors = s
             } catch {
+                sensors = s
                 noteSensorFailure("\(error)")
             }
-            sensors = s
             return
         }
         do {
@@ -788,6 +911,7 @@ public final class LocationEngine: @unchecked Sendable {
             }
             sensors = s
             sensorProblem = nil
+            sensorFailuresInRow = 0
             guard let magnetic = reading.magneticHeading else {
                 lock.withLock { counters.headingFailures += 1 }
                 return
@@ -801,10 +925,16 @@ public final class LocationEngine: @unchecked Sendable {
 
     private func decisionValueSnapshot() -> PowerDecision? { lock.withLock { decisionValue } }
 
+    /// A failed read: after three in a row the sensors are closed, reported, and opened again
+    /// every 2 s until they answer (identity checks and configuration run again).
     private func noteSensorFailure(_ message: String) {
+        sensorFailuresInRow += 1
+        lock.withLock { counters.headingFailures += 1; counters.sensorFailures += 1 }
+        guard sensorFailuresInRow >= 3 else { return }
         let first = sensorProblem == nil
         sensorProblem = message
-        lock.withLock { counters.headingFailures += 1 }
+        sensors = nil
+        nextSensorAttempt = clock.now().advanced(by: .seconds(2))
         if first { broadcast(.error(.hardware(.sensorNotAcknowledging, message)), onlyHeading: true) }
     }
 

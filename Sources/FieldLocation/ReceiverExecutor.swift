@@ -58,6 +58,13 @@ public final class ReceiverExecutor {
         windowStart = nil
     }
 
+    /// Sends the wake sequence again whatever the executor believes (the watchdog's first step
+    /// for a receiver that should be talking but is silent).
+    public func rewake() {
+        attempt { () throws(ReceiverError) in try driver.wake() }
+        awake = true
+    }
+
     func setCyclic(_ on: Bool) {
         guard cyclic != on else { return }
         attempt { () throws(ReceiverError) in try driver.setCyclicTracking(on) }
