@@ -11,6 +11,18 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // 24 simulated hours of the whole engine with clients coming and going: memory and CPU per hour.
+        .executableTarget(
+            name: "engine-soak",
+            dependencies: [
+                .product(name: "FieldLocation", package: "main"),
+                .product(name: "LocationServices", package: "main"),
+                .product(name: "BoardConfig", package: "main"),
+                .product(name: "SimulatedHardware", package: "main"),
+                .product(name: "PowerPolicy", package: "main"),
+            ],
+            path: "Sources/engine-soak"
+        ),
         .executableTarget(
             name: "nmea-parse-loop",
             dependencies: [.product(name: "NMEA", package: "main")],

@@ -528,7 +528,7 @@ public final class LocationEngine: @unchecked Sendable {
             if !c.regions.entries.isEmpty {
                 let smallest = c.regions.regions.map(\.radius).min() ?? 1000
                 out.append(ClientDemand(client: name + " (regions)", desiredAccuracy: smallest < 300 ? .nearestTenMeters : .hundredMeters,
-                                        distanceFilter: max(10, smallest / 2), activity: s.activityType, pausesAutomatically: false))
+                                        distanceFilter: max(10, smallest / 2), activity: s.activityType))
             }
         }
         return out

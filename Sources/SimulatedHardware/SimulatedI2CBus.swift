@@ -107,6 +107,9 @@ public final class SimulatedI2CBus: I2CBus {
     public let name: String
     /// The clock that stamps the log and drives the devices.
     public let clock: any MonotonicClock
+    /// The most transactions the log keeps: the oldest are dropped beyond it, so a day-long
+    /// simulation stays in bounded memory.
+    public static let logCapacity = 20_000
     /// How a missing acknowledge is reported.
     public let noAcknowledgeReporting: NoAcknowledgeReporting
     private let state = Mutex(State())
@@ -178,7 +181,7 @@ public final class SimulatedI2CBus: I2CBus {
     }
 
     /// Every call so far, oldest first.
-    public var log: [SimulatedI2CTransaction] { state.withLock { $0.log } }
+    public var log: [SimulatedI2CTransaction] { state.withLock { $0.log } }  // the last ``logCapacity`` at most
 
     /// Forgets the log.
     public func clearLog() { state.withLock { $0.log = [] } }
@@ -187,7 +190,10 @@ public final class SimulatedI2CBus: I2CBus {
     public func transfer(_ operation: I2COperation, at address: I2CAddress) throws(HardwareError) -> [UInt8] {
         let now = clock.now()
         let result = perform(operation, at: address, now: now)
-        state.withLock { $0.log.append(SimulatedI2CTransaction(timestamp: now, address: address, operation: operation, result: result)) }
+        state.withLock {
+            $0.log.append(SimulatedI2CTransaction(timestamp: now, address: address, operation: operation, result: result))
+            if $0.log.count > Self.logCapacity { $0.log.removeFirst($0.log.count - Self.logCapacity * 3 / 4) }
+        }
         return try result.get()
     }
 

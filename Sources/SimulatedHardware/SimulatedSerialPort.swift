@@ -90,6 +90,8 @@ public final class SimulatedSerialPort: SerialPort {
             if s.unplugged { throw gone("write") }
             if s.closed { throw HardwareError(.closed, device: name, operation: "write") }
             s.fromHost += copy
+            // A far end that reads directly (an attached peer) never drains this copy: keep the last 64 KiB.
+            if s.fromHost.count > 65_536 { s.fromHost.removeFirst(s.fromHost.count - 65_536) }
             return s.baudRate == s.peerBaudRate ? s.peer : nil
         }
         if let peer {
