@@ -111,7 +111,7 @@ let package = Package(
             name: "LinuxHardwareTests",
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA"]
         ),
-        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA", "LocationServices"]),
+        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
         .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
         .testTarget(
