@@ -69,8 +69,6 @@ public final class WorldMagneticModel: Sendable {
     let h: [Double]
     let gRate: [Double]
     let hRate: [Double]
-    /// Schmidt semi-normalisation factors, same index.
-    let schmidt: [Double]
     /// The coefficients multiplied by their Schmidt factors, so evaluation works on the
     /// unnormalised Legendre functions without a normalisation pass.
     let gS: [Double]
@@ -132,7 +130,6 @@ public final class WorldMagneticModel: Sendable {
         self.h = h
         self.gRate = gRate
         self.hRate = hRate
-        self.schmidt = schmidt
         self.recursion = recursion
         self.gS = zip(g, schmidt).map { $0 * $1 }
         self.hS = zip(h, schmidt).map { $0 * $1 }

@@ -96,11 +96,7 @@ extension FieldLoc {
 
         func run() throws {
             var expected = fieldMicrotesla
-            if expected == nil, let lat, let lon {
-                let year = GeomagCSV.decimalYear(CalendarDateToday.now())
-                expected = WorldMagneticModel.wmm2025.evaluate(latitude: lat, longitude: lon, heightKm: 0, decimalYear: year)
-                    .totalIntensity / 1000
-            }
+            if expected == nil, let lat, let lon { expected = Self.expectedField(latitude: lat, longitude: lon, heightKm: 0) }
             var sensorName = sensor
             let calibration: MagnetometerCalibration
             if let samples {
@@ -135,6 +131,13 @@ extension FieldLoc {
             }
         }
 
+        /// The WMM2025 total intensity today at a point, µT: what a calibrated sphere's radius should be.
+        static func expectedField(latitude: Double, longitude: Double, heightKm: Double) -> Double {
+            let year = GeomagCSV.decimalYear(CalendarDateToday.now())
+            return WorldMagneticModel.wmm2025.evaluate(latitude: latitude, longitude: longitude, heightKm: heightKm,
+                                                       decimalYear: year).totalIntensity / 1000
+        }
+
         /// Samples the board's magnetometer live (a simulated board performs a calibration dance)
         /// and shows coverage as it grows.
         func live(expected: Double?, sensorName: inout String?) throws -> MagnetometerCalibration {
@@ -142,9 +145,7 @@ extension FieldLoc {
             do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
             var expected = expected
             if expected == nil, let sim = description.simulation {
-                let year = GeomagCSV.decimalYear(CalendarDateToday.now())
-                expected = WorldMagneticModel.wmm2025.evaluate(latitude: sim.latitude, longitude: sim.longitude,
-                                                               heightKm: sim.altitude / 1000, decimalYear: year).totalIntensity / 1000
+                expected = Self.expectedField(latitude: sim.latitude, longitude: sim.longitude, heightKm: sim.altitude / 1000)
             }
             let platform: any HardwarePlatform
             do {
