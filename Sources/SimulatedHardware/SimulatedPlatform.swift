@@ -1,4 +1,5 @@
 import HardwareInterfaces
+import PowerPolicy
 
 /// A plain description of a simulated board: I2C buses and their chips, GPIO chips and their
 /// line names, serial ports and the receivers on them. A board file maps onto it.
@@ -77,16 +78,36 @@ public struct SimulatedPlatformDescription: Sendable, Hashable {
     }
 
     /// One serial port, with or without a receiver on it.
+    /// A receiver emulator on a port: its family's command set, tracking from the start, moving
+    /// from a position at a constant speed and course.
+    public struct Receiver: Sendable, Hashable {
+        /// The command set it obeys.
+        public var family: ReceiverEmulator.Family
+        /// Start position, degrees.
+        public var latitude: Double, longitude: Double
+        /// Speed over ground, m/s, and course, degrees.
+        public var speed: Double, course: Double
+
+        /// Creates a receiver description.
+        public init(family: ReceiverEmulator.Family = .mediatek, latitude: Double, longitude: Double, speed: Double = 0, course: Double = 0) {
+            self.family = family
+            self.latitude = latitude
+            self.longitude = longitude
+            self.speed = speed
+            self.course = course
+        }
+    }
+
     public struct Serial: Sendable, Hashable {
         /// The port's path (`/dev/ttyAMA0`).
         public var path: String
         /// The receiver's line rate.
         public var baudRate: Int
         /// The receiver, or `nil` for a port with nothing attached.
-        public var receiver: SimulatedGNSSReceiver.Configuration?
+        public var receiver: Receiver?
 
         /// Creates a serial port description.
-        public init(path: String, baudRate: Int = 9600, receiver: SimulatedGNSSReceiver.Configuration? = nil) {
+        public init(path: String, baudRate: Int = 9600, receiver: Receiver? = nil) {
             self.path = path
             self.baudRate = baudRate
             self.receiver = receiver
@@ -122,7 +143,7 @@ public final class SimulatedPlatform: HardwarePlatform {
     private let buses: [Int: SimulatedI2CBus]
     private let chips: [String: SimulatedGPIOChip]
     private let ports: [String: SimulatedSerialPort]
-    private let receivers: [String: SimulatedGNSSReceiver]
+    private let receivers: [String: ReceiverEmulator]
 
     /// Builds the platform. A bad description (an address outside 0x03-0x77, two devices at one
     /// address, a duplicate bus, chip or port, a line rate that is not standard) throws
@@ -160,7 +181,7 @@ public final class SimulatedPlatform: HardwarePlatform {
             chips[c.name] = SimulatedGPIOChip(name: c.name, lineNames: c.lines, clock: clock)
         }
         var ports: [String: SimulatedSerialPort] = [:]
-        var receivers: [String: SimulatedGNSSReceiver] = [:]
+        var receivers: [String: ReceiverEmulator] = [:]
         for s in description.serialPorts {
             guard ports[s.path] == nil else {
                 throw HardwareError(.invalidArgument, device: s.path, operation: "build simulated platform", detail: "serial port described twice")
@@ -170,8 +191,12 @@ public final class SimulatedPlatform: HardwarePlatform {
                                     detail: "\(s.baudRate) baud is not a standard rate")
             }
             let port = SimulatedSerialPort(name: s.path, clock: clock, baudRate: rate)
-            if let configuration = s.receiver {
-                receivers[s.path] = SimulatedGNSSReceiver(configuration: configuration, port: port)
+            if let r = s.receiver {
+                let profile: ReceiverProfile = r.family == .ublox8 ? .ubloxM8 : (r.family == .mediatek ? .mt3339 : .ubloxM10)
+                let track = Trajectory.legs([.init(duration: 6 * 3600, speed: r.speed, course: r.course)], latitude: r.latitude, longitude: r.longitude)
+                let receiver = ReceiverEmulator(family: r.family, profile: profile, trajectory: track, start: clock.now(), tracking: true)
+                port.attach(receiver)
+                receivers[s.path] = receiver
             }
             port.close()
             ports[s.path] = port
@@ -209,7 +234,7 @@ public final class SimulatedPlatform: HardwarePlatform {
     public func serialPort(_ path: String) -> SimulatedSerialPort? { ports[path] }
 
     /// The receiver on the port at `path`.
-    public func receiver(_ path: String) -> SimulatedGNSSReceiver? { receivers[path] }
+    public func receiver(_ path: String) -> ReceiverEmulator? { receivers[path] }
 
     // MARK: HardwarePlatform
 

@@ -14,7 +14,7 @@ public protocol SimulatedSerialPeer: AnyObject, Sendable {
 
 /// An in-memory serial port on a manual clock, with the far end in the test's hands.
 ///
-/// A test (or a ``SimulatedSerialPeer`` such as ``SimulatedGNSSReceiver``) sends bytes the
+/// A test (or a ``SimulatedSerialPeer`` such as ``ReceiverEmulator``) sends bytes the
 /// port reads with ``peerWrite(_:)`` and reads what the host wrote with ``peerRead()``. Reads
 /// with nothing queued move the manual clock to the peer's next transmission, or to the
 /// deadline, instead of blocking. Faults: ``unplug()`` (every call throws
