@@ -88,7 +88,7 @@ let package = Package(
         // Engine shared by the CLI and (later) the daemon.
         .target(
             name: "FieldLocation",
-            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices"]
+            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol"]
         ),
         .executableTarget(
             name: "fieldloc",

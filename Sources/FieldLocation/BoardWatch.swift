@@ -1,5 +1,6 @@
 import LocationServices
 import BoardConfig
+import GPSDProtocol
 import HardwareInterfaces
 import Heading
 import NMEA
@@ -151,25 +152,7 @@ public enum HeadingJSON {
 
 /// JSON string quoting.
 public enum JSONText {
-    /// `"text"` with quotes, backslashes and control characters escaped.
-    public static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let digits = Array("0123456789abcdef")
-                    out += "\\u00" + String(digits[Int(scalar.value >> 4)]) + String(digits[Int(scalar.value & 0xF)])
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// `"text"` with quotes, backslashes and control characters escaped (the same escaping as the
+    /// gpsd reports use).
+    public static func quote(_ s: String) -> String { GPSDNumber.quoted(s) }
 }

@@ -9,10 +9,7 @@ import Testing
 /// client, the engine recovers by itself, and updates resume.
 @Suite struct FaultTests {
     func running(_ seconds: Int = 30) throws -> (LocationEngine, LocationManager, Recorder, SimulatedSerialPort) {
-        let (engine, _, _) = try simEngine([.init(duration: 4 * 3600, speed: 1.4, course: 30)], receiverTracking: true)
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 4 * 3600, speed: 1.4, course: 30)], receiverTracking: true)
         manager.startUpdatingLocation()
         manager.startUpdatingHeading()
         engine.advance(by: .seconds(seconds))

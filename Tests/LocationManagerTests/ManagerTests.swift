@@ -11,10 +11,7 @@ import Testing
 /// hours in milliseconds.
 @Suite struct ManagerTests {
     @Test func standardUpdatesDeliverFreshFixesInOrder() throws {
-        let (engine, clock, _) = try simEngine([.init(duration: 600, speed: 1.4, course: 90)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, clock, _) = try managed([.init(duration: 600, speed: 1.4, course: 90)])
         manager.startUpdatingLocation()
         #expect(manager.authorizationStatus == .authorizedWhenInUse)
         engine.advance(by: .seconds(120))
@@ -32,10 +29,7 @@ import Testing
     }
 
     @Test func distanceFilterSpacesDeliveries() throws {
-        let (engine, _, _) = try simEngine([.init(duration: 900, speed: 1.4, course: 0)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 900, speed: 1.4, course: 0)])
         manager.distanceFilter = 50
         manager.startUpdatingLocation()
         engine.advance(by: .seconds(600))
@@ -74,10 +68,7 @@ import Testing
     }
 
     @Test func aStillHourPausesUpdatesAndMotionResumesThem() throws {
-        let (engine, _, _) = try simEngine([.init(duration: 3600, speed: 0, course: 0), .init(duration: 600, speed: 1.4, course: 45)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 3600, speed: 0, course: 0), .init(duration: 600, speed: 1.4, course: 45)])
         manager.startUpdatingLocation()
         engine.advance(by: .seconds(3600))
         #expect(recorder.pauses == 1)
@@ -94,10 +85,7 @@ import Testing
     }
 
     @Test func requestLocationAfterTwoHoursOffReturnsAFreshFixNeverTheOldOne() throws {
-        let (engine, clock, _) = try simEngine([.init(duration: 4 * 3600, speed: 0, course: 0)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, clock, _) = try managed([.init(duration: 4 * 3600, speed: 0, course: 0)])
         manager.startUpdatingLocation()
         engine.advance(by: .seconds(60))
         manager.stopUpdatingLocation()
@@ -120,10 +108,7 @@ import Testing
     }
 
     @Test func requestLocationTimesOutWithLocationUnknown() throws {
-        let (engine, _, _) = try simEngine([.init(duration: 600, speed: 0, course: 0)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 600, speed: 0, course: 0)])
         manager.requestLocation(timeout: .seconds(2))
         engine.advance(by: .seconds(10))
         #expect(recorder.locations.isEmpty)
@@ -131,10 +116,7 @@ import Testing
     }
 
     @Test func headingsCarryTrueHeadingOnlyAfterTheFirstFix() throws {
-        let (engine, _, _) = try simEngine([.init(duration: 600, speed: 0, course: 0)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 600, speed: 0, course: 0)])
         manager.headingFilter = nil
         manager.startUpdatingHeading()
         engine.advance(by: .seconds(5))
@@ -173,10 +155,7 @@ import Testing
     }
 
     @Test func significantChangesComeEvery500Metres() throws {
-        let (engine, _, _) = try simEngine([.init(duration: 900, speed: 12, course: 20)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 900, speed: 12, course: 20)])
         manager.startMonitoringSignificantLocationChanges()
         engine.advance(by: .seconds(900))
         let l = recorder.locations
@@ -205,10 +184,7 @@ import Testing
     }
 
     @Test func deferredUpdatesArriveAsOneBatchInTimeOrder() throws {
-        let (engine, _, _) = try simEngine([.init(duration: 900, speed: 1.4, course: 0)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 900, speed: 1.4, course: 0)])
         manager.startUpdatingLocation()
         engine.advance(by: .seconds(30))
         recorder.clear()
@@ -225,10 +201,7 @@ import Testing
     }
 
     @Test func batchingMaximumDelayHoldsLocations() throws {
-        let (engine, _, _) = try simEngine([.init(duration: 900, speed: 1.4, course: 0)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 900, speed: 1.4, course: 0)])
         manager.batchingMaximumDelay = 60
         manager.startUpdatingLocation()
         engine.advance(by: .seconds(400))
@@ -265,10 +238,7 @@ import Testing
     }
 
     @Test func badArgumentsAreRefusedWithClearErrors() throws {
-        let (engine, _, _) = try simEngine([.init(duration: 60, speed: 0, course: 0)])
-        let manager = LocationManager(engine: engine)
-        let recorder = Recorder()
-        manager.delegate = recorder
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 60, speed: 0, course: 0)])
         manager.distanceFilter = -5
         manager.distanceFilter = .nan
         manager.headingFilter = 400

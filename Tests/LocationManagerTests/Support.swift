@@ -52,6 +52,17 @@ func simEngine(_ legs: [Trajectory.Leg], latitude: Double = 47.3769, longitude: 
     return (engine, clock, track)
 }
 
+/// The sim board following `legs`, with a manager whose delegate is a new recorder.
+func managed(_ legs: [Trajectory.Leg], stateDirectory: String? = nil, receiverTracking: Bool = false) throws
+    -> (engine: LocationEngine, manager: LocationManager, recorder: Recorder, clock: ManualClock, track: Trajectory)
+{
+    let (engine, clock, track) = try simEngine(legs, stateDirectory: stateDirectory, receiverTracking: receiverTracking)
+    let manager = LocationManager(engine: engine)
+    let recorder = Recorder()
+    manager.delegate = recorder
+    return (engine, manager, recorder, clock, track)
+}
+
 /// A fresh temporary folder.
 func temporaryDirectory() -> String {
     let path = NSTemporaryDirectory() + "fieldloc-manager-tests-" + UUID().uuidString
