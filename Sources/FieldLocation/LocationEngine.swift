@@ -82,6 +82,8 @@ public enum EngineObservation: Sendable {
     case fix(Fix, MonotonicInstant)
     /// A heading computed.
     case heading(HeadingUpdate)
+    /// A PPS edge paired with the UTC second it starts (boards with a PPS line).
+    case pps(PPSSample)
 }
 
 /// What one client of the engine wants: the services it runs and their options.
@@ -175,6 +177,9 @@ public final class LocationEngine: @unchecked Sendable {
     private var nextSensorSample = MonotonicInstant.distantFuture
     private var lastFixAt: MonotonicInstant?
     private var lastSatellites = 0
+    private var ppsLine: (any GPIOLine)?
+    private var ppsTracker = PPSTracker()
+    private var ppsRequestFailed = false
     private var lastByteAt: MonotonicInstant?
     private var lastValidAt: MonotonicInstant?
     private var acceptedSoFar = 0
@@ -552,6 +557,7 @@ public final class LocationEngine: @unchecked Sendable {
 
     private func tick(_ now: MonotonicInstant) {
         ensurePort(now)
+        ensurePPS()
         watchdog(now)
         let records = lock.withLock { clients.map { ($0.key, $0.value) } }
         let state = policyState(now)
@@ -655,6 +661,33 @@ public final class LocationEngine: @unchecked Sendable {
             portBackoff = min(portBackoff * 2, .seconds(2))
             let cause: LocationError.HardwareCause = error.kind == .busy ? .portBusy : (error.kind == .deviceGone ? .portGone : .other)
             broadcast(.error(.hardware(cause, error.description)))
+        }
+    }
+
+    /// Requests the board's PPS line (rising edges, kernel-timestamped) once.
+    private func ensurePPS() {
+        guard ppsLine == nil, !ppsRequestFailed, let gpio = board.gpio, let id = gpio.line(.gnssPPS) else { return }
+        do {
+            ppsLine = try platform.requestInput(chip: gpio.chip, line: id, edges: .rising, bias: .asIs)
+        } catch {
+            ppsRequestFailed = true
+            broadcast(.error(.hardware(.other, "PPS line: \(error); time comes from NMEA only")))
+        }
+    }
+
+    /// Takes the PPS edges the kernel queued (no waiting).
+    private func drainPPS() {
+        guard let line = ppsLine else { return }
+        while let event = try? line.waitForEdge(deadline: clock.now()) {
+            if event.edge == .rising { ppsTracker.pulse(at: event.timestamp) }
+        }
+    }
+
+    /// Time quality from the PPS line.
+    public var ppsStatus: PPSStatus {
+        runLock.withLock {
+            guard let line = ppsLine else { return board.gpio?.line(.gnssPPS) == nil ? .none : .waiting }
+            return ppsTracker.status(at: clock.now(), level: try? line.get())
         }
     }
 
@@ -779,6 +812,7 @@ public final class LocationEngine: @unchecked Sendable {
         } else {
             clock.sleep(until: deadline)
         }
+        drainPPS()
         if bytes.isEmpty { return }
         let now = clock.now()
         lastByteAt = now
@@ -801,6 +835,7 @@ public final class LocationEngine: @unchecked Sendable {
         let now = clock.now()
         lock.withLock { counters.fixes += 1 }
         notify(.fix(fix, now))
+        if let time = fix.time, let sample = ppsTracker.fix(utc: time.secondsSinceEpoch, receivedAt: now) { notify(.pps(sample)) }
         guard let location = Location(fix, receivedAt: now) else { return }
         lastFixAt = now
         lastSatellites = fix.satellitesUsed ?? 0

@@ -31,6 +31,8 @@ public struct StatusSnapshot: Sendable {
     public var counters: LocationEngine.Counters
     /// Problems to show.
     public var warnings: [String]
+    /// Time quality from the PPS line.
+    public var pps: PPSStatus = .none
 
     /// Creates a snapshot.
     public init(board: String, boardTitle: String, receiver: String, fix: Fix?, fixAge: Double?, heading: HeadingUpdate?,
@@ -89,7 +91,7 @@ public enum StatusView {
         let fix = s.fix
         let age = s.fixAge.map { " (\(FixText.fixed($0, 1)) s ago)" } ?? ""
         out.append("Fix        \(modeText(fix))\(age)   quality \(fix.map { "\($0.quality)" } ?? "—")")
-        out.append("UTC        \(fix?.time?.iso8601(fractionDigits: 3) ?? "—")")
+        out.append("UTC        \(fix?.time?.iso8601(fractionDigits: 3) ?? "—")   PPS \(s.pps)")
         out.append("Position   \(f(fix?.latitude, 7, "°"))  \(f(fix?.longitude, 7, "°"))   alt \(f(fix?.altitudeMSL, 1, " m")) MSL, \(f(fix?.altitudeHAE, 1, " m")) HAE")
         out.append("Accuracy   horizontal \(f(fix?.horizontalAccuracy, 1, " m")), vertical \(f(fix?.verticalAccuracy, 1, " m")) (68 %, \(fix.map { "\($0.accuracySource)" } ?? "—"))   HDOP \(f(fix?.hdop, 1))")
         out.append("Motion     speed \(f(fix?.speed, 2, " m/s"))   course \(f(fix?.course, 1, "°"))")
@@ -145,6 +147,7 @@ public enum StatusView {
             fields.append("\"satellites\":[" + sats.joined(separator: ",") + "]")
         }
         num("fix_age", s.fixAge, 1)
+        fields.append("\"pps\":" + JSONText.quote(s.pps.description))
         if let h = s.heading {
             num("heading_magnetic", h.magneticHeading, 2); num("heading_true", h.trueHeading, 2)
             if h.headingAccuracy >= 0 { num("heading_accuracy", h.headingAccuracy, 2) }
@@ -232,10 +235,15 @@ public final class StatusMonitor: @unchecked Sendable {
         let calibration = engine.calibration.map { ($0.quality.verdict.rawValue, $0.quality.score) }
         let r = engine.board.receiver
         let receiver = [r?.family.rawValue, r?.model].compactMap { $0 }.joined(separator: " ")
-        return StatusSnapshot(board: engine.board.name, boardTitle: engine.board.title, receiver: receiver.isEmpty ? "none" : receiver,
+        let pps = engine.ppsStatus
+        if case .missing = pps { warnings.append("PPS: \(pps); time comes from NMEA only (about ±100 ms)") }
+        if case .irregular = pps { warnings.append("PPS: \(pps)") }
+        var snapshot = StatusSnapshot(board: engine.board.name, boardTitle: engine.board.title, receiver: receiver.isEmpty ? "none" : receiver,
                               fix: fix?.0, fixAge: fix.map { (now - $0.1).secondsDouble }, heading: heading,
                               headingAge: heading.map { (now - $0.takenAt).secondsDouble }, calibration: calibration,
                               decision: engine.decision, energy: engine.energyUsed, uptime: (now - started).secondsDouble,
                               counters: engine.statistics, warnings: warnings)
+        snapshot.pps = pps
+        return snapshot
     }
 }

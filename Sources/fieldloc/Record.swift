@@ -55,6 +55,9 @@ extension FieldLoc {
                             let line = "{\"class\":\"HEADING\",\"t\":\(t),\"magnetic\":\(FixText.fixed(h.magneticHeading, 2))"
                                 + (h.trueHeading.map { ",\"true\":\(FixText.fixed($0, 2))" } ?? "") + ",\"quality\":\"\(h.quality.rawValue)\"}\n"
                             try events.write(contentsOf: Data(line.utf8))
+                        case .pps(let p):
+                            let line = "{\"class\":\"PPS\",\"t\":\(t),\"utc\":\(p.utcSecond),\"edge\":\(FixText.fixed(p.edge.seconds, 9)),\"nmea_delay\":\(FixText.fixed((p.nmeaArrival - p.edge).secondsDouble, 3))}\n"
+                            try events.write(contentsOf: Data(line.utf8))
                         }
                     } catch {
                         failure = "\(error)"
