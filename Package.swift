@@ -5,18 +5,22 @@
 //
 // Layering (arrows point to what a target may import; nothing points upward):
 //
-//   fieldloc (CLI) ──► FieldLocation (engine: replay, JSON, geodesy, boards, detect; Foundation)
+//   fieldloc (CLI), fieldlocd (daemon) ──► FieldLocationDaemon (SwiftNIO servers: gpsd JSON, local clients)
+//                          │                          │
+//                          ▼                          ▼
+//                FieldLocation (LocationEngine, LocationManager, stores, status, replay; Foundation)
 //                          │
-//        ┌─────────────┬───┴──────────┬──────────────┬───────────────┐
-//        ▼             ▼              ▼              ▼               ▼
-//      NMEA         Heading      BoardConfig   SimulatedHardware  LinuxHardware ──► CI2C, CGPIOD, Glibc
-//                                     │              │               │
-//                                     └──────────────┴───────┬───────┘
-//                                                            ▼
-//                                                   HardwareInterfaces
+//   ┌──────────┬───────────┼──────────────┬───────────────┬──────────────┬───────────────┐
+//   ▼          ▼           ▼              ▼               ▼              ▼               ▼
+// GPSDProtocol LocationServices  ReceiverProtocols  SensorDrivers  BoardConfig  SimulatedHardware  LinuxHardware ──► CI2C, CGPIOD, Glibc
+//   │          │   │   │           │    │            │              │              │                │
+//   ▼          ▼   ▼   ▼           ▼    ▼            ▼              ▼              ▼                ▼
+//  NMEA     NMEA PowerPolicy Heading  NMEA └──────────────────────── HardwareInterfaces ◄────────────┘
 //
-// Pure targets (NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware) import only
-// the standard library (Heading adds swift-numerics' RealModule). Only LinuxHardware touches C.
+// Pure targets (NMEA, Heading, HardwareInterfaces, BoardConfig, PowerPolicy, SensorDrivers,
+// ReceiverProtocols, LocationServices, GPSDProtocol, SimulatedHardware) import only the standard
+// library (Heading, LocationServices and SimulatedHardware add swift-numerics' RealModule). Only
+// LinuxHardware touches C; only FieldLocationDaemon uses SwiftNIO.
 import PackageDescription
 
 let package = Package(
