@@ -28,6 +28,7 @@ import Testing
         port.replug()
         engine.advance(by: .seconds(5))
         let first = try #require(recorder.locations.first)
+        print("figure: UART replug -> first location after \((first.receivedAt - unpluggedAt).secondsDouble) s")
         #expect((first.receivedAt - unpluggedAt).secondsDouble <= 2.0, "first location \((first.receivedAt - unpluggedAt).secondsDouble) s after the replug")
         #expect(engine.statistics.portFailures >= 1 && engine.statistics.portReopens == 1)
         _ = manager
@@ -44,6 +45,10 @@ import Testing
         #expect(messages.contains { $0.contains("waking the receiver") }, "\(messages)")
         #expect(engine.statistics.watchdogWakes >= 1)
         #expect(engine.statistics.powerCycles >= 1)
+        let back = recorder.events.firstIndex { if case .locations = $0 { return true } else { return false } }
+        if let back, case .locations(let l) = recorder.events[back], let firstBack = l.first {
+            print("figure: silent receiver -> \(engine.statistics.watchdogWakes) wake(s), \(engine.statistics.powerCycles) power cycle(s), locations again \(Int((firstBack.receivedAt - engine.clock.now()).secondsDouble + 30)) s after the brown-out")
+        }
         // Updates came back after the power cycle.
         let lastError = try #require(recorder.events.lastIndex { if case .error = $0 { return true } else { return false } })
         #expect(recorder.events[lastError...].contains { if case .locations = $0 { return true } else { return false } })
@@ -56,6 +61,7 @@ import Testing
         recorder.clear()
         engine.advance(by: .seconds(30))
         #expect(engine.statistics.autobaudRecoveries == 1)
+        print("figure: baud change 9600 -> 38400 found by autobaud; \(engine.statistics.garbageBytes) garbage bytes counted; \(recorder.locations.count) locations in the next 30 s")
         #expect(port.baudRate.rawValue == 38400)
         #expect(engine.statistics.garbageBytes > 0)
         #expect(recorder.locations.count >= 10)
@@ -70,6 +76,7 @@ import Testing
             engine.advance(by: .seconds(1))
         }
         #expect(engine.statistics.garbageBytes >= 5_000)
+        print("figure: 10,000 random bytes injected -> \(engine.statistics.garbageBytes) garbage bytes, \(engine.statistics.sentencesRejected) sentences rejected, \(recorder.locations.count) locations delivered in the 55 s run")
         #expect(recorder.locations.count >= 45)
         _ = manager
     }
@@ -87,6 +94,7 @@ import Testing
         bus.clearFaults(at: mag)
         engine.advance(by: .seconds(10))
         #expect(engine.statistics.sensorReopens >= 1)
+        print("figure: magnetometer NACK for 10 s -> \(engine.statistics.sensorFailures) failed reads, \(engine.statistics.sensorReopens) reopen(s), \(recorder.headings.count - during) headings in the 10 s after it answers")
         #expect(recorder.headings.count >= during + 50)
         _ = manager
     }
