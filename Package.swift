@@ -40,10 +40,14 @@ let package = Package(
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
         .executable(name: "fieldloc-hil", targets: ["fieldloc-hil"]),
+        .executable(name: "fieldlocd", targets: ["fieldlocd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // Pure: standard library only.
@@ -94,6 +98,27 @@ let package = Package(
             name: "FieldLocation",
             dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol"]
         ),
+        // The daemon's servers: the gpsd-compatible JSON socket (SwiftNIO) and the local client socket.
+        .target(
+            name: "FieldLocationDaemon",
+            dependencies: [
+                "FieldLocation", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "LinuxHardware",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "fieldlocd",
+            dependencies: [
+                "FieldLocationDaemon", "FieldLocation", "BoardConfig", "LinuxHardware",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["fieldlocd.service"]
+        ),
         .executableTarget(
             name: "fieldloc",
             dependencies: [
@@ -118,6 +143,15 @@ let package = Package(
         .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
         .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: [
+                "FieldLocationDaemon", "FieldLocation", "GPSDProtocol", "LocationServices", "BoardConfig", "SimulatedHardware", "NMEA",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "LocationManagerTests",
             dependencies: ["FieldLocation", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]

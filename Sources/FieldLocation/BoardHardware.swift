@@ -90,6 +90,7 @@ public enum BoardHardware {
             ?? Trajectory.legs([.init(duration: 6 * 3600, speed: 0, course: 0)], latitude: latitude, longitude: longitude)
         let receiver = ReceiverEmulator(family: family, profile: profile, trajectory: track, start: clock.now(),
                                         awake: receiverTracking, tracking: receiverTracking)
+        if let altitude = sim?.altitude { receiver.setAltitude(altitude) }
         platform.serialPort(simulatedPortName)?.attach(receiver)
         let mag = board.magnetometer.map { Heading.Matrix3(rows: $0.orientation) } ?? .identity
         let acc = board.accelerometer.map { Heading.Matrix3(rows: $0.orientation) } ?? .identity

@@ -23,6 +23,8 @@ public struct HeadingUpdate: Sendable, Hashable {
     public var accelerationX: Double, accelerationY: Double, accelerationZ: Double
     /// Pitch and roll, degrees.
     public var pitch: Double?, roll: Double?
+    /// The measured field's inclination (dip) below the horizontal, degrees.
+    public var inclination: Double?
     /// The engine's quality verdict and integrity flags.
     public var quality: HeadingQuality
     /// Flag names (see `HeadingFlags`).
@@ -982,7 +984,7 @@ public final class LocationEngine: @unchecked Sendable {
                                      x: reading.field.x, y: reading.field.y, z: reading.field.z,
                                      accelerationX: reading.acceleration.x, accelerationY: reading.acceleration.y,
                                      accelerationZ: reading.acceleration.z,
-                                     pitch: reading.pitch, roll: reading.roll, quality: reading.quality,
+                                     pitch: reading.pitch, roll: reading.roll, inclination: reading.inclination, quality: reading.quality,
                                      flags: reading.flags.names, takenAt: now)
             lastHeadingValue = base
             for id in clients.keys.sorted() {

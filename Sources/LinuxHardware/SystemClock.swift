@@ -21,3 +21,14 @@ public struct SystemMonotonicClock: MonotonicClock {
         _ = Sys.returningErrorNumber { clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) }
     }
 }
+
+/// CLOCK_REALTIME: the system's wall clock, for reports that pair GPS time with the host's clock
+/// (gpsd's TOFF and PPS).
+public enum SystemWallClock {
+    /// Nanoseconds since 1970-01-01 UTC.
+    public static func nanosecondsSinceEpoch() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}

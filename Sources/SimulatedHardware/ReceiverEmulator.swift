@@ -48,6 +48,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var epochs = 0
         var random: SplitMix64
         var lastError = (north: 0.0, east: 0.0, accuracy: 0.0)
+        var altitude = 12.0
+        var geoidSeparation = 47.0
     }
 
     private let state: Mutex<State>
@@ -62,6 +64,12 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         if awake && !tracking { model.wake() }
         state = Mutex(State(family: family, model: model, trajectory: trajectory, start: start,
                             nextEpoch: start.advanced(by: .seconds(1)), lastAccounted: start, random: SplitMix64(seed: seed ^ 0x5A5A)))
+    }
+
+    /// Sets the antenna's height above mean sea level and the geoid separation the receiver
+    /// reports (GGA fields 9 and 11), metres.
+    public func setAltitude(_ metres: Double, geoidSeparation: Double = 47) {
+        state.withLock { $0.altitude = metres; $0.geoidSeparation = geoidSeparation }
     }
 
     /// The receiver's charge per state so far (mAh), for energy accounting.
@@ -202,7 +210,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         let talker = s.family == .casic ? "GN" : "GP"
         var out: [UInt8] = []
         if s.outputs.contains("GGA") {
-            out += sentence("\(talker)GGA,\(time),\(latText),\(lonText),\(hasFix ? 1 : 0),\(hasFix ? "09" : "00"),\(hasFix ? "0.9" : ""),\(hasFix ? "12.0,M,-30.0,M" : ",,,"),,")
+            out += sentence("\(talker)GGA,\(time),\(latText),\(lonText),\(hasFix ? 1 : 0),\(hasFix ? "09" : "00"),\(hasFix ? "0.9" : ""),\(hasFix ? "\(fmt(s.altitude)),M,\(fmt(s.geoidSeparation)),M" : ",,,"),,")
         }
         if s.outputs.contains("GSA") {
             out += sentence("\(talker)GSA,A,\(hasFix ? 3 : 1),02,05,12,15,18,24,29,31,33,,,,1.6,0.9,1.3")

@@ -1,0 +1,284 @@
+import FieldLocation
+import GPSDProtocol
+import Logging
+import LocationServices
+import NIOCore
+
+/// One gpsd client: request framing, the commands, and its share of the published reports.
+///
+/// Framing: a request ends at LF (CR LF works, CR is whitespace to the parser); bytes without a
+/// terminator are handled as a request once the client pauses for
+/// ``GPSDServerConfiguration/unterminatedRequestDelay`` (gpsd handles whatever one read delivered,
+/// and the PyPI `gps3` library never sends a terminator), so a request split across two writes still
+/// works when its halves arrive together or close together. A `?` line longer than the limit gets one
+/// ERROR and is discarded up to its line end; other long junk is dropped quietly. Lines not starting
+/// with `?` are ignored (relays send NMEA probe strings).
+///
+/// Output: every report line ends in CR LF. The channel's high write-buffer water mark is the output
+/// limit: a client whose unread output exceeds it is closed (a slow reader is never buffered without bound).
+final class GPSDConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let hub: GPSDHub
+    private let configuration: GPSDServerConfiguration
+    private let logger: Logger
+    private var context: ChannelHandlerContext?
+    private var id: Int?
+    private var input: [UInt8] = []
+    private var discarding = false
+    private var unterminatedTimer: Scheduled<Void>?
+    private var policy = GPSDWatchPolicy()
+    private var peer: (resolved: Bool, identity: PeerIdentity?) = (false, nil)
+    private var closing = false
+
+    init(hub: GPSDHub, configuration: GPSDServerConfiguration, logger: Logger) {
+        self.hub = hub
+        self.configuration = configuration
+        self.logger = logger
+        input.reserveCapacity(256)
+    }
+
+    // MARK: lifecycle
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.context = context
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        guard let id = hub.admit(loop: context.eventLoop, handler: bound) else {
+            send(GPSDReport.error(message: "Too many clients (the limit is \(configuration.maxClients))"))
+            flush()
+            close(reason: "client limit reached")
+            return
+        }
+        self.id = id
+        send(GPSDReport.version(GPSDVersion(release: configuration.release)))
+        flush()
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        release()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        release()
+    }
+
+    private func release() {
+        unterminatedTimer?.cancel()
+        unterminatedTimer = nil
+        closing = true
+        if let id {
+            self.id = nil
+            hub.remove(id)
+        }
+        context = nil
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("connection error: \(error)")
+        close(reason: "error: \(error)")
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !context.channel.isWritable { dropSlowReader() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Closes the connection (idempotent).
+    func close(reason: String) {
+        guard let context, !closing else { return }
+        closing = true
+        logger.debug("closing client: \(reason)")
+        context.close(promise: nil)
+    }
+
+    private func dropSlowReader() {
+        guard !closing else { return }
+        hub.count { $0.droppedSlowReaders += 1 }
+        logger.warning("dropping a client that stopped reading: more than \(configuration.outputLimit) bytes of output unread")
+        close(reason: "slow reader")
+    }
+
+    // MARK: output
+
+    /// Published reports for this client (on its event loop).
+    func deliver(_ buffer: ByteBuffer) {
+        guard let context, !closing else { return }
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        if !context.channel.isWritable { dropSlowReader() }
+    }
+
+    private func send(_ line: String) {
+        guard let context, !closing else { return }
+        var buffer = context.channel.allocator.buffer(capacity: line.utf8.count + 2)
+        buffer.writeString(line)
+        buffer.writeString(GPSDReport.lineTerminator)
+        context.write(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    private func flush() {
+        guard let context, !closing else { return }
+        context.flush()
+        if !context.channel.isWritable { dropSlowReader() }
+    }
+
+    // MARK: input
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        guard !closing else { return }
+        unterminatedTimer?.cancel()
+        unterminatedTimer = nil
+        buffer.withUnsafeReadableBytes { bytes in
+            for byte in bytes {
+                if closing { return }
+                if discarding {
+                    if byte == 0x0A { discarding = false }
+                    continue
+                }
+                input.append(byte)
+                if byte == 0x0A {
+                    handleLine()
+                } else if input.count > configuration.maxLineLength + 1 {
+                    overlong()
+                }
+            }
+        }
+        flush()
+        if !input.isEmpty && !closing {
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            unterminatedTimer = context.eventLoop.scheduleTask(in: configuration.unterminatedRequestDelay) {
+                loopBound.value.handleUnterminated()
+            }
+        }
+    }
+
+    private func handleUnterminated() {
+        unterminatedTimer = nil
+        guard !input.isEmpty, !closing else { return }
+        handleLine()
+        flush()
+    }
+
+    /// A line too long to keep: an ERROR when it is a request, silence for junk; the rest of it is
+    /// dropped up to its LF and the connection stays open.
+    private func overlong() {
+        let isRequest = input.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } == UInt8(ascii: "?")
+        if isRequest {
+            hub.count { $0.linesTooLong += 1 }
+            let error = GPSDRequestError.lineTooLong(length: input.count, limit: configuration.maxLineLength)
+            send(GPSDReport.error(error))
+        }
+        input.removeAll(keepingCapacity: true)
+        discarding = true
+    }
+
+    private func handleLine() {
+        let line = input
+        input.removeAll(keepingCapacity: true)
+        switch GPSDCommand.parse(line) {
+        case .ignored:
+            return
+        case .requests(let results):
+            for result in results {
+                switch result {
+                case .success(let command): execute(command)
+                case .failure(let error): send(GPSDReport.error(error))
+                }
+            }
+        }
+    }
+
+    // MARK: commands
+
+    private func execute(_ command: GPSDCommand) {
+        switch command {
+        case .version:
+            send(GPSDReport.version(GPSDVersion(release: configuration.release)))
+        case .devices:
+            send(GPSDReport.devices([hub.deviceReport()]))
+        case .device(nil):
+            send(GPSDReport.device(hub.deviceReport()))
+        case .device(let request?):
+            configureDevice(request)
+        case .poll:
+            send(hub.pollReport(policy: policy, reduced: access().reduced))
+        case .watch(nil):
+            send(GPSDReport.devices([hub.deviceReport()]))
+            send(policy.report)
+        case .watch(let request?):
+            watch(request)
+        }
+    }
+
+    private func watch(_ request: GPSDWatchRequest) {
+        if let device = request.device, !device.isEmpty, device != hub.device.path {
+            send(GPSDReport.error(message: "No such device as \(device)"))
+            return
+        }
+        let next = policy.applying(request)
+        let verdict = access()
+        if next.enable && !verdict.allowed {
+            send(GPSDReport.error(message: "Location access denied by the access policy\(verdict.who.map { " for \($0)" } ?? "")"))
+            return
+        }
+        policy = next
+        guard let id else { return }
+        hub.setPolicy(id, next, reduced: verdict.reduced)
+        // The device list after the change: it shows the activation the watch caused, as gpsd's does.
+        send(GPSDReport.devices([hub.deviceReport()]))
+        send(policy.report)
+    }
+
+    private func configureDevice(_ request: GPSDDeviceRequest) {
+        if let path = request.path, path != hub.device.path {
+            send(GPSDReport.error(message: "Can't perform DEVICE configuration, device \(path) not found"))
+            return
+        }
+        let identity = peerIdentity()
+        let user = identity?.user ?? identity.map { "uid \($0.uid)" }
+        let authorised = identity.map { configuration.policy.allowsControl(user: $0.user ?? "", groups: $0.groups) } ?? false
+        guard authorised else {
+            hub.count { $0.controlRefused += 1 }
+            let who = user.map { " for \($0)" } ?? " (the peer's user is unknown)"
+            send(GPSDReport.error(message: "Not authorised to configure the device\(who): control needs a user listed in the access policy's control line"))
+            return
+        }
+        let changes = request.bps != nil || request.parity != nil || request.stopbits != nil || request.native != nil
+            || request.cycle != nil || request.mincycle != nil || request.hexdata != nil
+        guard !changes else {
+            hub.count { $0.controlRefused += 1 }
+            send(GPSDReport.error(message: "Can't configure \(hub.device.path): fieldlocd's engine drives the receiver; serial settings, cycle and hexdata are not accepted"))
+            return
+        }
+        send(GPSDReport.device(hub.deviceReport()))
+    }
+
+    // MARK: authorisation
+
+    /// The peer's local identity, looked up once (only when a decision needs it).
+    private func peerIdentity() -> PeerIdentity? {
+        if peer.resolved { return peer.identity }
+        var identity: PeerIdentity?
+        if let channel = context?.channel, GPSDAddressRules.isLoopback(channel.remoteAddress) {
+            identity = PeerIdentity.lookup(peer: channel.remoteAddress, local: channel.localAddress)
+        }
+        peer = (true, identity)
+        return identity
+    }
+
+    /// What the access policy says about this client: may it watch, and at which accuracy.
+    private func access() -> (allowed: Bool, reduced: Bool, who: String?) {
+        let policy = configuration.policy
+        let reduced = policy.accuracy == .reducedAccuracy
+        // Only per-user and per-group lines need to know who the peer is.
+        guard !policy.users.isEmpty || !policy.groups.isEmpty else {
+            return (policy.defaultStatus.allowsLocations, reduced, nil)
+        }
+        let identity = peerIdentity()
+        let status = identity.map { policy.status(user: $0.user ?? "", groups: $0.groups) } ?? policy.defaultStatus
+        return (status.allowsLocations, reduced, identity.map { $0.user ?? "uid \($0.uid)" })
+    }
+}

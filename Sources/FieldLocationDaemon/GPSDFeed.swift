@@ -1,0 +1,163 @@
+import BoardConfig
+import FieldLocation
+import GPSDProtocol
+import Logging
+import Synchronization
+
+/// What the server's watchers need from a feed right now.
+public struct GPSDDemand: Sendable, Equatable {
+    /// At least one client is watching: keep the receiver running.
+    public var active: Bool
+    /// At least one watcher wants JSON and the board has a compass: produce headings (ATT).
+    public var heading: Bool
+
+    /// No watcher: the feed may idle.
+    public static let idle = GPSDDemand(active: false, heading: false)
+
+    /// A demand with the given values.
+    public init(active: Bool, heading: Bool) {
+        self.active = active
+        self.heading = heading
+    }
+}
+
+/// The one device the server reports (DEVICES, DEVICE, the `device` member of reports).
+public struct GPSDDeviceInfo: Sendable, Equatable {
+    /// The device path clients see and may filter on (`?WATCH={"device":...}`).
+    public var path: String
+    /// gpsd's driver name: `u-blox`, `MTK-3301`, `CASIC`, `NMEA0183`.
+    public var driver: String
+    /// The receiver model, when known.
+    public var subtype: String?
+    /// Serial speed, for serial devices.
+    public var bps: Int?
+    /// Whether the feed produces headings (the board has a magnetometer and an accelerometer).
+    public var hasCompass: Bool
+
+    /// A device description.
+    public init(path: String, driver: String, subtype: String? = nil, bps: Int? = nil, hasCompass: Bool = false) {
+        self.path = path
+        self.driver = driver
+        self.subtype = subtype
+        self.bps = bps
+        self.hasCompass = hasCompass
+    }
+}
+
+/// A source of what the gpsd server publishes: a board's engine, or a recorded log.
+///
+/// The server calls ``start(publishing:)`` once when it starts and ``stop()`` when it stops, and
+/// ``demandChanged(_:)`` whenever its watchers' needs change (always from one caller at a time).
+/// The feed calls `publishing` with the receiver's bytes, every assembled fix and every heading,
+/// from any single thread.
+public protocol GPSDFeed: AnyObject, Sendable {
+    /// The device reported to clients.
+    var device: GPSDDeviceInfo { get }
+    /// Begins publishing (no demand is implied).
+    func start(publishing: @escaping @Sendable (EngineObservation) -> Void)
+    /// Stops publishing and drops any demand.
+    func stop()
+    /// The watchers' needs changed.
+    func demandChanged(_ demand: GPSDDemand)
+}
+
+/// The feed of a board's ``LocationEngine``: the engine's observations are published as they come;
+/// while at least one client watches, one engine client holds the demand (best accuracy, headings
+/// when a JSON watcher wants them and the board has a compass), so the power policy keeps the
+/// receiver tracking; when the last watcher leaves the engine client is removed and the receiver idles.
+public final class EngineFeed: GPSDFeed {
+    /// The engine.
+    public let engine: LocationEngine
+    /// The device reported to clients.
+    public let device: GPSDDeviceInfo
+    private let logger: Logger
+    private struct State {
+        var observer: Int?
+        var client: Int?
+        var lastError: String?
+    }
+    private let state = Mutex(State())
+
+    /// A feed over `engine`; `logger` hears the engine's errors (a busy or missing port, sensor failures).
+    public init(engine: LocationEngine, logger: Logger = Logger(label: "fieldlocd.engine")) {
+        self.engine = engine
+        self.logger = logger
+        device = EngineFeed.deviceInfo(for: engine.board, hasCompass: engine.headingAvailable)
+    }
+
+    /// How a board appears in DEVICE reports: its UART (or `sim://NAME` for a simulated board), the
+    /// driver gpsd would name for its receiver family, the model and the baud rate.
+    public static func deviceInfo(for board: BoardDescription, hasCompass: Bool) -> GPSDDeviceInfo {
+        let driver: String
+        switch board.receiver?.family {
+        case .ublox?: driver = "u-blox"
+        case .mtk?: driver = "MTK-3301"
+        case .casic?: driver = "CASIC"
+        case .genericNMEA?, nil: driver = "NMEA0183"
+        }
+        let path = board.simulated ? "sim://\(board.name)" : (board.receiver?.uart ?? "sim://\(board.name)")
+        return GPSDDeviceInfo(path: path, driver: driver, subtype: board.receiver?.model,
+                              bps: board.receiver.map { Int($0.baudRate.rawValue) }, hasCompass: hasCompass)
+    }
+
+    /// The id of the engine client holding the watchers' demand, `nil` while nobody watches.
+    public var engineClient: Int? { state.withLock { $0.client } }
+
+    public func start(publishing: @escaping @Sendable (EngineObservation) -> Void) {
+        let id = engine.observe(publishing)
+        let previous = state.withLock { s -> Int? in
+            defer { s.observer = id }
+            return s.observer
+        }
+        if let previous { engine.removeObserver(previous) }
+    }
+
+    public func stop() {
+        let (observer, client) = state.withLock { s -> (Int?, Int?) in
+            defer { s.observer = nil; s.client = nil }
+            return (s.observer, s.client)
+        }
+        if let observer { engine.removeObserver(observer) }
+        if let client { engine.unregister(client) }
+    }
+
+    public func demandChanged(_ demand: GPSDDemand) {
+        guard demand.active else {
+            if let client = state.withLock({ s -> Int? in defer { s.client = nil }; return s.client }) {
+                engine.unregister(client)
+                logger.info("last watcher left: released the receiver")
+            }
+            return
+        }
+        let existing = state.withLock { $0.client }
+        let id: Int
+        if let existing {
+            id = existing
+        } else {
+            let registration = engine.register(name: "gpsd") { [weak self] event in self?.engineEvent(event) }
+            id = registration.id
+            for problem in registration.problems { logger.warning("\(problem)") }
+            state.withLock { $0.client = id }
+            logger.info("first watcher: holding the receiver (best accuracy\(demand.heading ? ", headings" : ""))")
+        }
+        let heading = demand.heading && engine.headingAvailable
+        engine.update(id) { services in
+            services.updatingLocation = true
+            services.desiredAccuracy = .best
+            services.distanceFilter = nil
+            services.pausesAutomatically = false
+            services.updatingHeading = heading
+            services.headingFilter = nil
+        }
+    }
+
+    private func engineEvent(_ event: EngineEvent) {
+        guard case .error(let error) = event else { return }
+        let text = "\(error)"
+        let fresh = state.withLock { s -> Bool in
+            defer { s.lastError = text }
+            return s.lastError != text
+        }
+        if fresh { logger.warning("engine: \(text)") }
+    }
+}

@@ -1,0 +1,365 @@
+import FieldLocation
+import LocationServices
+import GPSDProtocol
+import HardwareInterfaces
+import LinuxHardware
+import Logging
+import NIOCore
+import NMEA
+import Synchronization
+
+/// Counters of the gpsd server, for tests, logs and the reliability figures.
+public struct GPSDServerStatistics: Sendable, Equatable {
+    /// Clients connected now.
+    public var connected = 0
+    /// Clients watching now (`enable` true).
+    public var watching = 0
+    /// Connections accepted since the start.
+    public var accepted = 0
+    /// Connections refused because the client limit was reached.
+    public var refusedFull = 0
+    /// Connections refused because the peer is not on this host (and remote peers are not allowed).
+    public var refusedRemote = 0
+    /// Clients dropped because their unread output exceeded the limit.
+    public var droppedSlowReaders = 0
+    /// Request lines refused for their length.
+    public var linesTooLong = 0
+    /// Control requests (`?DEVICE={...}`) refused.
+    public var controlRefused = 0
+
+    /// All zero.
+    public init() {}
+}
+
+/// The state the server's connections share: who is connected and how each watches, the last fix
+/// for POLL, and the demand put on the feed. Reports are formatted once per observation and the same
+/// bytes are handed to every client that wants them, on that client's event loop.
+final class GPSDHub: Sendable {
+    struct Client: Sendable {
+        let loop: any EventLoop
+        let handler: NIOLoopBound<GPSDConnectionHandler>
+        var policy = GPSDWatchPolicy()
+        var reduced = false
+    }
+
+    struct State {
+        var clients: [Int: Client] = [:]
+        var nextID = 1
+        var lastFix: Fix?
+        var lastFixTime: (utc: UTCTime, at: MonotonicInstant)?
+        var activated: UTCTime?
+        var lastAttitudeAt: MonotonicInstant?
+        var sawData = false
+        var accepting = true
+        var statistics = GPSDServerStatistics()
+    }
+
+    let configuration: GPSDServerConfiguration
+    let feed: any GPSDFeed
+    let device: GPSDDeviceInfo
+    let logger: Logger
+    private let state = Mutex(State())
+    /// Serialises publishing (the pass-through framer keeps state between chunks).
+    private let publisher = Mutex(PassThrough())
+    /// Serialises demand changes; holds the demand last given to the feed.
+    private let demand = Mutex(GPSDDemand.idle)
+    private let allocator = ByteBufferAllocator()
+
+    init(configuration: GPSDServerConfiguration, feed: any GPSDFeed, logger: Logger) {
+        self.configuration = configuration
+        self.feed = feed
+        self.device = feed.device
+        self.logger = logger
+    }
+
+    var statistics: GPSDServerStatistics {
+        state.withLock { s in
+            var out = s.statistics
+            out.connected = s.clients.count
+            out.watching = s.clients.values.filter(\.policy.enable).count
+            return out
+        }
+    }
+
+    func count(_ change: (inout GPSDServerStatistics) -> Void) { state.withLock { change(&$0.statistics) } }
+
+    // MARK: connections
+
+    /// Registers a connection; `nil` when the server is full or stopping.
+    func admit(loop: any EventLoop, handler: NIOLoopBound<GPSDConnectionHandler>) -> Int? {
+        state.withLock { s in
+            guard s.accepting, s.clients.count < configuration.maxClients else {
+                s.statistics.refusedFull += 1
+                return nil
+            }
+            let id = s.nextID
+            s.nextID += 1
+            s.clients[id] = Client(loop: loop, handler: handler)
+            s.statistics.accepted += 1
+            return id
+        }
+    }
+
+    /// A client's new watch policy (and whether its positions are coarsened).
+    func setPolicy(_ id: Int, _ policy: GPSDWatchPolicy, reduced: Bool) {
+        state.withLock { s in
+            s.clients[id]?.policy = policy
+            s.clients[id]?.reduced = reduced
+        }
+        reconcileDemand()
+    }
+
+    /// A connection went away.
+    func remove(_ id: Int) {
+        _ = state.withLock { $0.clients.removeValue(forKey: id) }
+        reconcileDemand()
+    }
+
+    /// Stops admitting and closes every connection.
+    func closeAll() {
+        let clients = state.withLock { s -> [Client] in
+            s.accepting = false
+            return Array(s.clients.values)
+        }
+        for client in clients {
+            let handler = client.handler
+            client.loop.execute { handler.value.close(reason: "server stopping") }
+        }
+    }
+
+    var clientCount: Int { state.withLock { $0.clients.count } }
+
+    /// Gives the feed the demand of the current watchers, when it changed.
+    func reconcileDemand() {
+        demand.withLock { applied in
+            let wanted = state.withLock { s -> GPSDDemand in
+                let watchers = s.clients.values.filter { $0.policy.watches(device: device.path) }
+                return GPSDDemand(active: !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json })
+            }
+            guard wanted != applied else { return }
+            feed.demandChanged(wanted)
+            applied = wanted
+            state.withLock { s in
+                if wanted.active {
+                    if s.activated == nil { s.activated = GPSDHub.utcNow() }
+                } else {
+                    s.activated = nil
+                }
+            }
+        }
+    }
+
+    // MARK: reports
+
+    /// The device as DEVICE reports show it: only its path while nobody watches (as gpsd before it
+    /// opens a device), with driver, activation time and serial settings while active.
+    func deviceReport() -> GPSDDevice {
+        let (activated, sawData) = state.withLock { ($0.activated, $0.sawData) }
+        guard let activated else { return GPSDDevice(path: device.path) }
+        let serial = device.bps != nil
+        return GPSDDevice(path: device.path, driver: device.driver, subtype: device.subtype, activated: activated,
+                          flags: sawData ? 1 : nil, native: 0, bps: device.bps, parity: serial ? GPSDParity.none : nil,
+                          stopbits: serial ? 1 : nil, cycle: 1)
+    }
+
+    /// The POLL report for a client with `policy`: the last fix when it watches our device.
+    func pollReport(policy: GPSDWatchPolicy, reduced: Bool) -> String {
+        let last = state.withLock { $0.lastFix }
+        var entries: [GPSDPollEntry] = []
+        if policy.watches(device: device.path) {
+            let fix = last ?? Fix()
+            entries.append(GPSDPollEntry(device: device.path, fix: reduced ? GPSDHub.reduced(fix) : fix, extras: GPSDHub.extras(fix)))
+        }
+        return GPSDReport.poll(time: GPSDHub.utcNow(), devices: entries)
+    }
+
+    // MARK: publishing
+
+    /// Publishes one observation to every watcher that wants it.
+    func publish(_ observation: EngineObservation) {
+        publisher.withLock { passThrough in
+            switch observation {
+            case .bytes(let chunk): publishBytes(chunk, passThrough)
+            case .fix(let fix, let at): publishFix(fix, at: at)
+            case .heading(let heading): publishHeading(heading)
+            case .pps(let sample): publishPPS(sample)
+            }
+        }
+    }
+
+    private func watchers(_ update: (inout State) -> Void = { _ in }) -> [Client] {
+        state.withLock { s in
+            update(&s)
+            return s.clients.values.filter { $0.policy.watches(device: device.path) }
+        }
+    }
+
+    private func publishBytes(_ chunk: [UInt8], _ passThrough: PassThrough) {
+        let watching = watchers { $0.sawData = true }
+        let framing = watching.contains { $0.policy.raw == 1 || ($0.policy.raw == 0 && $0.policy.nmea) }
+        let items = passThrough.items(chunk, wanted: framing)
+        guard !watching.isEmpty else { return }
+        var raw2: ByteBuffer?
+        var raw1: ByteBuffer?
+        var nmea: ByteBuffer?
+        for client in watching {
+            let buffer: ByteBuffer?
+            switch client.policy.raw {
+            case 2...:
+                if raw2 == nil { raw2 = allocator.buffer(bytes: chunk) }
+                buffer = raw2
+            case 1:
+                if raw1 == nil {
+                    var out = allocator.buffer(capacity: chunk.count * 2)
+                    for item in items {
+                        switch item {
+                        case .sentence(let bytes): out.writeBytes(bytes)
+                        case .binary(let bytes): out.writeBytes(PassThrough.hexLine(bytes))
+                        }
+                    }
+                    raw1 = out
+                }
+                buffer = raw1
+            default:
+                guard client.policy.nmea else { continue }
+                if nmea == nil {
+                    var out = allocator.buffer(capacity: chunk.count)
+                    for case .sentence(let bytes) in items { out.writeBytes(bytes) }
+                    nmea = out
+                }
+                buffer = nmea
+            }
+            if let buffer, buffer.readableBytes > 0 { deliver(buffer, to: client) }
+        }
+    }
+
+    private func publishFix(_ fix: Fix, at: MonotonicInstant) {
+        let watching = watchers { s in
+            s.lastFix = fix
+            if let time = fix.time { s.lastFixTime = (time, at) }
+        }
+        guard !watching.isEmpty else { return }
+        var full: ByteBuffer?
+        var coarse: ByteBuffer?
+        var toff: ByteBuffer?
+        let sky = !fix.satellites.array.isEmpty || fix.hdop != nil || fix.pdop != nil
+        func reports(_ fix: Fix) -> ByteBuffer {
+            var text = GPSDReport.tpv(fix, device: device.path, extras: GPSDHub.extras(fix)) + GPSDReport.lineTerminator
+            if sky { text += GPSDReport.sky(fix, device: device.path) + GPSDReport.lineTerminator }
+            return allocator.buffer(string: text)
+        }
+        for client in watching {
+            if client.policy.json {
+                if client.reduced {
+                    if coarse == nil { coarse = reports(GPSDHub.reduced(fix)) }
+                    if let coarse { deliver(coarse, to: client) }
+                } else {
+                    if full == nil { full = reports(fix) }
+                    if let full { deliver(full, to: client) }
+                }
+            }
+            if client.policy.pps, let time = fix.time {
+                if toff == nil {
+                    let offset = GPSDClockOffset(device: device.path, real: time, clock: GPSDHub.utcNow())
+                    toff = allocator.buffer(string: GPSDReport.toff(offset) + GPSDReport.lineTerminator)
+                }
+                if let toff { deliver(toff, to: client) }
+            }
+        }
+    }
+
+    /// A PPS report for `pps` watchers: the UTC second the pulse starts, and the system clock at
+    /// the edge (now, less the engine's time from the edge to the fix that paired with it).
+    private func publishPPS(_ sample: PPSSample) {
+        let watching = watchers().filter { $0.policy.pps }
+        guard !watching.isEmpty else { return }
+        let now = GPSDHub.utcNow()
+        let lag = Int64(max(0, (sample.nmeaArrival - sample.edge).nanosecondsClamped))
+        let clock = UTCTime(nanosecondsSinceEpoch: now.nanosecondsSinceEpoch - lag)
+        let real = UTCTime(nanosecondsSinceEpoch: sample.utcSecond * 1_000_000_000)
+        let report = allocator.buffer(string: GPSDReport.pps(GPSDClockOffset(device: device.path, real: real, clock: clock, precision: -20))
+                                      + GPSDReport.lineTerminator)
+        for client in watching { deliver(report, to: client) }
+    }
+
+    private func publishHeading(_ heading: HeadingUpdate) {
+        var anchor: (utc: UTCTime, at: MonotonicInstant)?
+        var due = true
+        let interval = configuration.attitudeInterval
+        let watching = watchers { s in
+            anchor = s.lastFixTime
+            // Headings come at 10 Hz; ATT goes out at most once per interval (a little early is fine:
+            // readings are not exactly periodic).
+            if let last = s.lastAttitudeAt, heading.takenAt > last,
+               last.duration(to: heading.takenAt) < interval * 0.9 {
+                due = false
+            } else {
+                s.lastAttitudeAt = heading.takenAt
+            }
+        }.filter(\.policy.json)
+        guard due, !watching.isEmpty else { return }
+        var time: UTCTime?
+        if let anchor, heading.takenAt >= anchor.at {
+            let elapsed = heading.takenAt.nanoseconds - anchor.at.nanoseconds
+            if elapsed < 10_000_000_000 { time = UTCTime(nanosecondsSinceEpoch: anchor.utc.nanosecondsSinceEpoch + Int64(elapsed)) }
+        }
+        let line = GPSDReport.att(GPSDHub.attitude(heading, device: device.path, time: time)) + GPSDReport.lineTerminator
+        let buffer = allocator.buffer(string: line)
+        for client in watching { deliver(buffer, to: client) }
+    }
+
+    private func deliver(_ buffer: ByteBuffer, to client: Client) {
+        let handler = client.handler
+        client.loop.execute { handler.value.deliver(buffer) }
+    }
+
+    // MARK: conversions
+
+    /// TPV values a fix does not carry: gpsd's time error for NMEA receivers.
+    static func extras(_ fix: Fix) -> GPSDTPVExtras {
+        GPSDTPVExtras(timeError: fix.time == nil ? nil : 0.005)
+    }
+
+    /// A fix coarsened for reduced-accuracy clients, as `Location.reduced()` does: position snapped to
+    /// 0.05 degrees (about 5 km), accuracy at least 5 km, no altitude, speed or course.
+    static func reduced(_ fix: Fix) -> Fix {
+        var copy = fix
+        let step = 0.05
+        copy.latitude = fix.latitude.map { ($0 / step).rounded() * step }
+        copy.longitude = fix.longitude.map { ($0 / step).rounded() * step }
+        copy.rawLatitude = nil
+        copy.rawLongitude = nil
+        copy.altitudeMSL = nil
+        copy.altitudeHAE = nil
+        copy.geoidSeparation = nil
+        copy.speed = nil
+        copy.course = nil
+        copy.magneticVariation = nil
+        copy.horizontalAccuracy = max(fix.horizontalAccuracy ?? 0, 5000)
+        copy.verticalAccuracy = nil
+        return copy
+    }
+
+    /// Standard gravity, m/s² per g.
+    static let standardGravity = 9.80665
+
+    /// An ATT report's values from a heading: true and magnetic heading, `mag_st` (`C` while the
+    /// calibration is poor, else `N`), pitch, roll, the measured dip (the heading engine's), the field in µT and the specific
+    /// force in m/s² (body axes x forward, y right, z down; a level unit at rest reads `acc_z` -9.8).
+    static func attitude(_ heading: HeadingUpdate, device: String, time: UTCTime?) -> AttitudeInput {
+        let m = (heading.x, heading.y, heading.z)
+        let a = (heading.accelerationX, heading.accelerationY, heading.accelerationZ)
+        let fieldLength = (m.0 * m.0 + m.1 * m.1 + m.2 * m.2).squareRoot()
+        let gravityLength = (a.0 * a.0 + a.1 * a.1 + a.2 * a.2).squareRoot()
+        let poor = heading.flags.contains("poor-calibration")
+        let g = standardGravity
+        return AttitudeInput(
+            device: device, time: time, heading: heading.trueHeading, magneticHeading: heading.magneticHeading,
+            magnetometerStatus: poor ? .calibrationAlarm : .normal, pitch: heading.pitch, roll: heading.roll, dip: heading.inclination,
+            magneticX: m.0, magneticY: m.1, magneticZ: m.2, magneticLength: fieldLength,
+            accelerationX: a.0 * g, accelerationY: a.1 * g, accelerationZ: a.2 * g, accelerationLength: gravityLength * g)
+    }
+
+    /// The wall clock as UTC.
+    static func utcNow() -> UTCTime { UTCTime(nanosecondsSinceEpoch: SystemWallClock.nanosecondsSinceEpoch()) }
+}

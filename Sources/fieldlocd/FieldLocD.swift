@@ -1,0 +1,156 @@
+import ArgumentParser
+import BoardConfig
+import FieldLocation
+import FieldLocationDaemon
+import Foundation
+import LinuxHardware
+import Logging
+import ServiceLifecycle
+
+/// `fieldlocd`: one process owns one board and serves gpsd's JSON protocol on a loopback TCP port.
+@main
+struct FieldLocD: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fieldlocd",
+        abstract: "The FieldLocation daemon: owns one board and serves gpsd's JSON protocol (gpspipe, cgps, python3-gps, a relaying gpsd...).",
+        discussion: """
+            Listens on 127.0.0.1:2947 by default. Binding every interface needs --listen-any, and peers that are \
+            not on this host are refused unless --allow-remote is given. Control requests (?DEVICE={...}) are \
+            refused unless the connecting process's user (found in the kernel's socket table) is on the access \
+            policy's control line; even then only a request that changes nothing is answered, because the engine \
+            drives the receiver. SIGTERM or SIGINT stops accepting, closes the clients, and leaves the receiver idle.
+            """,
+        version: FieldLocationDaemonVersion.string)
+
+    @Option(help: "A built-in board name or a board file.")
+    var board = "sim"
+
+    @Option(help: "The address to listen on.")
+    var listen = "127.0.0.1"
+
+    @Option(help: "The TCP port (gpsd's is 2947).")
+    var port = 2947
+
+    @Flag(name: .customLong("listen-any"), help: "Allow a wildcard --listen address (0.0.0.0, ::): every interface.")
+    var listenAny = false
+
+    @Flag(name: .customLong("allow-remote"), help: "Accept peers that are not on this host.")
+    var allowRemote = false
+
+    @Option(help: "Speed of a simulated board, or epochs per second of --replay.")
+    var speed = 1.0
+
+    @Option(help: "The access policy file (who may watch, at which accuracy, who may send control requests).")
+    var policy = "/etc/fieldloc/access.policy"
+
+    @Option(name: .customLong("state-dir"), help: "Folder of stored calibrations and regions (default: $STATE_DIRECTORY, else the CLI's).")
+    var stateDirectory: String?
+
+    @Option(help: "Play a recorded NMEA log instead of running a board (for comparisons with gpsd under gpsfake).")
+    var replay: String?
+
+    @Flag(name: .customLong("replay-once"), help: "With --replay: play the log once, then shut down (as gpsfake -1).")
+    var replayOnce = false
+
+    @Option(name: .customLong("max-clients"), help: "The most clients connected at once.")
+    var maxClients = 64
+
+    @Option(name: .customLong("att-interval"), help: "Seconds of board time between ATT reports (0: every compass reading, 10 per second).")
+    var attitudeInterval = 1.0
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard speed.isFinite, speed > 0, speed <= 1000 else { throw ValidationError("--speed must be above 0 and at most 1000") }
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be in 1...65535") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level '\(logLevel)' is not a log level") }
+        if replayOnce && replay == nil { throw ValidationError("--replay-once needs --replay LOG") }
+        guard attitudeInterval.isFinite, attitudeInterval >= 0, attitudeInterval <= 3600 else {
+            throw ValidationError("--att-interval must be in 0...3600 seconds")
+        }
+        guard maxClients >= 1 else { throw ValidationError("--max-clients must be at least 1") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "fieldlocd")
+
+        var server = GPSDServerConfiguration()
+        server.host = listen
+        server.port = port
+        server.listenAny = listenAny
+        server.allowRemote = allowRemote
+        server.maxClients = maxClients
+        server.attitudeInterval = .nanoseconds(Int64(attitudeInterval * 1e9))
+        do { server.policy = try AccessPolicy.load(policy) } catch { throw ValidationError(error.description) }
+        do { try server.validate() } catch { throw ValidationError(error.description) }
+        if !GPSDAddressRules.isWildcard(host: listen) && !["127.0.0.1", "::1", "localhost"].contains(listen) && !allowRemote {
+            logger.warning("listening on \(listen) without --allow-remote: peers not on this host will be refused")
+        }
+
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        let feed: any GPSDFeed
+        if let replay {
+            let replayFeed = ReplayFeed(path: replay, speed: speed, once: replayOnce, logger: Logger(label: "fieldlocd.replay"))
+            do { _ = try ReplayFeed.lines(of: replay) } catch { throw ValidationError(error.description) }
+            feed = replayFeed
+            services.append(.init(service: replayFeed,
+                                  successTerminationBehavior: replayOnce ? .gracefullyShutdownGroup : .cancelGroup,
+                                  failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay"))
+        } else {
+            let engine = try openEngine(logger: logger)
+            feed = EngineFeed(engine: engine, logger: Logger(label: "fieldlocd.engine"))
+            services.append(.init(service: EngineRunner(engine: engine, speed: speed, logger: Logger(label: "fieldlocd.engine")),
+                                  failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "engine"))
+        }
+        // Services stop in reverse order: the socket first (clients closed, demand released), then the engine.
+        services.append(.init(service: GPSDServer(configuration: server, feed: feed, logger: Logger(label: "fieldlocd.gpsd")),
+                              failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "gpsd-socket"))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            logger.error("\(error)")
+            throw ExitCode(1)
+        }
+        logger.info("stopped")
+    }
+
+    private func openEngine(logger: Logger) throws -> LocationEngine {
+        let description: BoardDescription
+        do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
+        if !description.simulated {
+            if speed != 1 { logger.warning("--speed applies to simulated boards only; \(description.name) runs in real time") }
+            if let problem = DeviceAccess.problem(for: description) { logger.warning("\(problem)") }
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let directory = stateDirectory ?? environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
+            ?? CalibrationStore.defaultDirectory()
+        let engine: LocationEngine
+        do {
+            engine = try LocationEngine.open(board: description, stateDirectory: directory, linux: LinuxPlatform())
+        } catch {
+            throw ValidationError("board \(description.name): \(error.description)")
+        }
+        if let magnetometer = description.magnetometer {
+            let store = CalibrationStore(directory: directory)
+            let path = store.path(board: description.name, sensor: magnetometer.chip.rawValue)
+            if let stored = try? store.load(board: description.name, sensor: magnetometer.chip.rawValue),
+               let calibration = try? stored.calibration(file: path) {
+                engine.calibration = calibration
+                logger.info("calibration loaded from \(path)")
+            } else {
+                logger.notice("no stored calibration for \(description.name)/\(magnetometer.chip.rawValue) in \(directory): headings are degraded until `fieldloc calibrate --board \(board) --save`")
+            }
+        }
+        logger.info("board \(description.name): \(description.title)")
+        return engine
+    }
+}
