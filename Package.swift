@@ -123,7 +123,7 @@ let package = Package(
             name: "fieldloc",
             dependencies: [
                 "FieldLocation", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
-                "SimulatedHardware", "SensorDrivers", "LocationServices",
+                "SimulatedHardware", "SensorDrivers", "LocationServices", "FieldLocationDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -33,6 +33,8 @@ public struct StatusSnapshot: Sendable {
     public var warnings: [String]
     /// Time quality from the PPS line.
     public var pps: PPSStatus = .none
+    /// Read from a daemon's gpsd socket: calibration, power and energy are the daemon's and not shown.
+    public var remote = false
 
     /// Creates a snapshot.
     public init(board: String, boardTitle: String, receiver: String, fix: Fix?, fixAge: Double?, heading: HeadingUpdate?,
@@ -112,13 +114,17 @@ public enum StatusView {
         } else {
             out.append("Heading    —")
         }
-        out.append("Calibration \(s.calibration.map { "\($0.verdict) (score \(Int($0.score)))" } ?? "none stored: run fieldloc calibrate --board \(s.board) --save")")
-        if let d = s.decision {
-            out.append("Power      receiver \(d.receiver)\(d.paused ? " (paused)" : ""), magnetometer \(d.magnetometer)")
-            if let reason = d.reasons.first { out.append("           \(reason)") }
+        if s.remote {
+            out.append("Server     \(s.receiver) (calibration, power and energy: ask the daemon's host, fieldloc status --daemon off there)")
+        } else {
+            out.append("Calibration \(s.calibration.map { "\($0.verdict) (score \(Int($0.score)))" } ?? "none stored: run fieldloc calibrate --board \(s.board) --save")")
+            if let d = s.decision {
+                out.append("Power      receiver \(d.receiver)\(d.paused ? " (paused)" : ""), magnetometer \(d.magnetometer)")
+                if let reason = d.reasons.first { out.append("           \(reason)") }
+            }
+            out.append("Energy     \(f(s.energy.charge(.receiver), 3, " mAh")) receiver, mean \(f(s.energy.meanCurrent(.receiver), 2, " mA"))")
+            out.append("Receiver   \(s.receiver)   \(s.counters.bytes) bytes, \(s.counters.fixes) epochs, \(s.counters.headings) headings")
         }
-        out.append("Energy     \(f(s.energy.charge(.receiver), 3, " mAh")) receiver, mean \(f(s.energy.meanCurrent(.receiver), 2, " mA"))")
-        out.append("Receiver   \(s.receiver)   \(s.counters.bytes) bytes, \(s.counters.fixes) epochs, \(s.counters.headings) headings")
         if s.warnings.isEmpty {
             out.append("Warnings   none")
         } else {
@@ -158,7 +164,7 @@ public enum StatusView {
         if let d = s.decision {
             fields.append("\"power\":{\"receiver\":" + JSONText.quote(d.receiver.description) + ",\"paused\":\(d.paused)}")
         }
-        num("energy_mAh", s.energy.charge(.receiver), 4)
+        if !s.remote { num("energy_mAh", s.energy.charge(.receiver), 4) }
         num("uptime", s.uptime, 1)
         fields.append("\"warnings\":[" + s.warnings.map(JSONText.quote).joined(separator: ",") + "]")
         return "{" + fields.joined(separator: ",") + "}"

@@ -1,0 +1,168 @@
+import GPSDProtocol
+import HardwareInterfaces
+import Heading
+import LocationServices
+import NMEA
+import PowerPolicy
+
+/// Builds the status readout from a gpsd-protocol stream (our daemon's, or any gpsd's): the last
+/// TPV becomes the fix, SKY its satellites, ATT the heading. Reports it does not know are ignored.
+public struct GPSDStatusReader: Sendable {
+    /// Where the reports come from (`127.0.0.1:2947`).
+    public var source: String
+    /// The server's VERSION release, once seen.
+    public private(set) var release: String?
+    /// The device the server reports (DEVICES), once seen.
+    public private(set) var device: String?
+    private var fix: Fix?
+    private var fixAt: MonotonicInstant?
+    private var heading: HeadingUpdate?
+    private var headingAt: MonotonicInstant?
+    private var ppsAt: MonotonicInstant?
+    private var errors: [String] = []
+    /// Reports read.
+    public private(set) var reports = 0
+
+    /// A reader for reports from `source`.
+    public init(source: String) { self.source = source }
+
+    /// Takes one line of the stream, read at `now`.
+    public mutating func read(line: some Collection<UInt8>, at now: MonotonicInstant) {
+        guard let object = try? GPSDJSONValue.parse(line), case .string(let kind)? = object["class"] else { return }
+        reports += 1
+        switch kind {
+        case "VERSION": if case .string(let r)? = object["release"] { release = r }
+        case "DEVICES":
+            if case .array(let list)? = object["devices"], let first = list.first, case .string(let path)? = first["path"] { device = path }
+        case "TPV": tpv(object, at: now)
+        case "SKY": sky(object)
+        case "ATT": att(object, at: now)
+        case "PPS", "TOFF": ppsAt = now
+        case "ERROR":
+            if case .string(let m)? = object["message"], errors.count < 5 { errors.append("server: \(m)") }
+        default: break
+        }
+    }
+
+    static func number(_ v: GPSDJSONValue?) -> Double? {
+        if case .number(let d)? = v { return d }
+        return nil
+    }
+
+    /// `2026-05-01T12:00:01.000Z` to UTC.
+    static func utc(_ text: String) -> UTCTime? {
+        let b = Array(text.utf8)
+        func int(_ r: Range<Int>) -> Int? {
+            guard r.upperBound <= b.count else { return nil }
+            var v = 0
+            for i in r { guard (48...57).contains(b[i]) else { return nil }; v = v * 10 + Int(b[i] - 48) }
+            return v
+        }
+        guard b.count >= 20, let y = int(0..<4), let mo = int(5..<7), let d = int(8..<10), let h = int(11..<13),
+              let mi = int(14..<16), let s = int(17..<19), let date = CalendarDate(year: y, month: mo, day: d) else { return nil }
+        var nanos: Int64 = 0
+        if b.count > 20, b[19] == UInt8(ascii: ".") {
+            var digits = 0
+            var i = 20
+            while i < b.count, (48...57).contains(b[i]), digits < 9 { nanos = nanos * 10 + Int64(b[i] - 48); digits += 1; i += 1 }
+            while digits < 9 { nanos *= 10; digits += 1 }
+        }
+        let seconds = Int64(h * 3600 + mi * 60 + s)
+        return UTCTime(nanosecondsSinceEpoch: Int64(date.daysSinceEpoch) * 86_400_000_000_000 + seconds * 1_000_000_000 + nanos)
+    }
+
+    private mutating func tpv(_ o: GPSDJSONValue, at now: MonotonicInstant) {
+        var f = Fix()
+        let previousSatellites = fix?.satellites ?? SatelliteList()
+        f.satellites = previousSatellites
+        f.satellitesUsed = fix?.satellitesUsed
+        f.hdop = fix?.hdop
+        switch Self.number(o["mode"]).map(Int.init) {
+        case 3?: f.mode = .threeD
+        case 2?: f.mode = .twoD
+        case 1?: f.mode = .noFix
+        default: f.mode = .unknown
+        }
+        if f.mode >= .twoD { f.quality = .gps }
+        if case .string(let t)? = o["time"] { f.time = Self.utc(t) }
+        f.latitude = Self.number(o["lat"])
+        f.longitude = Self.number(o["lon"])
+        f.altitudeMSL = Self.number(o["altMSL"]) ?? Self.number(o["alt"])
+        f.altitudeHAE = Self.number(o["altHAE"])
+        f.speed = Self.number(o["speed"])
+        f.course = Self.number(o["track"])
+        // gpsd's eph is a 95 % figure; the readout shows the 68 % radius.
+        f.horizontalAccuracy = Self.number(o["eph"]).map { $0 / GPSDAccuracy.horizontal95PerDRMS }
+        f.verticalAccuracy = Self.number(o["epv"]).map { $0 / GPSDAccuracy.vertical95PerSigma }
+        f.accuracySource = f.horizontalAccuracy == nil ? .none : .dop
+        f.provenance = .receiver
+        fix = f
+        fixAt = now
+    }
+
+    private mutating func sky(_ o: GPSDJSONValue) {
+        var f = fix ?? Fix()
+        var list = SatelliteList()
+        var used = 0
+        if case .array(let sats)? = o["satellites"] {
+            for s in sats {
+                guard let prn = Self.number(s["PRN"]), prn >= 0, prn < 65_536 else { continue }
+                let isUsed: Bool
+                if case .bool(let u)? = s["used"] { isUsed = u } else { isUsed = false }
+                if isUsed { used += 1 }
+                let gnss = Self.number(s["gnssid"]).map(Int.init)
+                list.append(SatelliteInfo(constellation: gnss.flatMap(Self.constellation), prn: UInt16(prn),
+                                          elevation: Self.number(s["el"]).map { Int16(max(-90, min(90, $0))) },
+                                          azimuth: Self.number(s["az"]).map { UInt16(max(0, min(359, $0))) },
+                                          snr: Self.number(s["ss"]).map { UInt8(max(0, min(99, $0))) }, used: isUsed))
+            }
+        }
+        f.satellites = list
+        f.satellitesUsed = Self.number(o["uSat"]).map(Int.init) ?? used
+        f.hdop = Self.number(o["hdop"]) ?? f.hdop
+        fix = f
+    }
+
+    /// u-blox gnssid numbering, as gpsd reports it.
+    static func constellation(_ gnssid: Int) -> Constellation? {
+        switch gnssid {
+        case 0: return .gps
+        case 1: return .sbas
+        case 2: return .galileo
+        case 3: return .beidou
+        case 5: return .qzss
+        case 6: return .glonass
+        case 7: return .navic
+        default: return nil
+        }
+    }
+
+    private mutating func att(_ o: GPSDJSONValue, at now: MonotonicInstant) {
+        guard let magnetic = Self.number(o["mheading"]) ?? Self.number(o["heading"]) else { return }
+        let poor: Bool
+        if case .string(let st)? = o["mag_st"] { poor = st == "C" } else { poor = false }
+        let g = 9.80665
+        heading = HeadingUpdate(magneticHeading: magnetic, trueHeading: Self.number(o["heading"]), headingAccuracy: -1,
+                                x: Self.number(o["mag_x"]) ?? 0, y: Self.number(o["mag_y"]) ?? 0, z: Self.number(o["mag_z"]) ?? 0,
+                                accelerationX: (Self.number(o["acc_x"]) ?? 0) / g, accelerationY: (Self.number(o["acc_y"]) ?? 0) / g,
+                                accelerationZ: (Self.number(o["acc_z"]) ?? 0) / g, pitch: Self.number(o["pitch"]),
+                                roll: Self.number(o["roll"]), inclination: Self.number(o["dip"]),
+                                quality: poor ? .degraded : .good, flags: poor ? ["poor-calibration"] : [], takenAt: now)
+        headingAt = now
+    }
+
+    /// The readout now.
+    public func snapshot(at now: MonotonicInstant, uptime: Double) -> StatusSnapshot {
+        var warnings = errors
+        if reports == 0 { warnings.append("no reports from \(source) yet") }
+        if let at = fixAt, (now - at).secondsDouble > 5 { warnings.append("no TPV from \(source) for \(Int((now - at).secondsDouble)) s") }
+        var snapshot = StatusSnapshot(board: "daemon at \(source)", boardTitle: device ?? "no device yet",
+                                      receiver: release.map { "served by release \($0)" } ?? "server", fix: fix,
+                                      fixAge: fixAt.map { (now - $0).secondsDouble }, heading: heading,
+                                      headingAge: headingAt.map { (now - $0).secondsDouble }, calibration: nil, decision: nil,
+                                      energy: EnergyLedger(), uptime: uptime, counters: LocationEngine.Counters(), warnings: warnings)
+        snapshot.remote = true
+        snapshot.pps = ppsAt.map { (now - $0).secondsDouble < 2.5 ? PPSStatus.locked : .missing(seconds: Int((now - $0).secondsDouble), level: nil) } ?? .none
+        return snapshot
+    }
+}
