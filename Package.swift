@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "FieldLocationDaemon",
             dependencies: [
-                "FieldLocation", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "LinuxHardware",
+                "FieldLocation", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -49,12 +49,12 @@ public enum LocationUpdate: Sendable {
 /// keeps the receiver at a request's level without consuming its updates, as Core Location's
 /// service sessions do.
 public final class LocationSession: Sendable {
-    let engine: LocationEngine
+    let engine: any LocationProvider
     let id: Int
 
-    init(engine: LocationEngine, request: LocationRequest) {
+    init(engine: any LocationProvider, request: LocationRequest) {
         self.engine = engine
-        id = engine.register(name: "session", sink: { _ in }).id
+        id = engine.register(name: "session", persistentName: nil, sink: { _ in }).id
         engine.update(id) { s in
             s.updatingLocation = true
             s.desiredAccuracy = request.desiredAccuracy
@@ -73,12 +73,16 @@ public final class LocationSession: Sendable {
 extension LocationEngine {
     /// The buffer of each sequence: a consumer that falls this far behind loses the oldest elements.
     static let sequenceBuffer = 1024
+}
+
+/// The async sequences and sessions work on every provider: an engine in process, or the daemon's socket.
+extension LocationProvider {
 
     private func sequence<Element: Sendable>(
         _ name: String, configure: (Int) -> Void, map: @escaping @Sendable (EngineEvent) -> Element?
     ) -> EngineSequence<Element> {
-        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(Self.sequenceBuffer))
-        let id = register(name: name) { event in
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(LocationEngine.sequenceBuffer))
+        let id = register(name: name, persistentName: nil) { event in
             if let element = map(event) { continuation.yield(element) }
         }.id
         continuation.onTermination = { [weak self] _ in self?.unregister(id) }
@@ -151,9 +155,9 @@ extension LocationEngine {
 public struct EngineSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// The client registration; ending it removes the demand.
     final class Registration: Sendable {
-        let engine: LocationEngine
+        let engine: any LocationProvider
         let id: Int
-        init(engine: LocationEngine, id: Int) { self.engine = engine; self.id = id }
+        init(engine: any LocationProvider, id: Int) { self.engine = engine; self.id = id }
         func end() { engine.unregister(id) }
         deinit { end() }
     }

@@ -5,7 +5,8 @@ import PowerPolicy
 
 /// Where a manager's delegate callbacks run. Order is kept on every target.
 public enum DeliveryTarget: Sendable {
-    /// On the engine's thread, synchronously (tests with a virtual clock; callbacks must be quick).
+    /// On the provider's thread, synchronously: the engine's (tests with a virtual clock), or a remote
+    /// provider's delivery queue. Callbacks must be quick.
     case immediate
     /// On a dispatch queue.
     case queue(DispatchQueue)
@@ -63,16 +64,21 @@ extension LocationManagerDelegate {
 private func run(on actor: isolated any Actor, _ job: @Sendable () -> Void) { job() }
 
 /// The manager API, mirroring Core Location's `CLLocationManager` start/stop services on a
-/// ``LocationEngine``: several managers share one engine, and their demand is merged into one
-/// power-policy decision.
+/// ``LocationProvider``: a ``LocationEngine`` in the process that owns the board, or
+/// `RemoteLocationProvider` (module `FieldLocationDaemon`) on `fieldlocd`'s local socket. Several
+/// managers share one engine, and their demand is merged into one power-policy decision.
 ///
 /// Authorisation maps to Linux: a manager in the process that owns the board is authorised when
 /// the user can read and write the board's device nodes (see ``DeviceAccess``) and the access
-/// policy allows it; the `sim` board is always authorised. Starting a service while
-/// ``authorizationStatus`` is `notDetermined` asks for when-in-use authorisation first.
+/// policy allows it; the `sim` board is always authorised. A manager on the daemon's socket is
+/// authorised by the daemon's access policy for the user it runs as (peer credentials), and `policy`
+/// can only restrict that further. Starting a service while ``authorizationStatus`` is
+/// `notDetermined` asks for when-in-use authorisation first.
 public final class LocationManager: @unchecked Sendable {
-    /// The engine.
-    public let engine: LocationEngine
+    /// What the manager runs on.
+    public let provider: any LocationProvider
+    /// The engine, when the manager runs in the process that owns the board (`nil` over the daemon's socket).
+    public var engine: LocationEngine? { provider as? LocationEngine }
     /// The name regions are persisted under.
     public let name: String
     private let delivery: DeliveryTarget
@@ -88,9 +94,16 @@ public final class LocationManager: @unchecked Sendable {
     public let restoreProblems: [String]
 
     /// Creates a manager on `engine`. Regions persisted under `name` are restored and monitored again.
-    public init(engine: LocationEngine, name: String = "default", delivery: DeliveryTarget = .immediate,
+    public convenience init(engine: LocationEngine, name: String = "default", delivery: DeliveryTarget = .immediate,
+                            policy: AccessPolicy = AccessPolicy()) {
+        self.init(provider: engine, name: name, delivery: delivery, policy: policy)
+    }
+
+    /// Creates a manager on `provider` (an engine, or the daemon's socket). Regions persisted under
+    /// `name` are restored and monitored again.
+    public init(provider: any LocationProvider, name: String = "default", delivery: DeliveryTarget = .immediate,
                 policy: AccessPolicy = AccessPolicy()) {
-        self.engine = engine
+        self.provider = provider
         self.name = name
         self.delivery = delivery
         self.policy = policy
@@ -100,14 +113,14 @@ public final class LocationManager: @unchecked Sendable {
             Task { for await job in stream { await run(on: actor, job) } }
         }
         let box = WeakManager()
-        let registration = engine.register(name: name, persistentName: name) { event in box.manager?.receive(event) }
+        let registration = provider.register(name: name, persistentName: name) { event in box.manager?.receive(event) }
         clientID = registration.id
         restoreProblems = registration.problems
         box.manager = self
     }
 
     deinit {
-        engine.unregister(clientID)
+        provider.unregister(clientID)
         pending?.finish()
     }
 
@@ -153,12 +166,13 @@ public final class LocationManager: @unchecked Sendable {
     private func fail(_ error: LocationError) { dispatch { $0.locationManager($1, didFailWithError: error) } }
 
     private func apply(_ change: (inout ClientServices) -> Void) {
+        let accuracy = provider.authorization(policy: policy).accuracy
         let snapshot: ClientServices = lock.withLock {
             change(&options)
-            options.reducedAccuracy = !temporaryFullAccuracy && policy.accuracy == .reducedAccuracy
+            options.reducedAccuracy = !temporaryFullAccuracy && accuracy == .reducedAccuracy
             return options
         }
-        engine.update(clientID) { $0 = Self.merge(running: $0, options: snapshot) }
+        provider.update(clientID) { $0 = Self.merge(running: $0, options: snapshot) }
     }
 
     /// The options of `options` with the running flags of `running` kept as the engine has them.
@@ -254,21 +268,21 @@ public final class LocationManager: @unchecked Sendable {
 
     /// The last known location (may be old: check `receivedAt`); `nil` before the first fix.
     public var location: Location? {
-        guard let l = engine.lastLocation else { return nil }
+        guard let l = provider.lastLocation else { return nil }
         return accuracyAuthorization == .reducedAccuracy ? l.reduced() : l
     }
 
     /// The last heading.
-    public var heading: HeadingUpdate? { engine.lastHeading }
+    public var heading: HeadingUpdate? { provider.lastHeading }
 
     /// Whether the board has a receiver.
-    public var locationServicesEnabled: Bool { engine.locationServicesEnabled }
+    public var locationServicesEnabled: Bool { provider.locationServicesEnabled }
     /// Whether the board has a magnetometer and accelerometer.
-    public var headingAvailable: Bool { engine.headingAvailable }
+    public var headingAvailable: Bool { provider.headingAvailable }
     /// Whether significant-change monitoring works (it needs a receiver).
-    public var significantLocationChangeMonitoringAvailable: Bool { engine.locationServicesEnabled }
+    public var significantLocationChangeMonitoringAvailable: Bool { provider.locationServicesEnabled }
     /// Whether regions of this kind can be monitored (circular regions: yes, with a receiver).
-    public func isMonitoringAvailable(for regionType: CircularRegion.Type) -> Bool { engine.locationServicesEnabled }
+    public func isMonitoringAvailable(for regionType: CircularRegion.Type) -> Bool { provider.locationServicesEnabled }
     /// Beacon ranging: not available.
     public var isRangingAvailable: Bool { false }
     /// Why ranging is not available.
@@ -281,24 +295,20 @@ public final class LocationManager: @unchecked Sendable {
 
     /// Full or reduced accuracy: the access policy's accuracy, lifted by a temporary full-accuracy grant.
     public var accuracyAuthorization: AccuracyAuthorization {
-        lock.withLock { temporaryFullAccuracy ? .fullAccuracy : policy.accuracy }
+        let accuracy = provider.authorization(policy: policy).accuracy
+        return lock.withLock { temporaryFullAccuracy ? .fullAccuracy : accuracy }
     }
 
     private func evaluate(always: Bool) {
+        let granted = provider.authorization(policy: policy)
         let changed: Bool = lock.withLock {
             let old = status
-            if let problem = DeviceAccess.problem(for: engine.board) {
-                status = .denied
-                deniedReason = problem
-            } else {
-                let allowed = policy.defaultStatus
-                switch allowed {
-                case .authorizedAlways: status = always ? .authorizedAlways : .authorizedWhenInUse
-                case .authorizedWhenInUse: status = .authorizedWhenInUse
-                default:
-                    status = allowed
-                    deniedReason = "the access policy says \(allowed.rawValue)"
-                }
+            switch granted.status {
+            case .authorizedAlways: status = always ? .authorizedAlways : .authorizedWhenInUse
+            case .authorizedWhenInUse: status = .authorizedWhenInUse
+            default:
+                status = granted.status
+                deniedReason = granted.reason ?? "the access policy says \(granted.status.rawValue)"
             }
             return old != status
         }
@@ -317,15 +327,15 @@ public final class LocationManager: @unchecked Sendable {
         if s == .notDetermined || s == .authorizedWhenInUse { evaluate(always: true) }
     }
 
-    /// Grants full accuracy while this manager lives when the policy lists `purposeKey`;
-    /// otherwise the error names the key and says where purposes are declared.
+    /// Grants full accuracy while this manager lives when the access policy lists `purposeKey` (the
+    /// manager's `policy` in process, the daemon's over its socket); otherwise the error names the key
+    /// and says where purposes are declared.
     public func requestTemporaryFullAccuracyAuthorization(withPurposeKey purposeKey: String) throws(LocationError) {
-        guard policy.purposes[purposeKey] != nil else {
-            throw .invalidArgument("purpose key '\(purposeKey)' is not declared in the access policy (a line 'purpose \(purposeKey) = why')")
-        }
+        if let error = provider.requestTemporaryFullAccuracy(clientID, purposeKey: purposeKey, policy: policy) { throw error }
+        let accuracy = provider.authorization(policy: policy).accuracy
         let changed = lock.withLock { () -> Bool in
             defer { temporaryFullAccuracy = true }
-            return !temporaryFullAccuracy && policy.accuracy == .reducedAccuracy
+            return !temporaryFullAccuracy && accuracy == .reducedAccuracy
         }
         apply { _ in }
         if changed { dispatch { $0.locationManagerDidChangeAuthorization($1) } }
@@ -357,13 +367,13 @@ public final class LocationManager: @unchecked Sendable {
     public func requestLocation(timeout: Duration = .seconds(60)) {
         guard authorized() else { return }
         apply { _ in }
-        engine.requestLocation(clientID, timeout: timeout)
+        provider.requestLocation(clientID, timeout: timeout)
     }
 
     /// Starts heading updates; `didFailWithError(.headingFailure)` when the board has no sensors.
     public func startUpdatingHeading() {
         guard headingAvailable else {
-            fail(.headingFailure("the board \(engine.board.name) has no magnetometer and accelerometer"))
+            fail(.headingFailure("the board \(provider.boardName) has no magnetometer and accelerometer"))
             return
         }
         apply { $0.updatingHeading = true }
@@ -393,24 +403,24 @@ public final class LocationManager: @unchecked Sendable {
     /// Starts monitoring a region (persisted under the manager's name, written atomically).
     public func startMonitoring(for region: CircularRegion) {
         guard authorized() else { return }
-        if let error = engine.startMonitoring(clientID, region) {
+        if let error = provider.startMonitoring(clientID, region) {
             dispatch { $0.locationManager($1, monitoringDidFailFor: region, withError: error) }
         }
     }
 
     /// Stops monitoring a region.
     public func stopMonitoring(for region: CircularRegion) {
-        if let error = engine.stopMonitoring(clientID, identifier: region.identifier) {
+        if let error = provider.stopMonitoring(clientID, identifier: region.identifier) {
             dispatch { $0.locationManager($1, monitoringDidFailFor: region, withError: error) }
         }
     }
 
     /// The monitored regions.
-    public var monitoredRegions: Set<CircularRegion> { Set(engine.monitoredRegions(clientID)) }
+    public var monitoredRegions: Set<CircularRegion> { Set(provider.monitoredRegions(clientID)) }
 
     /// Reports a region's state through `didDetermineState` (unknown when no fresh fix can tell).
     public func requestState(for region: CircularRegion) {
-        let state = engine.state(clientID, of: region.identifier)
+        let state = provider.state(clientID, of: region.identifier)
         dispatch { $0.locationManager($1, didDetermineState: state, for: region) }
     }
 
@@ -431,12 +441,12 @@ public final class LocationManager: @unchecked Sendable {
             return dispatch { $0.locationManager($1, didFinishDeferredUpdatesWithError: .deferredFailed("standard location updates are not running")) }
         }
         lock.withLock { options.deferral = (distance, timeout) }
-        engine.update(clientID) { s in s.deferral = (distance, timeout) }
+        provider.update(clientID) { s in s.deferral = (distance, timeout) }
     }
 
     /// Ends a deferral at once: what is held is delivered.
     public func disallowDeferredLocationUpdates() {
         lock.withLock { options.deferral = nil }
-        engine.update(clientID) { $0.deferral = nil }
+        provider.update(clientID) { $0.deferral = nil }
     }
 }

@@ -58,6 +58,12 @@ struct FieldLocD: AsyncParsableCommand {
     @Option(name: .customLong("att-interval"), help: "Seconds of board time between ATT reports (0: every compass reading, 10 per second).")
     var attitudeInterval = 1.0
 
+    @Option(name: .customLong("client-socket"), help: "The local client socket for LocationManager programs ('none' to disable).")
+    var clientSocket = ClientSocketProtocol.configuredPath
+
+    @Option(name: .customLong("client-socket-group"), help: "Group given the client socket (mode 0660): its members may connect.")
+    var clientSocketGroup: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -95,6 +101,7 @@ struct FieldLocD: AsyncParsableCommand {
         }
 
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        var clientEngine: LocationEngine?
         let feed: any GPSDFeed
         if let replay {
             let replayFeed = ReplayFeed(path: replay, speed: speed, once: replayOnce, logger: Logger(label: "fieldlocd.replay"))
@@ -105,6 +112,7 @@ struct FieldLocD: AsyncParsableCommand {
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay"))
         } else {
             let engine = try openEngine(logger: logger)
+            clientEngine = engine
             feed = EngineFeed(engine: engine, logger: Logger(label: "fieldlocd.engine"))
             services.append(.init(service: EngineRunner(engine: engine, speed: speed, logger: Logger(label: "fieldlocd.engine")),
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "engine"))
@@ -112,6 +120,17 @@ struct FieldLocD: AsyncParsableCommand {
         // Services stop in reverse order: the socket first (clients closed, demand released), then the engine.
         services.append(.init(service: GPSDServer(configuration: server, feed: feed, logger: Logger(label: "fieldlocd.gpsd")),
                               failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "gpsd-socket"))
+        // The local client socket (LocationManager over RemoteLocationProvider); a socket that cannot be
+        // created (no /run/fieldloc for a non-root run) is logged and the gpsd socket keeps serving.
+        if let engine = clientEngine, clientSocket != "none" {
+            var clients = ClientSocketConfiguration()
+            clients.path = clientSocket
+            clients.socketGroup = clientSocketGroup
+            clients.policy = server.policy
+            if let problem = clients.problem() { throw ValidationError(problem) }
+            services.append(.init(service: ClientSocketServer(engine: engine, configuration: clients, logger: Logger(label: "fieldlocd.clients")),
+                                  failureTerminationBehavior: .ignore, serviceName: "client-socket"))
+        }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
         do {

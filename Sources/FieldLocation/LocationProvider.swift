@@ -1,0 +1,138 @@
+import HardwareInterfaces
+import Heading
+import LocationServices
+
+/// What a ``LocationProvider`` grants a client: the most its owner allows, why not more, and the
+/// accuracy. ``LocationManager`` turns it into its ``LocationManager/authorizationStatus``.
+public struct ProviderAuthorization: Sendable, Hashable {
+    /// The most that is allowed: with `authorizedAlways` a manager asking for always authorisation gets
+    /// it, and one asking for when-in-use gets that; `denied` and `restricted` refuse every service.
+    public var status: AuthorizationStatus
+    /// Why `status` refuses locations (it becomes the `.denied` error's text); `nil` when it allows them.
+    public var reason: String?
+    /// Exact or coarsened positions.
+    public var accuracy: AccuracyAuthorization
+
+    /// A grant.
+    public init(status: AuthorizationStatus, reason: String? = nil, accuracy: AccuracyAuthorization = .fullAccuracy) {
+        self.status = status
+        self.reason = reason
+        self.accuracy = accuracy
+    }
+
+    /// The stricter of two grants: the lower status (denied and restricted below when-in-use,
+    /// when-in-use below always), reduced accuracy when either is reduced.
+    public func combined(with other: ProviderAuthorization) -> ProviderAuthorization {
+        func rank(_ s: AuthorizationStatus) -> Int {
+            switch s {
+            case .restricted: return 0
+            case .denied: return 1
+            case .notDetermined: return 2
+            case .authorizedWhenInUse: return 3
+            case .authorizedAlways: return 4
+            }
+        }
+        let lower = rank(other.status) < rank(status) ? other : self
+        let accuracy: AccuracyAuthorization = accuracy == .reducedAccuracy || other.accuracy == .reducedAccuracy
+            ? .reducedAccuracy : .fullAccuracy
+        return ProviderAuthorization(status: lower.status, reason: lower.reason, accuracy: accuracy)
+    }
+}
+
+/// The client interface of a location service: what ``LocationManager`` and the async sequences are
+/// built on. ``LocationEngine`` provides it in process; `RemoteLocationProvider` (module
+/// `FieldLocationDaemon`) provides it over `fieldlocd`'s local socket, with the same semantics.
+///
+/// A client registers with a sink for its events, then changes the services it runs; its demand is
+/// merged with every other client's (the most demanding wins) and goes when it unregisters.
+/// Identifiers are the provider's own; they are never reused while the provider lives.
+///
+/// Threading: every method may be called from any thread. Sinks are called on the provider's thread
+/// (the engine's, or the remote connection's delivery queue), one event at a time, in order.
+public protocol LocationProvider: AnyObject, Sendable {
+    /// The board's name (`sim`, or the board file's `name`).
+    var boardName: String { get }
+    /// The clock the provider's instants (`Location.receivedAt`, `HeadingUpdate.takenAt`) are on.
+    var clock: any MonotonicClock { get }
+    /// The last location (any age: compare its `receivedAt` with ``clock``), `nil` before the first fix.
+    var lastLocation: Location? { get }
+    /// The last heading, `nil` before the first.
+    var lastHeading: HeadingUpdate? { get }
+    /// Whether the board has a magnetometer and accelerometer pair.
+    var headingAvailable: Bool { get }
+    /// Whether the board has a receiver.
+    var locationServicesEnabled: Bool { get }
+
+    /// Registers a client; `sink` receives its events. With a `persistentName`, its regions are kept
+    /// under that name. Returns the client's identifier and problems met (restoring regions, reaching
+    /// the provider), which do not prevent the registration.
+    func register(name: String, persistentName: String?,
+                  sink: @escaping @Sendable (EngineEvent) -> Void) -> (id: Int, problems: [String])
+    /// Changes a client's services. Turning standard updates on resets its filter.
+    func update(_ id: Int, _ change: (inout ClientServices) -> Void)
+    /// Removes a client: its demand goes (the last one out idles the receiver).
+    func unregister(_ id: Int)
+    /// Asks for one location newer than the request within `timeout`; the answer arrives as
+    /// `.locations` or `.error(.locationUnknown)`.
+    func requestLocation(_ id: Int, timeout: Duration)
+    /// Starts monitoring a region; returns why not, or `nil`.
+    func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError?
+    /// Stops monitoring a region; returns a storage error, if any.
+    func stopMonitoring(_ id: Int, identifier: String) -> LocationError?
+    /// A client's monitored regions.
+    func monitoredRegions(_ id: Int) -> [CircularRegion]
+    /// The state of a client's region.
+    func state(_ id: Int, of identifier: String) -> RegionState
+
+    /// What a client of a manager configured with `policy` is granted.
+    func authorization(policy: AccessPolicy) -> ProviderAuthorization
+    /// Asks for full accuracy for a client while it lives, for `purposeKey`; returns why not, or `nil`.
+    func requestTemporaryFullAccuracy(_ id: Int, purposeKey: String, policy: AccessPolicy) -> LocationError?
+}
+
+extension LocationEngine: LocationProvider {
+    /// The board's name.
+    public var boardName: String { board.name }
+
+    /// In process, access to the board's device nodes decides (the `sim` board is always
+    /// accessible), then `policy`'s default status and accuracy.
+    public func authorization(policy: AccessPolicy) -> ProviderAuthorization {
+        if let problem = DeviceAccess.problem(for: board) {
+            return ProviderAuthorization(status: .denied, reason: problem, accuracy: policy.accuracy)
+        }
+        let status = policy.defaultStatus
+        return ProviderAuthorization(status: status, reason: status.allowsLocations ? nil : "the access policy says \(status.rawValue)",
+                                     accuracy: policy.accuracy)
+    }
+
+    /// Granted when `policy` declares the purpose key.
+    public func requestTemporaryFullAccuracy(_ id: Int, purposeKey: String, policy: AccessPolicy) -> LocationError? {
+        guard policy.purposes[purposeKey] == nil else { return nil }
+        return .invalidArgument("purpose key '\(purposeKey)' is not declared in the access policy (a line 'purpose \(purposeKey) = why')")
+    }
+}
+
+extension HeadingUpdate {
+    /// A heading with every value given (for providers that rebuild headings, such as a remote one):
+    /// `field` in µT and `acceleration` in g, body axes.
+    public init(magneticHeading: Double, trueHeading: Double?, headingAccuracy: Double,
+                field: (x: Double, y: Double, z: Double), acceleration: (x: Double, y: Double, z: Double),
+                pitch: Double?, roll: Double?, inclination: Double?, quality: HeadingQuality, flags: [String],
+                takenAt: MonotonicInstant) {
+        self.magneticHeading = magneticHeading
+        self.trueHeading = trueHeading
+        self.headingAccuracy = headingAccuracy
+        x = field.x
+        y = field.y
+        z = field.z
+        accelerationX = acceleration.x
+        accelerationY = acceleration.y
+        accelerationZ = acceleration.z
+        self.pitch = pitch
+        self.roll = roll
+        self.inclination = inclination
+        self.quality = quality
+        self.flags = flags
+        self.takenAt = takenAt
+    }
+}

@@ -1,0 +1,572 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BoardConfig
+import FieldLocation
+import FieldLocationDaemon
+import Foundation
+import LocationServices
+import Logging
+import Testing
+
+/// The local client socket end to end: an in-process ``ClientSocketServer`` on a temporary path over a
+/// simulated `sim` board running at 50x, with `LocationManager`s over ``RemoteLocationProvider`` and a
+/// raw POSIX client for the wire protocol itself. Every wait has a deadline and fails the test at it.
+@Suite("client socket", .serialized)
+struct ClientSocketTests {
+    @Test("a manager over the socket gets locations, a region's state and a requestLocation answer")
+    func managerOverTheSocket() async throws {
+        try await CSFixture.with { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            #expect(provider.boardName == "sim" && provider.locationServicesEnabled && provider.headingAvailable)
+            let manager = LocationManager(provider: provider, name: "tracker")
+            let recorder = CSRecorder()
+            manager.delegate = recorder
+            manager.startUpdatingLocation()
+            #expect(manager.authorizationStatus == .authorizedWhenInUse)
+            #expect(await csWait(seconds: 10) { recorder.locations.count >= 5 }, "five locations within 10 s at 50x")
+            let locations = recorder.locations
+            for (a, b) in zip(locations, locations.dropFirst()) { #expect(a.receivedAt < b.receivedAt) }
+            #expect(locations.allSatisfy { $0.provenance == .simulator && !$0.isReduced && $0.horizontalAccuracy > 0 })
+            #expect(f.engine.clientCount == 1)
+            #expect(f.engine.services(f.firstClient() ?? -1)?.updatingLocation == true)
+            // The same values an in-process client sees, on the engine's clock, which the provider follows.
+            let last = try #require(manager.location)
+            #expect(last.receivedAt <= provider.clock.now())
+            #expect(provider.clock.now().nanoseconds >= f.engine.clock.now().nanoseconds / 2)
+
+            // A region around the unit: monitoring determines it inside; requestState agrees.
+            let here = try #require(locations.last)
+            let region = CircularRegion(identifier: "yard", latitude: here.latitude, longitude: here.longitude, radius: 500)
+            manager.startMonitoring(for: region)
+            #expect(manager.monitoredRegions == [region])
+            #expect(await csWait(seconds: 10) { recorder.determined.contains { $0 == (.inside, "yard") } }, "\(recorder.events)")
+            manager.requestState(for: region)
+            #expect(await csWait(seconds: 5) { recorder.determined.filter { $0 == (.inside, "yard") }.count >= 2 })
+
+            // A bad region is refused with its reason, through the delegate.
+            manager.startMonitoring(for: CircularRegion(identifier: "bad", latitude: 95, longitude: 0, radius: 10))
+            #expect(await csWait(seconds: 5) { recorder.regionFailures.contains("bad") })
+
+            // requestLocation on a second manager: exactly one answer, newer than the request.
+            let asker = LocationManager(provider: provider, name: "asker")
+            let answers = CSRecorder()
+            asker.delegate = answers
+            let asked = provider.clock.now()
+            asker.requestLocation(timeout: .seconds(60))
+            #expect(await csWait(seconds: 10) { answers.locations.count == 1 })
+            #expect(answers.locations.first.map { $0.receivedAt >= asked } == true, "never a fix older than the request")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(answers.batches.count == 1, "one answer only")
+
+            manager.stopUpdatingLocation()
+            #expect(await csWait(seconds: 5) { f.engine.services(f.firstClient() ?? -1)?.updatingLocation == false })
+        }
+    }
+
+    @Test("two remote clients merge their demand; the last one out idles the receiver")
+    func twoClientsMergeDemand() async throws {
+        try await CSFixture.with { f in
+            let a = try RemoteLocationProvider(path: f.path)
+            let b = try RemoteLocationProvider(path: f.path)
+            let coarse = LocationManager(provider: a, name: "coarse")
+            coarse.desiredAccuracy = .threeKilometers
+            coarse.startUpdatingLocation()
+            #expect(await csWait(seconds: 10) { f.engine.decision?.governingClient?.contains("coarse") == true },
+                    "\(String(describing: f.engine.decision))")
+            let coarseOnly = try #require(f.engine.decision)
+            let fine = LocationManager(provider: b, name: "fine")
+            fine.desiredAccuracy = .best
+            fine.startUpdatingLocation()
+            #expect(await csWait(seconds: 10) { f.engine.decision?.governingClient?.contains("fine") == true },
+                    "the most demanding client governs: \(String(describing: f.engine.decision))")
+            #expect(f.engine.clientCount == 2)
+            #expect(f.engine.decision?.receiver != coarseOnly.receiver, "best accuracy changes the schedule")
+            fine.stopUpdatingLocation()
+            #expect(await csWait(seconds: 10) { f.engine.decision?.governingClient?.contains("coarse") == true })
+            coarse.stopUpdatingLocation()
+            #expect(await csWait(seconds: 10) {
+                if case .idle = f.engine.decision?.receiver { return true } else { return false }
+            }, "no demand left: \(String(describing: f.engine.decision))")
+            _ = (a, b)
+        }
+    }
+
+    @Test("a disconnect unregisters every client of the connection")
+    func disconnectUnregisters() async throws {
+        try await CSFixture.with { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            let one = LocationManager(provider: provider, name: "one")
+            let two = LocationManager(provider: provider, name: "two")
+            one.startUpdatingLocation()
+            two.startUpdatingHeading()
+            two.startMonitoring(for: CircularRegion(identifier: "r", latitude: 47, longitude: 8, radius: 100))
+            #expect(f.engine.clientCount == 2)
+            #expect(f.server.statistics.connected == 1)
+            provider.close()
+            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 }, "\(f.engine.clientCount) clients left")
+            #expect(await csWait(seconds: 5) { f.server.statistics.connected == 0 })
+            #expect(await csWait(seconds: 10) {
+                if case .idle = f.engine.decision?.receiver { return true } else { return false }
+            }, "the last one out idles the receiver: \(String(describing: f.engine.decision))")
+            // Calls after the close fail at once, without waiting for the timeout.
+            let started = ContinuousClock.now
+            #expect(one.monitoredRegions.isEmpty)
+            #expect(ContinuousClock.now - started < .seconds(1))
+
+            // A raw client that registers and hangs up without a word.
+            let raw = try CSUnixClient(path: f.path)
+            _ = try raw.message()
+            try raw.send(#"{"id":1,"op":"register","client":7,"name":"raw"}"# + "\n")
+            #expect(try raw.message()["ok"] as? Bool == true)
+            try raw.send(#"{"id":2,"op":"services","client":7,"services":{"updatingLocation":true,"desiredAccuracy":"best","activityType":"other","pausesAutomatically":false,"maximumAge":2,"updatingHeading":false,"headingOrientation":"forward","significantChanges":false,"visits":false,"reducedAccuracy":false}}"# + "\n")
+            #expect(try raw.reply(id: 2)["ok"] as? Bool == true)
+            #expect(f.engine.clientCount == 1)
+            raw.hangUp()
+            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 })
+        }
+    }
+
+    @Test("a policy that denies the user: the hello says so and every service is refused with .denied")
+    func deniedUser() async throws {
+        let me = try #require(csUserName())
+        try await CSFixture.with(policy: "default = always\nuser \(me) = denied\n") { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            #expect(provider.daemonAuthorization.status == .denied)
+            #expect(provider.daemonAuthorization.reason?.contains(me) == true)
+            let manager = LocationManager(provider: provider, name: "refused")
+            let recorder = CSRecorder()
+            manager.delegate = recorder
+            manager.startUpdatingLocation()
+            #expect(manager.authorizationStatus == .denied)
+            #expect(await csWait(seconds: 5) { recorder.errors.contains { if case .denied = $0 { return true } else { return false } } })
+            #expect(f.engine.clientCount == 0, "a denied client adds no demand")
+            #expect(f.server.statistics.denied == 1)
+            // On the wire: register is refused with the code denied, hello still answers.
+            let raw = try CSUnixClient(path: f.path)
+            let hello = try raw.message()
+            #expect(hello["authorization"] as? String == "denied")
+            try raw.send(#"{"id":9,"op":"register","client":1,"name":"x"}"# + "\n")
+            let reply = try raw.reply(id: 9)
+            #expect(reply["ok"] as? Bool == false)
+            #expect((reply["error"] as? [String: Any])?["code"] as? String == "denied")
+            #expect(f.engine.clientCount == 0)
+        }
+    }
+
+    @Test("malformed, unknown and over-long lines get an error reply and the connection stays")
+    func malformedLines() async throws {
+        try await CSFixture.with { f in
+            let raw = try CSUnixClient(path: f.path)
+            let hello = try raw.message()
+            #expect(hello["type"] as? String == "hello" && hello["version"] as? Int == 1)
+
+            try raw.send("this is not json\n")
+            var reply = try raw.message()
+            #expect(reply["type"] as? String == "reply" && reply["ok"] as? Bool == false)
+            #expect((reply["error"] as? [String: Any])?["code"] as? String == "invalidArgument")
+
+            try raw.send(#"{"id":3,"op":"teleport"}"# + "\n")
+            reply = try raw.reply(id: 3)
+            #expect(reply["ok"] as? Bool == false)
+            #expect(((reply["error"] as? [String: Any])?["message"] as? String)?.contains("unknown op 'teleport'") == true)
+
+            try raw.send(#"{"id":4,"op":"register","client":1}"# + "\n")
+            reply = try raw.reply(id: 4)
+            #expect(reply["ok"] as? Bool == false, "register without a name")
+
+            try raw.send(#"{"id":5,"op":"services","client":1,"services":{}}"# + "\n")
+            #expect(try raw.reply(id: 5)["ok"] as? Bool == false, "wrong field types keep the id")
+
+            try raw.send(#"{"id":6,"op":"hello","version":2}"# + "\n")
+            #expect(try raw.reply(id: 6)["ok"] as? Bool == false, "another protocol version is refused")
+
+            try raw.send(String(repeating: "x", count: 70_000) + "\n")
+            reply = try raw.message()
+            #expect(((reply["error"] as? [String: Any])?["message"] as? String)?.contains("longer than") == true)
+
+            try raw.send(#"{"id":7,"op":"hello"}"# + "\r\n")
+            reply = try raw.reply(id: 7)
+            #expect(reply["ok"] as? Bool == true && reply["version"] as? Int == 1, "still connected and answering")
+            #expect(f.server.statistics.malformedLines >= 3)
+            #expect(f.server.statistics.connected == 1)
+        }
+    }
+
+    @Test("the wire format as documented: hello, replies, events, unregister")
+    func wireFormat() async throws {
+        try await CSFixture.with { f in
+            let raw = try CSUnixClient(path: f.path)
+            let hello = try raw.message()
+            #expect(hello["type"] as? String == "hello" && hello["server"] as? String == "fieldlocd" && hello["board"] as? String == "sim")
+            #expect(hello["authorization"] as? String == "authorizedAlways" && hello["accuracy"] as? String == "fullAccuracy")
+            #expect(hello["now"] as? Int != nil)
+            let peer = try #require(hello["peer"] as? [String: Any])
+            #expect(peer["uid"] as? Int == Int(getuid()) && peer["pid"] as? Int == Int(getpid()))
+
+            try raw.send(#"{"version":1,"id":1,"op":"register","client":5,"name":"wire"}"# + "\n")
+            #expect(try raw.reply(id: 1)["ok"] as? Bool == true)
+            try raw.send(#"{"id":2,"op":"register","client":5,"name":"again"}"# + "\n")
+            #expect(try raw.reply(id: 2)["ok"] as? Bool == false, "a client id is registered once per connection")
+            try raw.send(#"{"id":3,"op":"services","client":5,"services":{"updatingLocation":true,"desiredAccuracy":"best","distanceFilter":-1,"activityType":"other","pausesAutomatically":false,"maximumAge":2,"updatingHeading":false,"headingOrientation":"forward","significantChanges":false,"visits":false,"reducedAccuracy":false}}"# + "\n")
+            #expect(try raw.reply(id: 3)["ok"] as? Bool == false, "a negative distance filter is refused as the manager refuses it")
+            try raw.send(#"{"id":4,"op":"services","client":5,"services":{"updatingLocation":true,"desiredAccuracy":"best","activityType":"other","pausesAutomatically":false,"maximumAge":2,"updatingHeading":false,"headingOrientation":"forward","significantChanges":false,"visits":false,"reducedAccuracy":false}}"# + "\n")
+            #expect(try raw.reply(id: 4)["ok"] as? Bool == true)
+            var event: [String: Any] = [:]
+            for _ in 0..<50 {
+                event = try raw.message(seconds: 10)
+                if event["type"] as? String == "event" { break }
+            }
+            #expect(event["client"] as? Int == 5 && event["now"] as? Int != nil)
+            let body = try #require(event["event"] as? [String: Any])
+            #expect(body["kind"] as? String == "locations")
+            let location = try #require((body["locations"] as? [[String: Any]])?.first)
+            for key in ["latitude", "longitude", "horizontalAccuracy", "receivedAt", "mode", "provenance"] {
+                #expect(location[key] != nil, "location key \(key)")
+            }
+            let latitude = try #require(location["latitude"] as? Double)
+            let longitude = try #require(location["longitude"] as? Double)
+
+            try raw.send(#"{"id":5,"op":"monitor","client":5,"region":{"identifier":"here","latitude":\#(latitude),"longitude":\#(longitude),"radius":1000,"notifyOnEntry":true,"notifyOnExit":true}}"# + "\n")
+            #expect(try raw.reply(id: 5)["ok"] as? Bool == true)
+            try raw.send(#"{"id":6,"op":"regions","client":5}"# + "\n")
+            let regions = try raw.reply(id: 6)["regions"] as? [[String: Any]]
+            #expect(regions?.first?["identifier"] as? String == "here")
+            try raw.send(#"{"id":7,"op":"state","client":5,"identifier":"here"}"# + "\n")
+            #expect(try raw.reply(id: 7)["state"] as? String == "inside")
+            try raw.send(#"{"id":8,"op":"last"}"# + "\n")
+            #expect((try raw.reply(id: 8)["location"] as? [String: Any])?["latitude"] as? Double != nil)
+            try raw.send(#"{"id":9,"op":"unregister","client":5}"# + "\n")
+            #expect(try raw.reply(id: 9)["ok"] as? Bool == true)
+            #expect(f.engine.clientCount == 0)
+            try raw.send(#"{"id":10,"op":"regions","client":5}"# + "\n")
+            #expect(try raw.reply(id: 10)["ok"] as? Bool == false, "an unregistered client is unknown")
+        }
+    }
+
+    @Test("the peer credentials the daemon reads are this process's")
+    func peerCredentials() async throws {
+        try await CSFixture.with { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            #expect(provider.peer.uid == getuid())
+            #expect(provider.peer.gid == getgid())
+            #expect(provider.peer.pid == getpid())
+            #expect(provider.peer.user == csUserName())
+            #expect(provider.daemonAuthorization.status == .authorizedAlways)
+            var info = stat()
+            #expect(lstat(f.path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o660, "socket mode \(String(info.st_mode & 0o777, radix: 8))")
+        }
+    }
+
+    @Test("regions outlive the connection only for users the policy authorises always")
+    func regionPersistence() async throws {
+        let me = try #require(csUserName())
+        let region = CircularRegion(identifier: "depot", latitude: 47.38, longitude: 8.54, radius: 150)
+        try await CSFixture.with(policy: "default = when-in-use\nuser \(me) = always\n") { f in
+            do {
+                let provider = try RemoteLocationProvider(path: f.path)
+                let manager = LocationManager(provider: provider, name: "fleet")
+                manager.requestAlwaysAuthorization()
+                #expect(manager.authorizationStatus == .authorizedAlways)
+                manager.startMonitoring(for: region)
+                #expect(manager.monitoredRegions == [region])
+                provider.close()
+            }
+            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 })
+            #expect(FileManager.default.fileExists(atPath: f.directory + "/regions-uid\(getuid())-fleet.json"))
+            let again = LocationManager(provider: try RemoteLocationProvider(path: f.path), name: "fleet")
+            #expect(again.restoreProblems.isEmpty)
+            #expect(again.monitoredRegions == [region], "restored under the same name")
+        }
+        try await CSFixture.with(policy: "default = when-in-use\n") { f in
+            do {
+                let provider = try RemoteLocationProvider(path: f.path)
+                let manager = LocationManager(provider: provider, name: "fleet")
+                manager.requestAlwaysAuthorization()
+                #expect(manager.authorizationStatus == .authorizedWhenInUse)
+                manager.startMonitoring(for: region)
+                #expect(manager.monitoredRegions == [region])
+                provider.close()
+            }
+            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 })
+            let again = LocationManager(provider: try RemoteLocationProvider(path: f.path), name: "fleet")
+            #expect(again.monitoredRegions.isEmpty, "when-in-use regions end with the connection")
+        }
+    }
+
+    @Test("reduced accuracy by policy, lifted by a purpose key the daemon's policy declares")
+    func reducedAccuracy() async throws {
+        try await CSFixture.with(policy: "accuracy = reduced\npurpose survey = Mapping the site\n") { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            let manager = LocationManager(provider: provider, name: "coarse")
+            let recorder = CSRecorder()
+            manager.delegate = recorder
+            #expect(manager.accuracyAuthorization == .reducedAccuracy)
+            manager.startUpdatingLocation()
+            #expect(await csWait(seconds: 10) { recorder.locations.count >= 3 })
+            #expect(recorder.locations.allSatisfy { $0.isReduced && $0.horizontalAccuracy >= 5000 })
+            #expect(manager.location?.isReduced == true)
+            #expect(throws: LocationError.self) { try manager.requestTemporaryFullAccuracyAuthorization(withPurposeKey: "nope") }
+            try manager.requestTemporaryFullAccuracyAuthorization(withPurposeKey: "survey")
+            #expect(manager.accuracyAuthorization == .fullAccuracy)
+            recorder.clear()
+            #expect(await csWait(seconds: 10) { recorder.locations.count >= 3 })
+            #expect(recorder.locations.suffix(2).allSatisfy { !$0.isReduced })
+        }
+    }
+
+    @Test("the async sequences work over the socket; ending the iteration ends the demand")
+    func asyncSequence() async throws {
+        try await CSFixture.with { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            var received = 0
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            for await update in try provider.locationUpdates(LocationRequest(desiredAccuracy: .nearestTenMeters)) {
+                if case .locations(let l) = update { received += l.count }
+                if received >= 3 || ContinuousClock.now > deadline { break }
+            }
+            #expect(received >= 3)
+            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 })
+        }
+    }
+
+    @Test("a client that stops reading is dropped, and its demand goes")
+    func slowReaderDropped() async throws {
+        try await CSFixture.with(speed: 200, configure: { $0.outputLimit = 2 * ClientSocketProtocol.maximumLineLength }) { f in
+            let raw = try CSUnixClient(path: f.path, receiveBuffer: 4096)
+            _ = try raw.message()
+            try raw.send(#"{"id":1,"op":"register","client":1,"name":"sleepy"}"# + "\n")
+            _ = try raw.reply(id: 1)
+            try raw.send(#"{"id":2,"op":"services","client":1,"services":{"updatingLocation":true,"desiredAccuracy":"best","activityType":"other","pausesAutomatically":false,"maximumAge":2,"updatingHeading":true,"headingOrientation":"forward","significantChanges":false,"visits":false,"reducedAccuracy":false}}"# + "\n")
+            #expect(await csWait(seconds: 2) { f.engine.clientCount == 1 })
+            // Never read again: headings at 10 Hz of board time, 200x, fill the socket and the output limit.
+            #expect(await csWait(seconds: 20) { f.server.statistics.droppedSlowReaders == 1 }, "\(f.server.statistics)")
+            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 })
+        }
+    }
+
+    @Test("start refuses a path where another server answers, and replaces a stale socket")
+    func socketPath() async throws {
+        try await CSFixture.with { f in
+            let second = ClientSocketServer(engine: f.engine, policy: AccessPolicy(), path: f.path)
+            await #expect(throws: ClientSocketServer.StartError.self) { try await second.start() }
+            let hello = try CSUnixClient(path: f.path).message()
+            #expect(hello["type"] as? String == "hello", "the first server still answers")
+        }
+        // A socket file left behind by a crash (nobody listening) is replaced.
+        let path = csSocketPath()
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = csAddress(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        close(fd)
+        let engine = try LocationEngine.simulated(board: BoardCatalog.load(builtin: "sim"))
+        let server = ClientSocketServer(engine: engine, policy: AccessPolicy(), path: path)
+        try await server.start()
+        let hello = try CSUnixClient(path: path).message()
+        #expect(hello["type"] as? String == "hello")
+        await server.stop()
+        #expect(!FileManager.default.fileExists(atPath: path), "stop removes the socket file")
+    }
+}
+
+// MARK: support
+
+/// An in-process client socket server over a simulated `sim` board running in the background.
+final class CSFixture: @unchecked Sendable {
+    let engine: LocationEngine
+    let server: ClientSocketServer
+    let path: String
+    let directory: String
+
+    private init(engine: LocationEngine, server: ClientSocketServer, path: String, directory: String) {
+        self.engine = engine
+        self.server = server
+        self.path = path
+        self.directory = directory
+    }
+
+    /// Starts a server with `policy` (policy-file text) on a fresh path, runs the board at `speed`,
+    /// runs `body`, then stops everything (also when `body` throws).
+    static func with(policy: String? = nil, speed: Double = 50, configure: (inout ClientSocketConfiguration) -> Void = { _ in },
+                     _ body: (CSFixture) async throws -> Void) async throws {
+        let directory = NSTemporaryDirectory() + "fieldloc-clientsocket-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ClientSocketConfiguration()
+        configuration.path = csSocketPath()
+        if let policy {
+            let file = directory + "/access.policy"
+            try policy.write(toFile: file, atomically: true, encoding: .utf8)
+            configuration.policy = try AccessPolicy.load(file)
+        }
+        configure(&configuration)
+        let engine = try LocationEngine.simulated(board: BoardCatalog.load(builtin: "sim"), stateDirectory: directory)
+        var logger = Logger(label: "fieldlocd-clientsocket-tests")
+        logger.logLevel = .warning
+        let server = ClientSocketServer(engine: engine, configuration: configuration, logger: logger)
+        try await server.start()
+        engine.runInBackground(speed: speed)
+        let fixture = CSFixture(engine: engine, server: server, path: configuration.path, directory: directory)
+        do {
+            try await body(fixture)
+        } catch {
+            engine.stop()
+            await server.stop()
+            throw error
+        }
+        engine.stop()
+        await server.stop()
+    }
+
+    /// The engine id of the first client registered (ids are small and increasing).
+    func firstClient() -> Int? { (1...1000).first { engine.services($0) != nil } }
+}
+
+/// A fresh socket path short enough for `sun_path`.
+func csSocketPath() -> String { "/tmp/fl-cs-\(UUID().uuidString.prefix(8)).sock" }
+
+/// This process's user name.
+func csUserName() -> String? {
+    guard let record = getpwuid(getuid()), let name = record.pointee.pw_name else { return nil }
+    return String(cString: name)
+}
+
+func csAddress(_ path: String) -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
+    }
+    return address
+}
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
+func csWait(seconds: Double, _ condition: () -> Bool) async -> Bool {
+    let end = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
+    while !condition() {
+        if ContinuousClock.now >= end { return false }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+}
+
+/// Records a manager's callbacks.
+final class CSRecorder: LocationManagerDelegate, @unchecked Sendable {
+    enum Event: Sendable {
+        case locations([Location]), error(LocationError), determined(RegionState, String), regionFailed(String?, LocationError)
+    }
+    private let lock = NSLock()
+    private var storage: [Event] = []
+    var events: [Event] { lock.withLock { storage } }
+    func add(_ e: Event) { lock.withLock { storage.append(e) } }
+    func clear() { lock.withLock { storage.removeAll() } }
+    var batches: [[Location]] { events.compactMap { if case .locations(let l) = $0 { return l } else { return nil } } }
+    var locations: [Location] { batches.flatMap { $0 } }
+    var errors: [LocationError] { events.compactMap { if case .error(let e) = $0 { return e } else { return nil } } }
+    var determined: [(RegionState, String)] { events.compactMap { if case .determined(let s, let id) = $0 { return (s, id) } else { return nil } } }
+    var regionFailures: [String] { events.compactMap { if case .regionFailed(let id, _) = $0 { return id } else { return nil } } }
+
+    func locationManager(_ m: LocationManager, didUpdateLocations locations: [Location]) { add(.locations(locations)) }
+    func locationManager(_ m: LocationManager, didFailWithError error: LocationError) { add(.error(error)) }
+    func locationManager(_ m: LocationManager, didDetermineState state: RegionState, for region: CircularRegion) {
+        add(.determined(state, region.identifier))
+    }
+    func locationManager(_ m: LocationManager, monitoringDidFailFor region: CircularRegion?, withError error: LocationError) {
+        add(.regionFailed(region?.identifier, error))
+    }
+}
+
+/// A blocking Unix-socket client of the wire protocol; every read has a deadline.
+final class CSUnixClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(path: String, receiveBuffer: Int32? = nil) throws {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw CSFailure("socket: \(String(cString: strerror(errno)))") }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = csAddress(path)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw CSFailure("connect to \(path): \(reason)")
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    func hangUp() { shutdown(fd, Int32(SHUT_RDWR)) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CSFailure("send: \(String(cString: strerror(errno)))")
+            }
+            offset += count
+        }
+    }
+
+    /// The next line, within `seconds`.
+    func line(seconds: Double = 5) throws -> String {
+        let end = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
+        while true {
+            if let lf = buffer.firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<lf])
+                buffer.removeSubrange(...lf)
+                return String(decoding: line, as: UTF8.self)
+            }
+            let left = ContinuousClock.now.duration(to: end)
+            guard left > .zero else { throw CSFailure("no line within \(seconds) s") }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ms = Int32(max(1, min(Int64(Int32.max), left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
+            guard poll(&poller, 1, ms) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { throw CSFailure("the daemon closed the connection") }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CSFailure("recv: \(String(cString: strerror(errno)))")
+            }
+            buffer += chunk[0..<count]
+        }
+    }
+
+    /// The next message as a JSON object.
+    func message(seconds: Double = 5) throws -> [String: Any] {
+        let text = try line(seconds: seconds)
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw CSFailure("not a JSON object: \(text.prefix(200))")
+        }
+        return object
+    }
+
+    /// The reply with `id`, skipping events, within `seconds`.
+    func reply(id: Int, seconds: Double = 5) throws -> [String: Any] {
+        let end = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
+        while ContinuousClock.now < end {
+            let left = ContinuousClock.now.duration(to: end)
+            let m = try message(seconds: max(0.01, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18))
+            if m["type"] as? String == "reply", m["id"] as? Int == id { return m }
+        }
+        throw CSFailure("no reply \(id) within \(seconds) s")
+    }
+}
+
+struct CSFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
