@@ -145,8 +145,10 @@ public struct CalibrationQuality: Sendable, Hashable {
 }
 
 func percent(_ x: Double) -> String {
-    guard x.isFinite else { return "∞ %" }
-    return "\(Int((x * 100).rounded())) %"
+    let scaled = (x * 100).rounded()
+    // Beyond ±1e9 % the figure says nothing more, and an Int conversion could trap.
+    guard scaled.isFinite, abs(scaled) < 1e9 else { return x.sign == .minus ? "-∞ %" : "∞ %" }
+    return "\(Int(scaled)) %"
 }
 
 /// Why a calibration could not be fitted at all.

@@ -91,6 +91,13 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(latitude), \(longitude) ±\(Int(horizontalAccuracy.rounded())) m"
+        "\(latitude), \(longitude) ±\(wholeNumberText(horizontalAccuracy)) m"
     }
+}
+
+/// A rounded whole number as text, without an `Int` conversion that could trap on an infinite or
+/// huge value (those print as Swift prints the `Double`).
+func wholeNumberText(_ x: Double) -> String {
+    let r = x.rounded()
+    return abs(r) < 1e15 ? String(Int(r)) : String(r)
 }

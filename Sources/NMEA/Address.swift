@@ -158,6 +158,32 @@ public struct SentenceAddress: Sendable, Hashable, CustomStringConvertible {
         self.delimiter = delimiter
     }
 
+    @inline(__always)
+    init(low: UInt64, high: UInt64, count: Int, delimiter: UInt8) {
+        self.low = low
+        self.high = high
+        self.count = count
+        self.delimiter = delimiter
+    }
+
+    /// The address of `count` (1...8) characters held in the low bytes of `word`, the eight bytes
+    /// after the delimiter loaded little-endian (bytes beyond the address are ignored); `nil` unless
+    /// every character is an upper-case letter or a digit, as `init?(_:delimiter:)`.
+    @inline(__always)
+    init?(word: UInt64, count: Int, delimiter: UInt8) {
+        let lanes: UInt64 = count >= 8 ? ~0 : (1 &<< UInt64(truncatingIfNeeded: 8 &* count)) &- 1
+        // Bytes beyond the address become 'A', which passes the test below.
+        let w = (word & lanes) | (0x4141_4141_4141_4141 & ~lanes)
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        // With every byte below 0x80, (b | 0x80) - lo keeps its high bit iff b >= lo, and
+        // (hi | 0x80) - b keeps it iff b <= hi; no lane borrows from its neighbour.
+        let digit = ((w | high) &- 0x30 &* ones) & ((0x39 &* ones | high) &- w)
+        let upper = ((w | high) &- 0x41 &* ones) & ((0x5A &* ones | high) &- w)
+        guard w & high == 0, (digit | upper) & high == high else { return nil }
+        self.init(low: (word & lanes).byteSwapped, high: 0, count: count, delimiter: delimiter)
+    }
+
     /// The character at `index` (0-based), as an ASCII byte.
     public subscript(index: Int) -> UInt8 {
         guard index >= 0, index < count else { return 0 }

@@ -276,8 +276,11 @@ public struct EpochAssembler: Sendable {
                     guardCount += 1
                 }
             }
-            out.time = UTCTime(date: corrected, time: time)
-            out.weekRolloverCorrected = rolled
+            // A date the receiver cannot mean (a ZDA year past 2262) gives no time rather than a trap.
+            if let instant = UTCTime(representing: corrected, time: time) {
+                out.time = instant
+                out.weekRolloverCorrected = rolled
+            }
         }
         if out.mode < .twoD {
             out.latitude = nil
@@ -286,8 +289,9 @@ public struct EpochAssembler: Sendable {
         // No sentence gave a speed: derive it from the previous fix, as gpsd does.
         if out.speed == nil, out.mode >= .twoD, let distance = options.distance, let lat = out.latitude, let lon = out.longitude,
            let time = out.time, let lat0 = previousLatitude, let lon0 = previousLongitude, let time0 = previousTime,
-           time > time0 {
-            let seconds = Double(time.nanosecondsSinceEpoch - time0.nanosecondsSinceEpoch) / 1e9
+           time > time0,
+           case let (elapsed, false) = time.nanosecondsSinceEpoch.subtractingReportingOverflow(time0.nanosecondsSinceEpoch) {
+            let seconds = Double(elapsed) / 1e9
             let speed = distance(lat0, lon0, lat, lon) / seconds
             if speed.isFinite, speed < 9999.9 {
                 out.speed = speed

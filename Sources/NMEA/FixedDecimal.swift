@@ -15,6 +15,13 @@ public struct FixedDecimal: Sendable, Hashable, CustomStringConvertible {
         self.scale = min(scale, 18)
     }
 
+    /// Creates a decimal whose scale is already known to be at most 18 (the parser's digit limit).
+    @inline(__always)
+    init(exactSignificand significand: Int64, scale: UInt8) {
+        self.significand = significand
+        self.scale = scale
+    }
+
     /// The value as a `Double` (the nearest binary value to the decimal).
     @inlinable
     public var doubleValue: Double {

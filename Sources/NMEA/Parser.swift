@@ -35,17 +35,36 @@ struct SentenceLayout {
     }
 }
 
+/// What the parser's single pass over a sentence found: its address, where its fields lie and
+/// how many there are. The checksum has been checked.
+struct ScannedSentence {
+    var address: SentenceAddress
+    /// The offset of the first byte after the address's comma (the end when there is no comma).
+    var fieldsStart: Int
+    /// The offset of `*`, or the sentence's end when it has no checksum.
+    var end: Int
+    /// Commas between the delimiter and `end`, the address's comma included.
+    var commas: Int
+}
+
 /// A stateless NMEA 0183 sentence parser over borrowed bytes. It allocates nothing.
 public enum NMEAParser {
     /// Parses one sentence: the bytes from `$` or `!` up to (not including) the line terminator.
     ///
     /// - Throws: ``NMEAError`` saying what is wrong and, for field errors, which field and why.
+    ///
+    /// Inlinable, and only a forwarding call: the result (about 190 bytes) is then built directly in
+    /// the caller's memory. A non-inlinable static method is compiled as a thunk around a copy
+    /// without its metatype argument, and the thunk copies the result once more.
+    @inlinable
     public static func parse(_ sentence: Span<UInt8>, options: NMEAParserOptions = NMEAParserOptions())
         throws(NMEAError) -> ParsedSentence
     {
-        try sentence.withUnsafeBufferPointer { (buffer) throws(NMEAError) -> ParsedSentence in
-            try parse(UnsafeRawBufferPointer(buffer), options: options)
-        }
+        // The span's memory stays valid and in place for the whole call (the span is borrowed), so
+        // its address can be taken out of the closure; returning the large result through the
+        // closure instead would copy it twice.
+        let (start, count) = sentence.withUnsafeBufferPointer { ($0.baseAddress, $0.count) }
+        return try parseSentence(start, count, requireChecksum: options.requireChecksum)
     }
 
     /// Validates only the delimiter, checksum and address of a sentence, without decoding its fields.
@@ -53,123 +72,278 @@ public enum NMEAParser {
         throws(NMEAError) -> SentenceAddress
     {
         try sentence.withUnsafeBufferPointer { (buffer) throws(NMEAError) -> SentenceAddress in
-            let bytes = UnsafeRawBufferPointer(buffer)
-            let layout = try check(bytes, options: options)
-            return try address(bytes, layout)
+            try scan(UnsafeRawBufferPointer(buffer), options: options).address
         }
     }
 
+    /// Checks the delimiter, the checksum and the address in one pass over the bytes, which also
+    /// finds the address's comma and counts the fields. Errors come in this order: delimiter,
+    /// checksum (malformed, mismatched, missing), address.
     @inline(__always)
-    static func check(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions) throws(NMEAError) -> SentenceLayout {
-        guard let layout = SentenceLayout(bytes) else { throw .missingStartDelimiter }
-        if let star = layout.star {
-            guard let high = NMEAChecksum.hexValue(bytes[star + 1]), let low = NMEAChecksum.hexValue(bytes[star + 2])
-            else { throw .malformedChecksum }
+    static func scan(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions) throws(NMEAError) -> ScannedSentence {
+        let count = bytes.count
+        guard count >= 2, let p = bytes.baseAddress else { throw .missingStartDelimiter }
+        let delimiter = p.load(as: UInt8.self)
+        guard delimiter == 0x24 || delimiter == 0x21 else { throw .missingStartDelimiter }
+        let end: Int
+        let pass: BodyPass
+        if count >= 4, p.load(fromByteOffset: count &- 3, as: UInt8.self) == 0x2A {
+            end = count &- 3
+            let high = hexDigit(p.load(fromByteOffset: count &- 2, as: UInt8.self))
+            let low = hexDigit(p.load(fromByteOffset: count &- 1, as: UInt8.self))
+            guard high | low < 16 else { throw .malformedChecksum }
+            pass = BodyPass(p, from: 1, to: end)
             let found = high << 4 | low
-            let calculated = xorChecksum(bytes, from: 1, to: star)
-            guard calculated == found else { throw .checksumMismatch(calculated: calculated, found: found) }
+            guard pass.checksum == found else { throw .checksumMismatch(calculated: pass.checksum, found: found) }
         } else {
-            // A `*` that is not followed by exactly two characters is a malformed checksum.
-            for index in 1..<bytes.count where bytes[index] == 0x2A { throw .malformedChecksum }
-            if options.requireChecksum { throw .missingChecksum }
+            try checkUnstarred(bytes, options: options)
+            end = count
+            pass = BodyPass(p, from: 1, to: end)
         }
-        return layout
+        // The address: usually fewer than eight characters, so its comma is in the eight bytes after
+        // the delimiter (all before `end`: what follows `end` is `*hh`, and those are hex digits).
+        if count >= 9 {
+            let word = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+            let mask = FieldReader.commaMask(word)
+            if mask != 0 {
+                let length = mask.trailingZeroBitCount &>> 3
+                guard length >= 1, let address = SentenceAddress(word: word, count: length, delimiter: delimiter)
+                else { throw .malformedAddress }
+                return ScannedSentence(address: address, fieldsStart: length &+ 2, end: end, commas: pass.commas)
+            }
+        }
+        return try scanLongAddress(p, end: end, delimiter: delimiter, commas: pass.commas)
+    }
+
+    /// The address when it has eight characters or more, or the sentence is shorter than nine bytes.
+    @inline(never)
+    static func scanLongAddress(_ p: UnsafeRawPointer, end: Int, delimiter: UInt8, commas: Int) throws(NMEAError) -> ScannedSentence {
+        let firstComma = BodyPass.firstComma(p, from: 1, to: end)
+        guard let address = SentenceAddress(UnsafeRawBufferPointer(start: p + 1, count: firstComma &- 1), delimiter: delimiter)
+        else { throw .malformedAddress }
+        return ScannedSentence(address: address, fieldsStart: min(firstComma &+ 1, end), end: end, commas: commas)
+    }
+
+    /// The value of an ASCII hexadecimal digit (either case), or 0xFF.
+    @inline(__always)
+    static func hexDigit(_ byte: UInt8) -> UInt8 {
+        let digit = byte &- 0x30
+        if digit < 10 { return digit }
+        let letter = (byte | 0x20) &- 0x61
+        return letter < 6 ? letter &+ 10 : 0xFF
+    }
+
+    /// A sentence without `*hh`: a `*` elsewhere is a malformed checksum; otherwise it is rejected
+    /// unless checksums are optional.
+    @inline(never)
+    static func checkUnstarred(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions) throws(NMEAError) {
+        for index in 1..<bytes.count where bytes[index] == 0x2A { throw .malformedChecksum }
+        if options.requireChecksum { throw .missingChecksum }
     }
 
     @inline(__always)
-    static func address(_ bytes: UnsafeRawBufferPointer, _ layout: SentenceLayout) throws(NMEAError) -> SentenceAddress {
-        guard let address = SentenceAddress(UnsafeRawBufferPointer(rebasing: bytes[layout.address]), delimiter: bytes[0])
-        else { throw .malformedAddress }
-        return address
-    }
-
     static func parse(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions) throws(NMEAError) -> ParsedSentence {
-        let layout = try check(bytes, options: options)
-        let address = try address(bytes, layout)
-        let fields = UnsafeRawBufferPointer(rebasing: bytes[layout.fields])
-        var passThrough: PassThrough {
-            PassThrough(address: address, fieldCount: layout.hasFields ? FieldReader.countCommas(fields) + 1 : 0)
+        let scanned = try scan(bytes, options: options)
+        let address = scanned.address
+        let p = bytes.baseAddress.unsafelyUnwrapped
+        let fields = p + scanned.fieldsStart
+        let fieldBytes = scanned.end &- scanned.fieldsStart
+        // A sentence with no comma after the address has one, empty, field.
+        let fieldCount = max(scanned.commas, 1)
+        @inline(__always)
+        func reader(_ type: SentenceType) -> FieldReader {
+            FieldReader(start: fields, count: fieldBytes, fieldCount: fieldCount, sentence: type)
         }
-        if address.delimiter == 0x21 { return ParsedSentence(address: address, sentence: .encapsulated(passThrough)) }
-        if address.isProprietary {
+        if address.delimiter == 0x21 {
+            return ParsedSentence(address: address, sentence: .encapsulated(PassThrough(address: address, fieldCount: scanned.commas)))
+        }
+        let letters = address.low
+        if letters >> 56 == 0x50 {   // P: proprietary
             // PGRMZ: Garmin altitude.
-            if address.count == 5, address[1] == 0x47, address[2] == 0x52, address[3] == 0x4D, address[4] == 0x5A {
-                var reader = FieldReader(fields, sentence: .proprietary)
-                return ParsedSentence(address: address, sentence: .pgrmz(try PGRMZ.parse(&reader)))
+            if address.count == 5, letters >> 24 == 0x50_47_52_4D_5A {
+                return ParsedSentence(address: address, sentence: .pgrmz(try PGRMZ.parse(reader(.proprietary))))
             }
-            return ParsedSentence(address: address, sentence: .proprietary(passThrough))
+            return ParsedSentence(address: address, sentence: .proprietary(PassThrough(address: address, fieldCount: scanned.commas)))
         }
-        guard address.count == 5 else { return ParsedSentence(address: address, sentence: .other(passThrough)) }
-        let typeStart = layout.address.lowerBound + 2
-        let code = UInt32(bytes[typeStart]) << 16 | UInt32(bytes[typeStart + 1]) << 8 | UInt32(bytes[typeStart + 2])
-        switch code {
+        guard address.count == 5 else {
+            return ParsedSentence(address: address, sentence: .other(PassThrough(address: address, fieldCount: scanned.commas)))
+        }
+        switch UInt32(truncatingIfNeeded: letters >> 24 & 0xFF_FF_FF) {
         case 0x52_4D_43: // RMC
-            var reader = FieldReader(fields, sentence: .rmc)
-            return ParsedSentence(address: address, sentence: .rmc(try RMC.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .rmc(try RMC.parse(reader(.rmc))))
         case 0x47_47_41: // GGA
-            var reader = FieldReader(fields, sentence: .gga)
-            return ParsedSentence(address: address, sentence: .gga(try GGA.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .gga(try GGA.parse(reader(.gga))))
         case 0x47_53_41: // GSA
-            var reader = FieldReader(fields, sentence: .gsa)
-            return ParsedSentence(address: address, sentence: .gsa(try GSA.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .gsa(try GSA.parse(reader(.gsa))))
         case 0x47_53_56: // GSV
-            var reader = FieldReader(fields, sentence: .gsv)
-            return ParsedSentence(address: address, sentence: .gsv(try GSV.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .gsv(try GSV.parse(reader(.gsv))))
         case 0x56_54_47: // VTG
-            var reader = FieldReader(fields, sentence: .vtg)
-            return ParsedSentence(address: address, sentence: .vtg(try VTG.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .vtg(try VTG.parse(reader(.vtg))))
         case 0x47_4C_4C: // GLL
-            var reader = FieldReader(fields, sentence: .gll)
-            return ParsedSentence(address: address, sentence: .gll(try GLL.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .gll(try GLL.parse(reader(.gll))))
         case 0x5A_44_41: // ZDA
-            var reader = FieldReader(fields, sentence: .zda)
-            return ParsedSentence(address: address, sentence: .zda(try ZDA.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .zda(try ZDA.parse(reader(.zda))))
         case 0x47_4E_53: // GNS
-            var reader = FieldReader(fields, sentence: .gns)
-            return ParsedSentence(address: address, sentence: .gns(try GNS.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .gns(try GNS.parse(reader(.gns))))
         case 0x47_53_54: // GST
-            var reader = FieldReader(fields, sentence: .gst)
-            return ParsedSentence(address: address, sentence: .gst(try GST.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .gst(try GST.parse(reader(.gst))))
         case 0x47_42_53: // GBS
-            var reader = FieldReader(fields, sentence: .gbs)
-            return ParsedSentence(address: address, sentence: .gbs(try GBS.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .gbs(try GBS.parse(reader(.gbs))))
         case 0x48_44_54: // HDT
-            var reader = FieldReader(fields, sentence: .hdt)
-            return ParsedSentence(address: address, sentence: .hdt(try HDT.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .hdt(try HDT.parse(reader(.hdt))))
         case 0x48_44_47: // HDG
-            var reader = FieldReader(fields, sentence: .hdg)
-            return ParsedSentence(address: address, sentence: .hdg(try HDG.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .hdg(try HDG.parse(reader(.hdg))))
         case 0x54_48_53: // THS
-            var reader = FieldReader(fields, sentence: .ths)
-            return ParsedSentence(address: address, sentence: .ths(try THS.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .ths(try THS.parse(reader(.ths))))
         case 0x54_58_54: // TXT
-            var reader = FieldReader(fields, sentence: .txt)
-            return ParsedSentence(address: address, sentence: .txt(try TXT.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .txt(try TXT.parse(reader(.txt))))
         case 0x44_54_4D: // DTM
-            var reader = FieldReader(fields, sentence: .dtm)
-            return ParsedSentence(address: address, sentence: .dtm(try DTM.parse(&reader)))
+            return ParsedSentence(address: address, sentence: .dtm(try DTM.parse(reader(.dtm))))
         default:
-            return ParsedSentence(address: address, sentence: .other(passThrough))
+            return ParsedSentence(address: address, sentence: .other(PassThrough(address: address, fieldCount: scanned.commas)))
         }
     }
 }
 
-/// XOR of `bytes[from..<to]`, eight bytes at a time.
-@inline(__always)
-func xorChecksum(_ bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> UInt8 {
-    var index = from
-    var wide: UInt64 = 0
-    while index &+ 8 <= to {
-        wide ^= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-        index &+= 8
+/// The body of ``NMEAParser/parse(_:options:)``: a free function (no metatype argument to drop,
+/// so the optimizer keeps it whole instead of wrapping it in a copying thunk).
+@usableFromInline
+func parseSentence(_ start: UnsafePointer<UInt8>?, _ count: Int, requireChecksum: Bool) throws(NMEAError) -> ParsedSentence {
+    try NMEAParser.parse(UnsafeRawBufferPointer(start: start, count: count), options: NMEAParserOptions(requireChecksum: requireChecksum))
+}
+
+/// One pass over `bytes[from..<to]` (the sentence between the delimiter and `*`), eight bytes at a
+/// time: the XOR checksum and the number of commas.
+struct BodyPass {
+    var checksum: UInt8
+    var commas: Int
+
+    // Out of line: in its own function the loop keeps its constants in registers.
+    @inline(never)
+    init(_ p: UnsafeRawPointer, from: Int, to: Int) {
+        var sum: UInt64 = 0
+        var commas = 0
+        let length = to &- from
+        if length >= 16 {
+            // Sixteen bytes at a time (SSE2, in the x86-64 baseline): XOR, and a per-lane count of
+            // commas. Lanes stay below 128 (the two halves are added before the lanes are summed),
+            // so longer sentences (not real ones, which stay below 300 bytes) go the long way.
+            guard length <= 127 &* 16 else {
+                self = BodyPass.long(p, from: from, to: to)
+                return
+            }
+            let comma = SIMD16<UInt8>(repeating: 0x2C)
+            let zero = SIMD16<UInt8>()
+            let one = SIMD16<UInt8>(repeating: 1)
+            var xor = SIMD16<UInt8>()
+            var lanes = SIMD16<UInt8>()
+            var block = p + from
+            let last = p + (to &- 16)
+            repeat {
+                let bytes = block.loadUnaligned(as: SIMD16<UInt8>.self)
+                xor ^= bytes
+                lanes &+= one.replacing(with: 0, where: bytes .!= comma)
+                block += 16
+            } while block <= last
+            let left = block.distance(to: last) &+ 16   // 0...15 bytes not yet taken
+            if left > 0 {
+                // The last sixteen bytes, less those already taken (zeroed: a zero byte neither
+                // changes the XOR nor is a comma).
+                let index = SIMD16<UInt8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+                let taken = SIMD16<UInt8>(repeating: UInt8(truncatingIfNeeded: 16 &- left))
+                let bytes = last.loadUnaligned(as: SIMD16<UInt8>.self).replacing(with: zero, where: index .< taken)
+                xor ^= bytes
+                lanes &+= one.replacing(with: 0, where: bytes .!= comma)
+            }
+            let counts = unsafeBitCast(lanes, to: (UInt64, UInt64).self)
+            commas = BodyPass.sumOfLanes(counts.0 &+ counts.1)
+            let halves = unsafeBitCast(xor, to: (UInt64, UInt64).self)
+            sum = halves.0 ^ halves.1
+            sum ^= sum &>> 32
+            sum ^= sum &>> 16
+            sum ^= sum &>> 8
+        } else if length >= 8 {
+            // One or two words; per-byte comma counts (0 or 1 per word) add up in eight byte lanes.
+            var lanes: UInt64 = 0
+            var word = p + from
+            let last = p + (to &- 8)
+            repeat {
+                let bytes = UInt64(littleEndian: word.loadUnaligned(as: UInt64.self))
+                sum ^= bytes
+                lanes &+= FieldReader.commaMask(bytes) &>> 7
+                word += 8
+            } while word <= last
+            let left = word.distance(to: last) &+ 8   // 0...7 bytes not yet taken
+            if left > 0 {
+                // The last eight bytes, less those already taken (shifted out at the low end:
+                // the loads are little-endian, so earlier bytes are the low ones).
+                let bytes = UInt64(littleEndian: last.loadUnaligned(as: UInt64.self)) &>> UInt64(truncatingIfNeeded: 64 &- 8 &* left)
+                sum ^= bytes
+                lanes &+= FieldReader.commaMask(bytes) &>> 7
+            }
+            commas = BodyPass.sumOfLanes(lanes)
+            sum ^= sum &>> 32
+            sum ^= sum &>> 16
+            sum ^= sum &>> 8
+        } else {
+            var index = from
+            while index < to {
+                let byte = p.load(fromByteOffset: index, as: UInt8.self)
+                sum ^= UInt64(byte)
+                if byte == 0x2C { commas &+= 1 }
+                index &+= 1
+            }
+        }
+        checksum = UInt8(truncatingIfNeeded: sum)
+        self.commas = commas
     }
-    wide ^= wide >> 32
-    wide ^= wide >> 16
-    wide ^= wide >> 8
-    var sum = UInt8(truncatingIfNeeded: wide)
-    while index < to {
-        sum ^= bytes[index]
-        index &+= 1
+
+    /// The same for any length, a word at a time.
+    @inline(never)
+    static func long(_ p: UnsafeRawPointer, from: Int, to: Int) -> BodyPass {
+        var sum: UInt8 = 0
+        var commas = 0
+        var index = from
+        while index &+ 8 <= to {
+            let word = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            commas &+= FieldReader.commaCount(FieldReader.commaMask(word))
+            var folded = word ^ (word &>> 32)
+            folded ^= folded &>> 16
+            folded ^= folded &>> 8
+            sum ^= UInt8(truncatingIfNeeded: folded)
+            index &+= 8
+        }
+        while index < to {
+            let byte = p.load(fromByteOffset: index, as: UInt8.self)
+            sum ^= byte
+            if byte == 0x2C { commas &+= 1 }
+            index &+= 1
+        }
+        return BodyPass(checksum: sum, commas: commas)
     }
-    return sum
+
+    init(checksum: UInt8, commas: Int) {
+        self.checksum = checksum
+        self.commas = commas
+    }
+
+    /// The sum of the eight bytes of `lanes` (at most 8 x 255, so it fits the 16-bit lanes used).
+    @inline(__always)
+    static func sumOfLanes(_ lanes: UInt64) -> Int {
+        let pairs = (lanes & 0x00FF_00FF_00FF_00FF) &+ ((lanes &>> 8) & 0x00FF_00FF_00FF_00FF)
+        return Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) &>> 48)
+    }
+
+    /// The offset of the first comma in `bytes[from..<to]`, or `to`.
+    @inline(__always)
+    static func firstComma(_ p: UnsafeRawPointer, from: Int, to: Int) -> Int {
+        var index = from
+        while index &+ 8 <= to {
+            let mask = FieldReader.commaMask(UInt64(littleEndian: p.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+            if mask != 0 { return index &+ mask.trailingZeroBitCount &>> 3 }
+            index &+= 8
+        }
+        while index < to, p.load(fromByteOffset: index, as: UInt8.self) != 0x2C { index &+= 1 }
+        return index
+    }
 }

@@ -117,6 +117,15 @@ public struct UTCTime: Sendable, Hashable, Comparable, CustomStringConvertible {
         nanosecondsSinceEpoch = Int64(date.daysSinceEpoch) * 86_400_000_000_000 + time.nanosecondsSinceMidnight
     }
 
+    /// Combines a date and a time of day, or `nil` when the instant does not fit
+    /// ``nanosecondsSinceEpoch`` (before 1677-09-21 or after 2262-04-11: a ZDA may say year 9999).
+    init?(representing date: CalendarDate, time: TimeOfDay) {
+        let (day, dayOverflow) = Int64(date.daysSinceEpoch).multipliedReportingOverflow(by: 86_400_000_000_000)
+        let (instant, overflow) = day.addingReportingOverflow(time.nanosecondsSinceMidnight)
+        guard !dayOverflow, !overflow else { return nil }
+        nanosecondsSinceEpoch = instant
+    }
+
     /// Seconds since the epoch as a `Double`.
     public var secondsSinceEpoch: Double { Double(nanosecondsSinceEpoch) / 1e9 }
 

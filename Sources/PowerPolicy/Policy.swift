@@ -32,7 +32,7 @@ public enum ReceiverAction: Sendable, Hashable, CustomStringConvertible {
         case .continuous(let rate): return "continuous \(rate) Hz"
         case .cyclicTracking: return "cyclic tracking 1 Hz"
         case .periodic(let period, let onTime, let sleep):
-            return "periodic every \(Int(period.rounded())) s (\(Int(onTime.rounded())) s on, \(sleep.rawValue) between)"
+            return "periodic every \(wholeNumberText(period)) s (\(wholeNumberText(onTime)) s on, \(sleep.rawValue) between)"
         case .idle(let sleep): return "idle (\(sleep.rawValue))"
         }
     }
@@ -232,12 +232,12 @@ public struct PowerPolicy: Sendable {
                 if ephemerisStale {
                     // The next wake is a warm start; its long tracking window refreshes the ephemerides.
                     onTime = profile.warmStart
-                    reasons.append("ephemerides missing or stale: the next wake is a warm start of \(Int(profile.warmStart)) s")
+                    reasons.append("ephemerides missing or stale: the next wake is a warm start of \(wholeNumberText(profile.warmStart)) s")
                 } else {
                     onTime = sleep == .standby ? profile.hotStartFromStandby : profile.hotStartFromBackup
                 }
                 receiver = .periodic(period: t, onTime: onTime, sleep: sleep)
-                reasons.append("period \(Int(t.rounded())) s: \(sleep.rawValue) between fixes (crossover \(Int(profile.crossoverPeriod.rounded())) s)")
+                reasons.append("period \(wholeNumberText(t)) s: \(sleep.rawValue) between fixes (crossover \(wholeNumberText(profile.crossoverPeriod)) s)")
             }
         } else {
             receiver = .continuous(rate: 1)
@@ -271,4 +271,11 @@ public struct PowerPolicy: Sendable {
                              ephemerisUpkeep: upkeep, paused: paused, upkeepPerHour: upkeepPerHour,
                              governingClient: governing, reasons: reasons)
     }
+}
+
+/// A rounded whole number as text, without an `Int` conversion that could trap on an infinite or
+/// huge value (those print as Swift prints the `Double`).
+func wholeNumberText(_ x: Double) -> String {
+    let r = x.rounded()
+    return abs(r) < 1e15 ? String(Int(r)) : String(r)
 }

@@ -25,3 +25,13 @@ struct FieldLoc: AsyncParsableCommand {
         ]
     )
 }
+
+/// A command that failed for a reason other than its arguments (a file that cannot be read or
+/// written, a refused save): printed as `Error: …` with exit status 1, without the usage text that
+/// ArgumentParser adds to a `ValidationError`.
+struct CommandFailure: Error, CustomStringConvertible {
+    /// What failed, naming the file and the reason.
+    let description: String
+
+    init(_ description: String) { self.description = description }
+}

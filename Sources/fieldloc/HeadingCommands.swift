@@ -126,7 +126,7 @@ extension FieldLoc {
                     let path = try store.save(stored, board: board, sensor: sensor, force: force)
                     FileHandle.standardError.write(Data("saved \(path)\n".utf8))
                 } catch {
-                    throw ValidationError(error.description)
+                    throw CommandFailure(error.description)
                 }
             }
         }

@@ -25,11 +25,11 @@ extension FieldLoc {
             var path: String { RegionStore.path(directory: stateDirectory ?? CalibrationStore.defaultDirectory(), client: client) }
 
             func load() throws -> RegionMonitor {
-                do { return try RegionStore.load(path) ?? RegionMonitor() } catch { throw ValidationError(error.description) }
+                do { return try RegionStore.load(path) ?? RegionMonitor() } catch { throw CommandFailure(error.description) }
             }
 
             func save(_ monitor: RegionMonitor) throws {
-                do { try RegionStore.save(monitor, to: path) } catch { throw ValidationError(error.description) }
+                do { try RegionStore.save(monitor, to: path) } catch { throw CommandFailure(error.description) }
             }
         }
 

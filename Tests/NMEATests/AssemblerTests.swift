@@ -49,6 +49,18 @@ struct AssemblerTests {
         ]
     }
 
+    @Test("a ZDA date past 2262 (no UTC instant) gives fixes without a time, not a trap")
+    func dateBeyondUTCRange() {
+        let out = run([
+            "$GPGGA,194104,4426.1207,N,07140.5084,W,1,08,0.9,100.0,M,-30.0,M,,",
+            "$GPZDA,194104,16,09,2906,-05,00",
+            "$GPGGA,194105,4426.1207,N,07140.5084,W,1,08,0.9,100.0,M,-30.0,M,,",
+            "$GPZDA,194105,16,09,2906,-05,00",
+        ], distance: AssemblerTests.flatDistance)
+        #expect(!out.fixes.isEmpty)
+        #expect(out.fixes.allSatisfy { $0.time == nil && $0.latitude != nil })
+    }
+
     @Test("PGRMZ after the cycle ender sets the epoch's MSL altitude, converted from feet; one fix per epoch")
     func pgrmzAfterEnder() throws {
         let lines = garminEpoch("142216", ggaAltitude: "38.4", feet: "126")

@@ -188,6 +188,60 @@ struct ParserTests {
         #expect(s.altitudeMSL?.doubleValue == -38.4 && s.geoidSeparation?.doubleValue == -32.4)
     }
 
+    @Test("the one-pass field readers and the general path agree on unusual shapes")
+    func unusualShapes() throws {
+        // Two-digit fields next to signs, three digits and a bad character (GSV field 8 is `x5`).
+        guard case .gsv(let gsv) = try parse(withChecksum("$GPGSV,3,1,12,01,-5,040,,02,+17,307,31")).sentence else {
+            Issue.record("not GSV"); return
+        }
+        #expect(gsv.satellites[0] == SatelliteView(prn: 1, elevation: -5, azimuth: 40, snr: nil))
+        #expect(gsv.satellites[1] == SatelliteView(prn: 2, elevation: 17, azimuth: 307, snr: 31))
+        #expect(throws: NMEAError.badField(sentence: .gsv, field: 8, problem: .notANumber(offset: 0))) {
+            try parse(withChecksum("$GPGSV,3,1,12,01,05,040,,x5,17,307,31"))
+        }
+        // Coordinates with more than seven fraction digits, and one among the last bytes.
+        guard case .gll(let gll) = try parse(withChecksum("$GPGLL,4916.451234567891,N,12311.12,W,225444,A,A")).sentence else {
+            Issue.record("not GLL"); return
+        }
+        #expect(gll.latitude?.degreesMinutes == FixedDecimal(significand: 4916451234567891, scale: 12))
+        #expect(gll.longitude?.degreesMinutes == FixedDecimal(significand: 1231112, scale: 2))
+        guard case .gga(let gga) = try parse(withChecksum("$GPGGA,123519,4807.038,N,1.5,E")).sentence else {
+            Issue.record("not GGA"); return
+        }
+        #expect(gga.longitude?.degreesMinutes == FixedDecimal(significand: 15, scale: 1) && gga.quality == nil)
+        #expect(throws: NMEAError.badField(sentence: .gga, field: 4, problem: .outOfRange)) {
+            try parse(withChecksum("$GPGGA,123519,4807.038,N,123456789.5,E,1,08"))
+        }
+        #expect(throws: NMEAError.badField(sentence: .gga, field: 2, problem: .notANumber(offset: 0))) {
+            try parse(withChecksum("$GPGGA,123519,.,N,01131.000,E,1,08"))
+        }
+        // Fractions of a second beyond nanoseconds are checked, not kept.
+        guard case .gga(let fine) = try parse(withChecksum("$GPGGA,123519.1234567891,,,,,1")).sentence else {
+            Issue.record("not GGA"); return
+        }
+        #expect(fine.time == TimeOfDay(hour: 12, minute: 35, second: 19, nanosecond: 123_456_789))
+        // Addresses of eight characters and more, and sentences too short to hold eight.
+        guard case .proprietary(let long) = try parse(withChecksum("$PABCDEFGHIJKLMN,1,2")).sentence else {
+            Issue.record("not proprietary"); return
+        }
+        #expect(long.address.description == "PABCDEFGHIJKLMN" && long.fieldCount == 2)
+        #expect(throws: NMEAError.malformedAddress) { try parse(withChecksum("$PABCDEFGHIJKLMNO,1")) }
+        guard case .gga(let bare) = try parse(withChecksum("$GPGGA")).sentence else { Issue.record("not GGA"); return }
+        #expect(bare.time == nil && bare.quality == nil)
+        guard case .other(let short) = try parse(withChecksum("$GPX")).sentence else { Issue.record("not other"); return }
+        #expect(short.address.description == "GPX" && short.fieldCount == 0)
+        #expect(throws: NMEAError.malformedAddress) { try parse(withChecksum("$,1")) }
+        // The last field read to the end of a sentence without a checksum.
+        let unchecked = NMEAParserOptions(requireChecksum: false)
+        guard case .vtg(let vtg) = try parse("$GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,A", options: unchecked).sentence else {
+            Issue.record("not VTG"); return
+        }
+        #expect(vtg.mode == .autonomous && vtg.speedKilometresPerHour == FixedDecimal(significand: 102, scale: 1))
+        #expect(throws: NMEAError.badField(sentence: .zda, field: 4, problem: .outOfRange)) {
+            try parse("$GPZDA,201530.00,04,07,20021", options: unchecked)
+        }
+    }
+
     @Test("empty fields are nil, never zero")
     func emptyFields() throws {
         guard case .gga(let s) = try parse("$GPGGA,,,,,,0,,,,,,,,*66").sentence else { Issue.record("not GGA"); return }

@@ -1,7 +1,9 @@
 // A plain timing loop over a whole file, shaped like the C drivers used for peer parsers
-// (read the file, find each line end, parse the line), so results sit side by side with theirs.
-//   swift run -c release nmea-parse-loop FILE [RUNS]
-// Prints the median and minimum ns per line over RUNS passes.
+// (read the file, memchr to each line end, parse the line), so results sit side by side with theirs.
+//   swift run -c release nmea-parse-loop FILE [RUNS] [--parse-only]
+// Prints the median and minimum ns per line over RUNS passes. `--parse-only` skips the pipeline
+// passes, for instruction counts of the parse loop alone:
+//   valgrind --tool=callgrind --toggle-collect='*parsePass*' .build/release/nmea-parse-loop FILE 1 --parse-only
 import Foundation
 import NMEA
 
@@ -11,17 +13,22 @@ guard arguments.count >= 2, let data = FileManager.default.contents(atPath: argu
     exit(2)
 }
 let runs = arguments.count > 2 ? max(1, Int(arguments[2]) ?? 7) : 7
+let parseOnly = arguments.dropFirst(3).contains("--parse-only")
 let bytes = [UInt8](data)
 /// One timed pass: find each line end, parse the line. Locals only (globals are checked for
-/// exclusive access on every use, which would be measured too).
+/// exclusive access on every use, which would be measured too). Not inlined, so that a profiler
+/// can count it alone.
+@inline(never)
 func parsePass(_ all: UnsafeBufferPointer<UInt8>) -> (nanoseconds: Double, lines: Int, parsed: Int) {
     var lines = 0
     var parsed = 0
     let start = DispatchTime.now().uptimeNanoseconds
     var lineStart = 0
+    let base = all.baseAddress!
     while lineStart < all.count {
-        var end = lineStart
-        while end < all.count, all[end] != 0x0A { end &+= 1 }
+        // memchr to the line end, as the C drivers of the peer parsers do.
+        let found = memchr(base + lineStart, 0x0A, all.count &- lineStart)
+        let end = found.map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? all.count
         var stop = end
         if stop > lineStart, all[stop - 1] == 0x0D { stop &-= 1 }
         lines &+= 1
@@ -48,6 +55,8 @@ bytes.withUnsafeBufferPointer { all in
 times.sort()
 print(String(format: "fieldlocation parse: %d lines, %d parsed, median %.1f ns/line over %d runs (min %.1f)",
              lines, parsed, times[times.count / 2] / Double(lines), runs, times[0] / Double(lines)))
+
+if parseOnly { exit(0) }
 
 // The whole pipeline (framer + parser + epoch assembler) over the same bytes, in 64 KiB reads.
 func pipelinePass(_ all: UnsafeBufferPointer<UInt8>) -> (nanoseconds: Double, fixes: Int) {

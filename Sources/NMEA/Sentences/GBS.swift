@@ -13,7 +13,8 @@ public struct GBS: Sendable, Hashable {
     public var systemID: Int?
     public var signalID: Int?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GBS {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> GBS {
+        var f = reader
         var s = GBS()
         s.time = try f.time()
         s.latitudeError = try f.decimal()

@@ -18,7 +18,8 @@ public struct GGA: Sendable, Hashable {
     /// Differential reference station ID.
     public var differentialStation: Int?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GGA {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> GGA {
+        var f = reader
         var s = GGA()
         s.time = try f.time()
         s.latitude = try f.coordinate(latitude: true)

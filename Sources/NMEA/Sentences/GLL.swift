@@ -9,7 +9,8 @@ public struct GLL: Sendable, Hashable {
     public var isValid: Bool?
     public var mode: ModeIndicator?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GLL {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> GLL {
+        var f = reader
         var s = GLL()
         s.latitude = try f.coordinate(latitude: true)
         s.longitude = try f.coordinate(latitude: false)

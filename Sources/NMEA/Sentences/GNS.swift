@@ -50,7 +50,8 @@ public struct GNS: Sendable, Hashable {
         return best
     }
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GNS {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> GNS {
+        var f = reader
         var s = GNS()
         s.time = try f.time()
         s.latitude = try f.coordinate(latitude: true)

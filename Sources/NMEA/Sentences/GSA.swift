@@ -23,7 +23,8 @@ public struct GSA: Sendable {
     /// The constellation named by ``systemID``.
     public var constellation: Constellation? { systemID.flatMap(Constellation.init(systemID:)) }
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSA {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> GSA {
+        var f = reader
         var s = GSA()
         // Count the fields to tell whether a system ID follows the three DOPs.
         let total = f.fieldCount

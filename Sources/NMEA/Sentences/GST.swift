@@ -13,7 +13,8 @@ public struct GST: Sendable, Hashable {
     public var longitudeSigma: FixedDecimal?
     public var altitudeSigma: FixedDecimal?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GST {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> GST {
+        var f = reader
         var s = GST()
         s.time = try f.time()
         s.rangeRMS = try f.decimal()

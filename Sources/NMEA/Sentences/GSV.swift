@@ -35,7 +35,8 @@ public struct GSV: Sendable {
         satelliteCount = 0
     }
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSV {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> GSV {
+        var f = reader
         var s = GSV()
         let remaining = max(0, f.fieldCount - 3)
         let hasSignalID = remaining % 4 == 1

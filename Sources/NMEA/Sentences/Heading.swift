@@ -2,8 +2,9 @@
 public struct HDT: Sendable, Hashable {
     public var headingTrue: FixedDecimal?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> HDT {
-        HDT(headingTrue: try f.decimal())
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> HDT {
+        var f = reader
+        return HDT(headingTrue: try f.decimal())
     }
 }
 
@@ -16,7 +17,8 @@ public struct HDG: Sendable, Hashable {
     /// Magnetic variation, degrees; west is negative.
     public var variation: FixedDecimal?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> HDG {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> HDG {
+        var f = reader
         var s = HDG()
         s.sensorHeading = try f.decimal()
         s.deviation = try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45)
@@ -34,7 +36,8 @@ public struct THS: Sendable, Hashable {
     /// Whether the mode letter marks the heading usable.
     public var isValid: Bool { mode != nil && mode != 0x56 }
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> THS {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> THS {
+        var f = reader
         var s = THS()
         s.headingTrue = try f.decimal()
         s.mode = try f.flag { [0x41, 0x45, 0x4D, 0x53, 0x56].contains($0) ? $0 : nil }

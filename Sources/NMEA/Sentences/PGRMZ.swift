@@ -10,7 +10,8 @@ public struct PGRMZ: Sendable, Hashable {
     /// Field 3: 2 for a user-entered altitude, 3 for a GNSS altitude.
     public var dimension: Int?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> PGRMZ {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> PGRMZ {
+        var f = reader
         var s = PGRMZ()
         s.altitude = try f.decimal()
         s.unit = try f.character()

@@ -22,7 +22,8 @@ public struct RMC: Sendable, Hashable {
     /// Field 13 (NMEA 4.10+).
     public var navigationalStatus: NavigationalStatus?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> RMC {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> RMC {
+        var f = reader
         var s = RMC()
         s.time = try f.time()
         s.isValid = try f.validity()

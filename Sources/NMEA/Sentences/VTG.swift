@@ -8,7 +8,8 @@ public struct VTG: Sendable, Hashable {
     public var speedKilometresPerHour: FixedDecimal?
     public var mode: ModeIndicator?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> VTG {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> VTG {
+        var f = reader
         var s = VTG()
         if f.fieldCount <= 4 {
             s.courseTrue = try f.decimal()

@@ -7,7 +7,8 @@ public struct ZDA: Sendable, Hashable {
     public var localZoneHours: Int?
     public var localZoneMinutes: Int?
 
-    static func parse(_ f: inout FieldReader) throws(NMEAError) -> ZDA {
+    static func parse(_ reader: FieldReader) throws(NMEAError) -> ZDA {
+        var f = reader
         var s = ZDA()
         s.time = try f.time()
         let day = try f.integer(in: 1...31)
