@@ -16,6 +16,7 @@
 //   ATT reports built from the input's bytes parse back with our JSON reader, contain no exponent,
 //   NaN or infinity, and carry the values they were built from;
 // - JSON the reader accepts survives a round trip through `jsonText`.
+// The encoders run on inputs whose last byte is a multiple of 8 (see the entry point).
 
 #if canImport(Glibc)
 import Glibc
@@ -176,6 +177,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     if let value = try? GPSDJSONValue.parse(bytes.span) {
         require((try? GPSDJSONValue.parse(value.jsonText.utf8)) == value, "JSON round trip differs: \(value.jsonText)")
     }
-    exerciseEncoders(bytes)
+    // The report encoders cost about ten times the parsers (four reports built, each parsed back),
+    // so they run on one input in eight, chosen by the input's last byte (libFuzzer learns to set
+    // it when that finds new coverage); the request parser and the JSON reader run on every input.
+    if let last = bytes.last, last & 0x07 == 0 { exerciseEncoders(bytes) }
     return 0
 }
