@@ -68,6 +68,34 @@ public enum AtomicFile {
             _ = fsync(dfd)
             close(dfd)
         }
+        removeStaleTemporaries(of: (path as NSString).lastPathComponent, in: directory)
+    }
+
+    /// How old a leftover temporary file must be before a later write removes it. A write takes
+    /// milliseconds, so one this old belongs to a writer that was killed or lost power.
+    static let staleTemporaryAge: time_t = 600
+
+    /// Removes `.NAME.tmp-XXXXXX` files in `directory` older than ``staleTemporaryAge``: what
+    /// writers killed between `mkstemp` and `rename` left behind. Younger ones may be another
+    /// process's write in progress and stay. Best effort: a failure here never fails the write.
+    static func removeStaleTemporaries(of name: String, in directory: String) {
+        let prefix = "." + name + ".tmp-"
+        guard let dir = opendir(directory) else { return }
+        defer { closedir(dir) }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        while let entry = readdir(dir) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            // mkstemp's six random characters, nothing more.
+            guard entryName.hasPrefix(prefix), entryName.utf8.count == prefix.utf8.count + 6 else { continue }
+            let full = directory + "/" + entryName
+            var info = stat()
+            guard lstat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                  now.tv_sec - info.st_mtim.tv_sec >= staleTemporaryAge else { continue }
+            unlink(full)
+        }
     }
 
     static func makeDirectories(_ directory: String) throws(AtomicWriteError) {

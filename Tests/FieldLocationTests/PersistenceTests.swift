@@ -136,7 +136,7 @@ struct PersistenceTests {
         }
     }
 
-    @Test("a stale temporary file left by a killed writer does not hide or replace the stored calibration")
+    @Test("a stale temporary file left by a killed writer does not hide or replace the stored calibration, and a later write removes it once old")
     func staleTemporary() throws {
         try withFolder { dir in
             let store = CalibrationStore(directory: dir)
@@ -149,6 +149,19 @@ struct PersistenceTests {
             try store.save(second, board: "sim", sensor: "lsm303agr-mag", force: true)
             #expect(try store.load(board: "sim", sensor: "lsm303agr-mag") == second)
             #expect(FileManager.default.contents(atPath: path) == Data(second.json().utf8))
+            // That temporary file is new, so it may be another writer's: it stays. Once it is older
+            // than a write could take, the next write removes it; other names are never touched.
+            #expect(FileManager.default.fileExists(atPath: stale))
+            let unrelated = dir + "/." + (path as NSString).lastPathComponent + ".tmp-AbC123.keep"
+            try Data("x".utf8).write(to: URL(fileURLWithPath: unrelated))
+            for file in [stale, unrelated] {
+                var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
+                #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
+            }
+            try store.save(first, board: "sim", sensor: "lsm303agr-mag", force: true)
+            #expect(!FileManager.default.fileExists(atPath: stale))
+            #expect(FileManager.default.fileExists(atPath: unrelated))
+            #expect(try store.load(board: "sim", sensor: "lsm303agr-mag") == first)
         }
     }
 
