@@ -201,6 +201,9 @@ public enum CalibrationFitter {
         guard meanRadius > 0, meanRadius.isFinite else { throw .degenerate }
         let target = expectedField ?? meanRadius
         let softIron = (target / meanRadius) * shape
+        // Samples on a plane or a line can give a "sphere" centred absurdly far away with a vanishing
+        // scale (the fuzzer found one centred 1e141 µT out): no sensor can be corrected by that.
+        guard offset.isFinite, softIron.inverse != nil else { throw .degenerate }
         let calibration = MagnetometerCalibration(offset: offset, softIron: softIron, fieldStrength: target,
                                                   quality: CalibrationQuality(residualRMS: 0, relativeResidual: 0,
                                                                               coverage: 0, shapeRatio: 1, scaleRatio: nil,
