@@ -34,7 +34,7 @@
 #
 #   .ci/persistence-trials.sh --self-test [N]      checks the checker: N (default 30) kill trials of a
 #                                                 deliberately torn writer (the CLI's file copied over the
-#                                                 stored one in two halves, 50 ms apart) must be caught
+#                                                 stored one in two halves, 400 ms apart) must be caught
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 self_test=0
@@ -105,14 +105,14 @@ read_calibration() {  # the real loader: saving a poor calibration without --for
 }
 
 # The self-test's torn writer: the CLI saves into a shadow folder, then the file is copied over the
-# stored one non-atomically (truncate, first half, 50 ms, second half).
+# stored one non-atomically (truncate, first half, 400 ms, second half).
 file_torn() { file_calibration; }
 write_torn() {
     "$FIELDLOC_BIN" calibrate --samples "$work/samples$(( ($1 - 1) % 8 + 1 )).csv" --board sim --sensor trial \
         --save --force --json --state-dir "$trial/shadow" || return
     local from="$trial/shadow/sim.trial.calibration.json" size
     size=$(stat -c %s "$from")
-    { head -c $((size / 2)) "$from"; sleep 0.05; tail -c +$((size / 2 + 1)) "$from"; } > "$(file_calibration)"
+    { head -c $((size / 2)) "$from"; sleep 0.4; tail -c +$((size / 2 + 1)) "$from"; } > "$(file_calibration)"
 }
 expected_torn() { expected_calibration "$@"; }
 read_torn() { read_calibration; }
