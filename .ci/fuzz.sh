@@ -192,7 +192,9 @@ build() {
 }
 
 # Largest input per target: whole board and calibration files, a few UBX frames, a gpsd request batch.
+# FIELDLOC_FUZZ_MAX_LEN overrides it for every target (long campaigns: smaller inputs, more executions).
 max_len() {
+    if [ -n "${FIELDLOC_FUZZ_MAX_LEN:-}" ]; then echo "$FIELDLOC_FUZZ_MAX_LEN"; return; fi
     case "$1" in
     nmea) echo 8192 ;;
     ubx) echo 10240 ;;

@@ -76,6 +76,11 @@ public final class CommandChannel {
             passThrough(chunk)
             framer.feed(bytes: chunk, into: &sink)
             if let found = match(sink) { return found }
+            // What `match` has seen and refused is not shown to it again: a receiver streaming
+            // NMEA while we wait would otherwise make every read rescan all earlier sentences
+            // (quadratic in the sentences received; the UBX fuzzer's long inputs showed it).
+            sink.sentences.removeAll(keepingCapacity: true)
+            sink.ubx.removeAll(keepingCapacity: true)
         }
         return match(sink)
     }
