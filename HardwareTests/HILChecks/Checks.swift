@@ -12,7 +12,7 @@ public enum HILChecks {
         i2cIdentity, i2cConfiguration, magnetometerData, accelerometerData,
         i2cMissingAddress, i2cMissingBus,
         gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps,
-        gnssNMEAAndCommand, serialBusy,
+        gnssNMEAAndCommand, gnssLineNoise, gnssSilence, serialBusy,
         driverLIS3MDL, driverLSM6DSOX, driverQMC5883L, driverICM20948, driverAK09916, driverMMC5983MA,
     ]
 
@@ -317,6 +317,92 @@ public enum HILChecks {
         return .passed(detail: "\(collector.sentences) sentences, \(collector.fixes.count) fixes, ack \(collector.acknowledged ? "seen" : "not expected")")
     }
 
+    /// Line noise on the real UART: garbage, binary frames, bad checksums, an overlong line.
+    public static let gnssLineNoise = HILCheck(
+        name: "gnss-line-noise",
+        proves: "with garbage bytes, UBX and RTCM3 frames, a sentence with a wrong checksum and a 300-byte line after every epoch for 3 s, NMEAStream on the real tty keeps every fix (one per epoch) and counts each kind of noise"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        guard c.gnssFixture else { return .skipped(reason: "needs the host simulator (FIELDLOC_HIL_GNSS_FIXTURE=1), which makes the noise") }
+        let clock = context.clock
+        let port = try hardware("open \(c.gnssTTY)") { try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate) }
+        defer { port.close() }
+        let command = GNSSFixture.simulatorCommand("NOISE,3")
+        try hardware("write \(command.trimmingSpaces)") { try port.writeAll(command, deadline: clock.deadline(after: .seconds(5))) }
+        let stream = NMEAStream()
+        var collector = SentenceCollector()
+        // 3 s of noise and 1 s after it.
+        let end = clock.deadline(after: .seconds(4))
+        while clock.now() < end {
+            let chunk = try hardware("read \(c.gnssTTY)") { try port.readAvailable(maximum: 512, deadline: min(end, clock.deadline(after: .seconds(1)))) }
+            if !chunk.isEmpty { stream.feed(chunk.span, delegate: &collector) }
+        }
+        let counters = stream.framer.counters
+        let seen = "\(collector.fixes.count) fixes, \(collector.rejected) rejected, \(counters)"
+        try require(collector.proprietary.contains { $0.hasPrefix(GNSSFixture.simulatorAcknowledgement("NOISE")) },
+                    "the simulator did not acknowledge \(command.trimmingSpaces): \(seen)")
+        try require(counters.ubxFrames >= 5 && counters.rtcm3Frames >= 5, "binary frames not recognised: \(seen)")
+        try require(counters.garbageBytes >= 20 && counters.sentencesTooLong >= 5, "garbage or overlong lines not counted: \(seen)")
+        try require(collector.badChecksums >= 5, "sentences with a wrong checksum not rejected as such: \(seen)")
+        // 10 epochs a second for 4 s: allow for the start and a loaded host, never for lost fixes.
+        try require(collector.fixes.count >= 25, "fixes lost in the noise: \(seen)")
+        try require(collector.fixes.allSatisfy { fix in fix.latitude.map { abs($0 - GNSSFixture.latitude) < 1e-6 } ?? true },
+                    "a fix moved in the noise: \(seen)")
+        return .passed(detail: "\(collector.fixes.count) fixes; \(counters.ubxFrames) UBX, \(counters.rtcm3Frames) RTCM3, \(counters.garbageBytes) garbage bytes, \(counters.sentencesTooLong) overlong, \(collector.badChecksums) bad checksums")
+    }
+
+    /// The receiver goes quiet: reads end at their deadlines, and the fixes resume.
+    public static let gnssSilence = HILCheck(
+        name: "gnss-silence",
+        proves: "when the receiver sends nothing for 2 s, every read of the real tty returns by its 250 ms deadline (the silence is seen, nothing blocks), and fixes resume within 2 s of the receiver speaking again"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        guard c.gnssFixture else { return .skipped(reason: "needs the host simulator (FIELDLOC_HIL_GNSS_FIXTURE=1), which goes silent on request") }
+        let clock = context.clock
+        let port = try hardware("open \(c.gnssTTY)") { try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate) }
+        defer { port.close() }
+        let command = GNSSFixture.simulatorCommand("SILENT,2")
+        try hardware("write \(command.trimmingSpaces)") { try port.writeAll(command, deadline: clock.deadline(after: .seconds(5))) }
+        let stream = NMEAStream()
+        var collector = SentenceCollector()
+        var lastData = clock.now()
+        var longestGap = Duration.zero
+        var longestRead = Duration.zero
+        var silenceEnded: MonotonicInstant?
+        var fixesBeforeSilenceEnded = 0
+        var resumedAfter: Duration?
+        let end = clock.deadline(after: .seconds(8))
+        while clock.now() < end {
+            let started = clock.now()
+            let chunk = try hardware("read \(c.gnssTTY)") { try port.readAvailable(maximum: 512, deadline: clock.deadline(after: .milliseconds(250))) }
+            let now = clock.now()
+            longestRead = max(longestRead, now - started)
+            guard !chunk.isEmpty else { continue }
+            let gap = now - lastData
+            if gap > longestGap { longestGap = gap }
+            if gap >= .milliseconds(1500), silenceEnded == nil {
+                silenceEnded = now
+                fixesBeforeSilenceEnded = collector.fixes.count
+            }
+            lastData = now
+            stream.feed(chunk.span, delegate: &collector)
+            if let ended = silenceEnded, collector.fixes.count >= fixesBeforeSilenceEnded + 3 {
+                resumedAfter = now - ended
+                break
+            }
+        }
+        let seen = "longest gap \(milliseconds(longestGap)), longest read \(milliseconds(longestRead)), \(collector.fixes.count) fixes"
+        try require(collector.proprietary.contains { $0.hasPrefix(GNSSFixture.simulatorAcknowledgement("SILENT")) },
+                    "the simulator did not acknowledge \(command.trimmingSpaces): \(seen)")
+        try require(longestRead < .milliseconds(750), "a read outlived its 250 ms deadline: \(seen)")
+        try require(silenceEnded != nil, "no silence of 1.5 s or more was seen: \(seen)")
+        guard let resumedAfter else {
+            throw HILFailure("fixes did not resume after the silence (\(collector.fixes.count - fixesBeforeSilenceEnded) since): \(seen)")
+        }
+        try require(resumedAfter < .seconds(2), "3 fixes took \(milliseconds(resumedAfter)) after the silence ended: \(seen)")
+        return .passed(detail: seen + ", 3 fixes \(milliseconds(resumedAfter)) after the silence")
+    }
+
     /// The port is exclusive.
     public static let serialBusy = HILCheck(
         name: "serial-busy",
@@ -368,6 +454,7 @@ private func waitForValue(
 private struct SentenceCollector: NMEAStreamDelegate {
     var sentences = 0
     var rejected = 0
+    var badChecksums = 0
     var fixes: [Fix] = []
     var proprietary: [String] = []
     var acknowledged = false
@@ -384,5 +471,8 @@ private struct SentenceCollector: NMEAStreamDelegate {
         }
     }
 
-    mutating func stream(rejected error: NMEAError, bytes: Span<UInt8>) { rejected += 1 }
+    mutating func stream(rejected error: NMEAError, bytes: Span<UInt8>) {
+        rejected += 1
+        if case .checksumMismatch = error { badChecksums += 1 }
+    }
 }

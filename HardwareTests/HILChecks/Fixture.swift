@@ -115,4 +115,16 @@ public enum GNSSFixture {
     public static let command = "$PMTK220,1000*1F\r\n"
     /// The start of the acknowledgement the receiver answers with (3 = success).
     public static let acknowledgement = "$PMTK001,220,3"
+
+    /// A test command of the host simulator (`HardwareTests/hil/gnss_sim.py`), with its checksum
+    /// and CR LF: `NOISE,3` (line noise after every epoch for 3 s) or `SILENT,2` (nothing for 2 s).
+    public static func simulatorCommand(_ body: String) -> String {
+        let text = "PFLSIM," + body
+        let checksum = text.utf8.reduce(UInt8(0)) { $0 ^ $1 }
+        let hex = Array("0123456789ABCDEF")
+        return "$\(text)*\(hex[Int(checksum >> 4)])\(hex[Int(checksum & 15)])\r\n"
+    }
+
+    /// The start of the simulator's acknowledgement of a test command (`NOISE` or `SILENT`).
+    public static func simulatorAcknowledgement(_ command: String) -> String { "$PFLSIM,ACK," + command }
 }

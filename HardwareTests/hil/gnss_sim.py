@@ -9,6 +9,10 @@ Behaviour (MTK-like receiver):
     (--start first-byte, default) or as soon as QEMU connects (--start connect; bytes then
     queue up in the UART/socket until the guest opens the port, as on real hardware);
   * answers every $PMTKnnn,... command with $PMTK001,nnn,3 (ack "success");
+  * answers the test commands $PFLSIM,NOISE,S and $PFLSIM,SILENT,S with $PFLSIM,ACK,NOISE|SILENT:
+    for S seconds after NOISE, every epoch is followed by line noise: garbage bytes, a UBX frame,
+    an RTCM3 frame (both with good checksums), a sentence with a wrong checksum and a line too
+    long to be a sentence; for S seconds after SILENT nothing is sent (a receiver gone quiet);
   * logs every line in both directions to --log;
   * on QEMU disconnect prints a JSON summary and exits 0 iff at least --expect-rx valid
     sentences were received from the guest and every --expect-command was among them.
@@ -41,6 +45,43 @@ def fix_sentences(n: int) -> list:
         nmea(f"GPGGA,{hhmmss},4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"),
         nmea(f"GPRMC,{hhmmss},A,4807.038,N,01131.000,E,0.0,0.0,{ddmmyy},,,A"),
     ]
+
+
+def ubx_frame(cls: int, msg_id: int, payload: bytes) -> bytes:
+    body = bytes([cls, msg_id, len(payload) & 0xFF, len(payload) >> 8]) + payload
+    a = b = 0
+    for byte in body:
+        a = (a + byte) & 0xFF
+        b = (b + a) & 0xFF
+    return b"\xb5\x62" + body + bytes([a, b])
+
+
+def crc24q(data: bytes) -> int:
+    crc = 0
+    for byte in data:
+        crc ^= byte << 16
+        for _ in range(8):
+            crc <<= 1
+            if crc & 0x1000000:
+                crc ^= 0x1864CFB
+    return crc & 0xFFFFFF
+
+
+def rtcm3_frame(message_type: int, extra: bytes) -> bytes:
+    payload = bytes([message_type >> 4, (message_type & 0xF) << 4]) + extra
+    head = bytes([0xD3, len(payload) >> 8 & 0x03, len(payload) & 0xFF]) + payload
+    return head + crc24q(head).to_bytes(3, "big")
+
+
+def noise(n: int) -> bytes:
+    """One burst of line noise; the framer must skip or count all of it and lose no sentence."""
+    bad = bytearray(nmea(f"GPGSA,A,3,04,05,,09,12,,,24,,,,,2.5,1.3,2.1"))
+    bad[-4:-2] = b"00" if bad[-4:-2] != b"00" else b"11"    # a wrong checksum
+    return (bytes([0x00, 0xFF, 0x13, 0x80 | (n & 0x7F)]) + b"garbage~\r\n"
+            + ubx_frame(0x01, 0x07, bytes(range(n % 7, n % 7 + 12)))
+            + rtcm3_frame(1005, bytes(19))
+            + bytes(bad)
+            + b"$GPTXT," + b"A" * 300 + b"\r\n")
 
 
 def main() -> int:
@@ -82,14 +123,19 @@ def main() -> int:
     rx_lines, rx_valid, tx_lines, cmds = 0, 0, 0, []
     streaming = a.start == "connect"
     period, next_fix, n = 1.0 / a.rate, time.monotonic(), 0
+    noise_until, silent_until, noise_bursts, silences = 0.0, 0.0, 0, []
     while True:
         now = time.monotonic()
         if streaming and now >= next_fix:
-            if len(tx_buf) < 4096:           # do not build an unbounded backlog
+            if len(tx_buf) < 4096 and now >= silent_until:   # no unbounded backlog; nothing while silent
                 for s in fix_sentences(n):
                     tx_buf += s
                     tx_lines += 1
                     note("TX", s.decode().strip())
+                if now < noise_until:
+                    tx_buf += noise(n)
+                    noise_bursts += 1
+                    note("TX", "[noise burst]")
                 n += 1
             next_fix = now + period
         timeout = max(0.0, next_fix - time.monotonic()) if streaming else 0.5
@@ -120,14 +166,27 @@ def main() -> int:
                 ok = valid(line)
                 rx_valid += ok
                 note("RX", line + ("" if ok else "  [bad checksum]"))
-                if ok and line.startswith("$PMTK") and not line.startswith("$PMTK001"):
+                if ok and line.startswith("$PFLSIM,"):
+                    fields = line[1:].split("*")[0].split(",")
+                    seconds = float(fields[2]) if len(fields) > 2 and fields[2].replace(".", "", 1).isdigit() else 0.0
+                    cmds.append(f"PFLSIM,{fields[1] if len(fields) > 1 else ''}")
+                    ack = nmea(f"PFLSIM,ACK,{fields[1] if len(fields) > 1 else ''}")
+                    tx_buf += ack
+                    note("TX", ack.decode().strip())
+                    if fields[1:2] == ["NOISE"]:
+                        noise_until = time.monotonic() + seconds
+                    elif fields[1:2] == ["SILENT"]:
+                        # The acknowledgement goes out first; then nothing for `seconds`.
+                        silent_until = time.monotonic() + 0.2 + seconds
+                        silences.append(seconds)
+                elif ok and line.startswith("$PMTK") and not line.startswith("$PMTK001"):
                     cmd = line[5:].split(",")[0].split("*")[0]
                     cmds.append(cmd)
                     ack = nmea(f"PMTK001,{cmd},3")
                     tx_buf += ack
                     note("TX", ack.decode().strip())
     summary = {"gnss_sim": "done", "rx_lines": rx_lines, "rx_valid": rx_valid,
-               "tx_lines": tx_lines, "commands": cmds}
+               "tx_lines": tx_lines, "commands": cmds, "noise_bursts": noise_bursts, "silences": silences}
     print(json.dumps(summary), file=sys.stderr)
     if log:
         log.write(json.dumps(summary) + "\n")

@@ -74,7 +74,9 @@ public enum BoardHardware {
         let description = SimulatedPlatformDescription(
             buses: [.init(number: bus, devices: devices)], gpioChips: gpio,
             serialPorts: [.init(path: simulatedPortName, baudRate: board.receiver?.baudRate.rawValue ?? 9600)])
-        let platform = try SimulatedPlatform(description, clock: clock)
+        // The engine reads its sensors ten times a second all day and nothing reads the bus's
+        // transaction log, so it keeps only a short trail (a full one is 2 MB or more).
+        let platform = try SimulatedPlatform(description, clock: clock, i2cLogCapacity: 64)
         let family: ReceiverEmulator.Family
         let profile: ReceiverProfile
         switch board.receiver?.family {

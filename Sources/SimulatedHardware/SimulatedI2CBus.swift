@@ -107,16 +107,21 @@ public final class SimulatedI2CBus: I2CBus {
     public let name: String
     /// The clock that stamps the log and drives the devices.
     public let clock: any MonotonicClock
-    /// The most transactions the log keeps: the oldest are dropped beyond it, so a day-long
-    /// simulation stays in bounded memory.
-    public static let logCapacity = 20_000
+    /// The most transactions the log keeps by default: the oldest are dropped beyond it, so a
+    /// day-long simulation stays in bounded memory.
+    public static let defaultLogCapacity = 20_000
+    /// The most transactions this bus's log keeps (0: none are kept).
+    public let logCapacity: Int
     /// How a missing acknowledge is reported.
     public let noAcknowledgeReporting: NoAcknowledgeReporting
     private let state = Mutex(State())
 
-    /// Creates an empty bus.
-    public init(name: String = "sim-i2c-1", clock: any MonotonicClock, noAcknowledgeReporting: NoAcknowledgeReporting = .linux) {
+    /// Creates an empty bus whose log keeps the last `logCapacity` transactions (a test's script
+    /// needs them; a simulated board serving clients keeps few).
+    public init(name: String = "sim-i2c-1", clock: any MonotonicClock, noAcknowledgeReporting: NoAcknowledgeReporting = .linux,
+                logCapacity: Int = SimulatedI2CBus.defaultLogCapacity) {
         self.name = name
+        self.logCapacity = max(0, logCapacity)
         self.clock = clock
         self.noAcknowledgeReporting = noAcknowledgeReporting
     }
@@ -191,8 +196,9 @@ public final class SimulatedI2CBus: I2CBus {
         let now = clock.now()
         let result = perform(operation, at: address, now: now)
         state.withLock {
+            guard logCapacity > 0 else { return }
             $0.log.append(SimulatedI2CTransaction(timestamp: now, address: address, operation: operation, result: result))
-            if $0.log.count > Self.logCapacity { $0.log.removeFirst($0.log.count - Self.logCapacity * 3 / 4) }
+            if $0.log.count > logCapacity { $0.log.removeFirst($0.log.count - logCapacity * 3 / 4) }
         }
         return try result.get()
     }

@@ -148,7 +148,9 @@ public final class SimulatedPlatform: HardwarePlatform {
     /// Builds the platform. A bad description (an address outside 0x03-0x77, two devices at one
     /// address, a duplicate bus, chip or port, a line rate that is not standard) throws
     /// ``HardwareError/Kind/invalidArgument`` naming the bus, address, chip or path.
-    public init(_ description: SimulatedPlatformDescription, clock: ManualClock = ManualClock()) throws(HardwareError) {
+    /// `i2cLogCapacity` bounds each bus's transaction log (``SimulatedI2CBus/logCapacity``).
+    public init(_ description: SimulatedPlatformDescription, clock: ManualClock = ManualClock(),
+                i2cLogCapacity: Int = SimulatedI2CBus.defaultLogCapacity) throws(HardwareError) {
         board = description
         manualClock = clock
         var buses: [Int: SimulatedI2CBus] = [:]
@@ -157,7 +159,7 @@ public final class SimulatedPlatform: HardwarePlatform {
             guard buses[b.number] == nil else {
                 throw HardwareError(.invalidArgument, device: busName, operation: "build simulated platform", detail: "bus \(b.number) is described twice")
             }
-            let bus = SimulatedI2CBus(name: busName, clock: clock)
+            let bus = SimulatedI2CBus(name: busName, clock: clock, logCapacity: i2cLogCapacity)
             for d in b.devices {
                 guard let address = I2CAddress(d.address) else {
                     throw HardwareError(.invalidArgument, device: busName, operation: "attach \(d.chip.rawValue)",

@@ -64,6 +64,10 @@ struct FieldLocD: AsyncParsableCommand {
     @Option(name: .customLong("client-socket-group"), help: "Group given the client socket (mode 0660): its members may connect.")
     var clientSocketGroup: String?
 
+    @Option(name: .customLong("release-startup-code"),
+            help: "Seconds after start-up when the executable's start-up-only code pages are given back to the kernel (0: never).")
+    var releaseStartupCode: Double = 20
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -74,6 +78,9 @@ struct FieldLocD: AsyncParsableCommand {
         if replayOnce && replay == nil { throw ValidationError("--replay-once needs --replay LOG") }
         guard attitudeInterval.isFinite, attitudeInterval >= 0, attitudeInterval <= 3600 else {
             throw ValidationError("--att-interval must be in 0...3600 seconds")
+        }
+        guard releaseStartupCode.isFinite, releaseStartupCode >= 0, releaseStartupCode <= 86400 else {
+            throw ValidationError("--release-startup-code must be in 0...86400 seconds")
         }
         guard maxClients >= 1 else { throw ValidationError("--max-clients must be at least 1") }
     }
@@ -131,6 +138,10 @@ struct FieldLocD: AsyncParsableCommand {
             services.append(.init(service: ClientSocketServer(engine: engine, configuration: clients, logger: Logger(label: "fieldlocd.clients")),
                                   failureTerminationBehavior: .ignore, serviceName: "client-socket"))
         }
+        if releaseStartupCode > 0 {
+            services.append(.init(service: StartupCodeRelease(delay: releaseStartupCode, logger: Logger(label: "fieldlocd.memory")),
+                                  successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "memory"))
+        }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
         do {
@@ -171,5 +182,37 @@ struct FieldLocD: AsyncParsableCommand {
         }
         logger.info("board \(description.name): \(description.title)")
         return engine
+    }
+}
+
+/// Once the daemon has served for `delay` seconds, gives the kernel back the code pages of the
+/// executable that only start-up used (``ProcessMemory/releaseExecutableCodePages()``) and the
+/// heap's free pages (``ProcessMemory/releaseFreeHeap()``), and logs the resident set before and
+/// after. What the daemon goes on running faults back in.
+struct StartupCodeRelease: Service {
+    let delay: Double
+    let logger: Logger
+
+    func run() async throws {
+        do {
+            try await Task.sleep(for: .nanoseconds(Int64(delay * 1e9)))
+        } catch {
+            return  // shut down before the delay ended
+        }
+        let before = ProcessMemory.residentBytes()
+        do {
+            let release = try ProcessMemory.releaseExecutableCodePages()
+            ProcessMemory.releaseFreeHeap()
+            let after = ProcessMemory.residentBytes()
+            logger.info("released start-up code pages: \(release.mappings) mappings of the executable (\(Self.mebibytes(release.bytes)) mapped); resident \(Self.mebibytes(before)) -> \(Self.mebibytes(after))")
+        } catch {
+            logger.notice("start-up code pages kept: \(error)")
+        }
+    }
+
+    static func mebibytes(_ bytes: Int?) -> String {
+        guard let bytes else { return "unknown" }
+        let tenths = (bytes * 10 + (1 << 19)) >> 20
+        return "\(tenths / 10).\(tenths % 10) MiB"
     }
 }

@@ -97,10 +97,12 @@ struct GPSDClientTests {
     // 40 objects: ATT comes about once a simulated second beside each TPV, and on a loaded machine
     // the engine catches up in bursts, so 12 objects (3 of them the greeting) could hold nine ATTs
     // and no TPV (seen once in CI).
-    @Test("gpspipe -w -n 40: valid JSON, VERSION/DEVICES/WATCH, a 3D TPV",
+    @Test("gpspipe -w -n 40: valid JSON, VERSION/DEVICES/WATCH, a 3D TPV, after the start-up code pages were released",
           .enabled(if: gpspipe != nil && daemonBuilt, "needs gpspipe (apt install gpsd-clients) and the built fieldlocd"))
     func gpspipeJSON() async throws {
-        try await Daemon.with { daemon in
+        // The start-up code pages are given back after 0.2 s, so everything below runs on code
+        // faulted back in.
+        try await Daemon.with(["--board", "sim", "--speed", "10", "--release-startup-code", "0.2"]) { daemon in
             let result = try Programs.run(Self.gpspipe!, ["-w", "-n", "40", daemon.target], seconds: 40)
             #expect(result.status == 0 && !result.timedOut, "gpspipe: \(result.stderr)")
             let lines = result.stdout.split(whereSeparator: \.isNewline).map(String.init)
@@ -112,6 +114,7 @@ struct GPSDClientTests {
             let tpv = try #require(objects.first { $0["class"] as? String == "TPV" && $0["mode"] as? Int == 3 },
                                    "no 3D TPV in \(lines)")
             #expect(Self.inSimArea(tpv["lat"] as? Double ?? 0, tpv["lon"] as? Double ?? 0))
+            #expect(daemon.process.stderr.contains("released start-up code pages"), "\(daemon.process.stderr.suffix(800))")
         }
     }
 

@@ -47,6 +47,24 @@ struct BusAndClockTests {
         #expect(bus.log.isEmpty)
     }
 
+    @Test("the log is bounded by its capacity: the newest calls are kept, and a capacity of 0 keeps none")
+    func logCapacity() throws {
+        let clock = ManualClock()
+        let a = try #require(I2CAddress(UInt8(0x1C)))
+        let small = SimulatedI2CBus(clock: clock, logCapacity: 8)
+        let none = SimulatedI2CBus(clock: clock, logCapacity: 0)
+        for bus in [small, none] { bus.attach(SimulatedRegisterDevice(LIS3MDLModel()), at: a) }
+        for step in 0..<20 {
+            clock.advance(by: .milliseconds(1))
+            _ = try small.readRegister(0x0F, at: a)
+            _ = try none.readRegister(0x0F, at: a)
+            #expect(small.log.count <= 8, "after \(step + 1) calls")
+        }
+        #expect(small.log.last?.timestamp == MonotonicInstant(nanoseconds: 20_000_000))
+        #expect(none.log.isEmpty)
+        #expect(SimulatedI2CBus(clock: clock).logCapacity == SimulatedI2CBus.defaultLogCapacity)
+    }
+
     @Test("no acknowledge: Linux reports ENXIO for both kinds; precise reporting tells them apart")
     func noAcknowledge() throws {
         for (reporting, address, data) in [(NoAcknowledgeReporting.linux, HardwareError.Kind.noAcknowledge, HardwareError.Kind.noAcknowledge),
