@@ -194,11 +194,16 @@ struct StartupCodeRelease: Service {
     let logger: Logger
 
     func run() async throws {
+        let delay = self.delay
         do {
-            try await Task.sleep(for: .nanoseconds(Int64(delay * 1e9)))
+            // The wait ends early on a graceful shutdown (SIGTERM), which must not wait for it.
+            try await cancelWhenGracefulShutdown {
+                try await Task.sleep(for: .nanoseconds(Int64(delay * 1e9)))
+            }
         } catch {
             return  // shut down before the delay ended
         }
+        if Task.isCancelled { return }
         let before = ProcessMemory.residentBytes()
         do {
             let release = try ProcessMemory.releaseExecutableCodePages()
