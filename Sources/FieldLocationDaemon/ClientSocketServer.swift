@@ -375,22 +375,26 @@ final class ClientSocketConnection: ChannelInboundHandler {
 
     private let hub: ClientSocketHub
     private var engine: LocationEngine { hub.engine }
-    private var context: ChannelHandlerContext?
+    private let gate: ConnectionGate
     private var connectionID: Int?
     private var framer = LineFramer()
     private var peer: Peer?
     private var waiting: [LineFramer.Item] = []
     private var clients: [Int: Client] = [:]
-    private var closing = false
     private let encoder = WireCodec.encoder()
     private let decoder = WireCodec.decoder()
 
-    init(hub: ClientSocketHub) { self.hub = hub }
+    init(hub: ClientSocketHub) {
+        self.hub = hub
+        gate = ConnectionGate(name: "client connection", outputLimit: hub.configuration.outputLimit, logger: hub.logger) { [hub] in
+            hub.count { $0.droppedSlowReaders += 1 }
+        }
+    }
 
     // MARK: lifecycle
 
     func channelActive(context: ChannelHandlerContext) {
-        self.context = context
+        gate.attach(context)
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         guard let id = hub.admit(loop: context.eventLoop, handler: bound) else {
             send(WireMessage.reply(nil, error: WireError(code: "hardware", message: "too many connections (the limit is \(hub.configuration.maxConnections))",
@@ -406,7 +410,7 @@ final class ClientSocketConnection: ChannelInboundHandler {
     }
 
     private func identified(_ result: Result<UnixPeerCredentials, any Error>) {
-        guard !closing else { return }
+        guard !gate.closing else { return }
         switch result {
         case .failure(let error):
             hub.logger.warning("cannot read the peer credentials of a client: \(error); closing it")
@@ -444,7 +448,7 @@ final class ClientSocketConnection: ChannelInboundHandler {
 
     /// Unregisters every client (their demand goes) and leaves the hub.
     private func release() {
-        closing = true
+        gate.detach()
         let ids = clients.values.map(\.engineID)
         clients.removeAll()
         for id in ids { engine.unregister(id) }
@@ -452,38 +456,22 @@ final class ClientSocketConnection: ChannelInboundHandler {
             self.connectionID = nil
             hub.remove(connectionID)
         }
-        context = nil
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        hub.logger.debug("client connection error: \(error)")
-        close(reason: "error: \(error)")
-    }
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { gate.caught(error) }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if !context.channel.isWritable { dropSlowReader() }
+        gate.dropIfSlowReader()
         context.fireChannelWritabilityChanged()
     }
 
     /// Closes the connection (idempotent).
-    func close(reason: String) {
-        guard let context, !closing else { return }
-        closing = true
-        hub.logger.debug("closing a client connection: \(reason)")
-        context.close(promise: nil)
-    }
-
-    private func dropSlowReader() {
-        guard !closing else { return }
-        hub.count { $0.droppedSlowReaders += 1 }
-        hub.logger.warning("dropping a client that stopped reading: more than \(hub.configuration.outputLimit) bytes unread")
-        close(reason: "slow reader")
-    }
+    func close(reason: String) { gate.close(reason: reason) }
 
     // MARK: output
 
     private func send(_ message: WireMessage) {
-        guard let context, !closing else { return }
+        guard let context = gate.open else { return }
         var m = message
         if m.now == nil { m.now = engine.clock.now().nanoseconds }
         guard let line = WireCodec.line(m, encoder: encoder) else {
@@ -495,19 +483,14 @@ final class ClientSocketConnection: ChannelInboundHandler {
         context.write(wrapOutboundOut(buffer), promise: nil)
     }
 
-    private func flush() {
-        guard let context, !closing else { return }
-        context.flush()
-        if !context.channel.isWritable { dropSlowReader() }
-    }
+    private func flush() { gate.flush() }
 
     /// Event lines for one of the clients (on the connection's event loop).
     func deliver(_ bytes: [UInt8]) {
-        guard let context, !closing, !bytes.isEmpty else { return }
+        guard let context = gate.open, !bytes.isEmpty else { return }
         var buffer = context.channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
-        if !context.channel.isWritable { dropSlowReader() }
+        gate.writeAndFlush(buffer)
     }
 
     private func hello(id: Int?) -> WireMessage {
@@ -536,7 +519,7 @@ final class ClientSocketConnection: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         for item in framer.feed(buffer) {
-            guard !closing else { return }
+            guard !gate.closing else { return }
             if peer == nil {
                 // The credentials are read as the connection opens; lines sent before land here.
                 guard waiting.count < 64 else { return close(reason: "too many requests before the credentials were read") }
@@ -674,8 +657,8 @@ final class ClientSocketConnection: ChannelInboundHandler {
     /// The sink of client `wireID`: events are encoded on the engine's thread and written on the
     /// connection's event loop.
     private func eventSink(for wireID: Int) -> @Sendable (EngineEvent) -> Void {
-        guard let context else { return { _ in } }
-        let loop = context.eventLoop
+        guard let channel = gate.channel else { return { _ in } }
+        let loop = channel.eventLoop
         let bound = NIOLoopBound(self, eventLoop: loop)
         let engine = self.engine
         let logger = hub.logger

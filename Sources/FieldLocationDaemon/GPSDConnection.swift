@@ -23,26 +23,28 @@ final class GPSDConnectionHandler: ChannelInboundHandler {
     private let hub: GPSDHub
     private let configuration: GPSDServerConfiguration
     private let logger: Logger
-    private var context: ChannelHandlerContext?
+    private let gate: ConnectionGate
     private var id: Int?
     private var input: [UInt8] = []
     private var discarding = false
     private var unterminatedTimer: Scheduled<Void>?
     private var policy = GPSDWatchPolicy()
     private var peer: (resolved: Bool, identity: PeerIdentity?) = (false, nil)
-    private var closing = false
 
     init(hub: GPSDHub, configuration: GPSDServerConfiguration, logger: Logger) {
         self.hub = hub
         self.configuration = configuration
         self.logger = logger
+        gate = ConnectionGate(name: "client", outputLimit: configuration.outputLimit, logger: logger) { [hub] in
+            hub.count { $0.droppedSlowReaders += 1 }
+        }
         input.reserveCapacity(256)
     }
 
     // MARK: lifecycle
 
     func channelActive(context: ChannelHandlerContext) {
-        self.context = context
+        gate.attach(context)
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
         guard let id = hub.admit(loop: context.eventLoop, handler: bound) else {
             send(GPSDReport.error(message: "Too many clients (the limit is \(configuration.maxClients))"))
@@ -68,72 +70,48 @@ final class GPSDConnectionHandler: ChannelInboundHandler {
     private func release() {
         unterminatedTimer?.cancel()
         unterminatedTimer = nil
-        closing = true
+        gate.detach()
         if let id {
             self.id = nil
             hub.remove(id)
         }
-        context = nil
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.debug("connection error: \(error)")
-        close(reason: "error: \(error)")
-    }
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { gate.caught(error) }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if !context.channel.isWritable { dropSlowReader() }
+        gate.dropIfSlowReader()
         context.fireChannelWritabilityChanged()
     }
 
     /// Closes the connection (idempotent).
-    func close(reason: String) {
-        guard let context, !closing else { return }
-        closing = true
-        logger.debug("closing client: \(reason)")
-        context.close(promise: nil)
-    }
-
-    private func dropSlowReader() {
-        guard !closing else { return }
-        hub.count { $0.droppedSlowReaders += 1 }
-        logger.warning("dropping a client that stopped reading: more than \(configuration.outputLimit) bytes of output unread")
-        close(reason: "slow reader")
-    }
+    func close(reason: String) { gate.close(reason: reason) }
 
     // MARK: output
 
     /// Published reports for this client (on its event loop).
-    func deliver(_ buffer: ByteBuffer) {
-        guard let context, !closing else { return }
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
-        if !context.channel.isWritable { dropSlowReader() }
-    }
+    func deliver(_ buffer: ByteBuffer) { gate.writeAndFlush(buffer) }
 
     private func send(_ line: String) {
-        guard let context, !closing else { return }
+        guard let context = gate.open else { return }
         var buffer = context.channel.allocator.buffer(capacity: line.utf8.count + 2)
         buffer.writeString(line)
         buffer.writeString(GPSDReport.lineTerminator)
         context.write(wrapOutboundOut(buffer), promise: nil)
     }
 
-    private func flush() {
-        guard let context, !closing else { return }
-        context.flush()
-        if !context.channel.isWritable { dropSlowReader() }
-    }
+    private func flush() { gate.flush() }
 
     // MARK: input
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        guard !closing else { return }
+        guard !gate.closing else { return }
         unterminatedTimer?.cancel()
         unterminatedTimer = nil
         buffer.withUnsafeReadableBytes { bytes in
             for byte in bytes {
-                if closing { return }
+                if gate.closing { return }
                 if discarding {
                     if byte == 0x0A { discarding = false }
                     continue
@@ -147,7 +125,7 @@ final class GPSDConnectionHandler: ChannelInboundHandler {
             }
         }
         flush()
-        if !input.isEmpty && !closing {
+        if !input.isEmpty && !gate.closing {
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             unterminatedTimer = context.eventLoop.scheduleTask(in: configuration.unterminatedRequestDelay) {
                 loopBound.value.handleUnterminated()
@@ -157,7 +135,7 @@ final class GPSDConnectionHandler: ChannelInboundHandler {
 
     private func handleUnterminated() {
         unterminatedTimer = nil
-        guard !input.isEmpty, !closing else { return }
+        guard !input.isEmpty, !gate.closing else { return }
         handleLine()
         flush()
     }
@@ -262,7 +240,7 @@ final class GPSDConnectionHandler: ChannelInboundHandler {
     private func peerIdentity() -> PeerIdentity? {
         if peer.resolved { return peer.identity }
         var identity: PeerIdentity?
-        if let channel = context?.channel, GPSDAddressRules.isLoopback(channel.remoteAddress) {
+        if let channel = gate.channel, GPSDAddressRules.isLoopback(channel.remoteAddress) {
             identity = PeerIdentity.lookup(peer: channel.remoteAddress, local: channel.localAddress)
         }
         peer = (true, identity)
