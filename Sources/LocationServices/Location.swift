@@ -1,5 +1,6 @@
 import HardwareInterfaces
 import NMEA
+import PowerPolicy
 
 /// One location as the services deliver it: a position fix with its accuracy, its receiver
 /// time and the monotonic instant it reached the engine (which decides its age).
@@ -95,9 +96,3 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A rounded whole number as text, without an `Int` conversion that could trap on an infinite or
-/// huge value (those print as Swift prints the `Double`).
-func wholeNumberText(_ x: Double) -> String {
-    let r = x.rounded()
-    return abs(r) < 1e15 ? String(Int(r)) : String(r)
-}

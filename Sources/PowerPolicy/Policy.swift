@@ -274,8 +274,8 @@ public struct PowerPolicy: Sendable {
 }
 
 /// A rounded whole number as text, without an `Int` conversion that could trap on an infinite or
-/// huge value (those print as Swift prints the `Double`).
-func wholeNumberText(_ x: Double) -> String {
+/// huge value (those print as Swift prints the `Double`). Shared with LocationServices.
+package func wholeNumberText(_ x: Double) -> String {
     let r = x.rounded()
     return abs(r) < 1e15 ? String(Int(r)) : String(r)
 }
