@@ -44,6 +44,60 @@ struct ParserTests {
         #expect(s.constellation == .gps)
     }
 
+    @Test("GSV satellites of every field shape agree with a reference reading: values, clamping, skipped groups and errors")
+    func gsvShapes() throws {
+        // Field shapes: empty, 1-4 digits, a sign, a letter, a point. Seeded, so any failure repeats.
+        let shapes = ["", "0", "7", "07", "45", "123", "359", "0999", "1000", "-5", "+3", "x", "4.5", "99"]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(n))
+        }
+        var fastShaped = 0
+        for round in 0..<3000 {
+            let groups = 1 + next(4)
+            var fields: [[String]] = []
+            for _ in 0..<groups { fields.append((0..<4).map { _ in shapes[next(shapes.count)] }) }
+            // Every other sentence has only plain shapes, as receivers send them.
+            if round % 2 == 0 {
+                func plain(_ field: String) -> String {
+                    if field.isEmpty { return "" }
+                    guard let value = Int(field), value >= 0, field.count <= 3, !field.hasPrefix("+") else { return "34" }
+                    return field
+                }
+                fields = fields.map { $0.map(plain) }
+            }
+            let signal = next(3) == 0 ? ",1" : ""
+            let text = withChecksum("$GPGSV,3,1,12," + fields.map { $0.joined(separator: ",") }.joined(separator: ",") + signal)
+            // The reference: each group read with Int(), as the NMEA field rules say.
+            var expected: [SatelliteView] = []
+            var expectError = false
+            for group in fields {
+                let values = group.map { $0.isEmpty ? nil : Int($0.hasPrefix("+") ? String($0.dropFirst()) : $0) }
+                if zip(group, values).contains(where: { !$0.0.isEmpty && ($0.1 == nil || $0.0.contains(".")) }) { expectError = true; break }
+                if let prn = values[0], prn > 999 || prn < 0 { expectError = true; break }
+                guard let prn = values[0], prn > 0 else { continue }
+                var view = SatelliteView(prn: UInt16(prn))
+                if let e = values[1] { view.elevation = Int16(clamping: e) }
+                if let a = values[2] { view.azimuth = UInt16(clamping: a) }
+                if let n = values[3] { view.snr = UInt8(clamping: n) }
+                if expected.count < 4 { expected.append(view) }
+            }
+            if fields.allSatisfy({ $0.allSatisfy { $0.count <= 3 && $0.allSatisfy(\.isNumber) } }) { fastShaped += 1 }
+            do {
+                let parsed = try parse(text)
+                guard case .gsv(let gsv) = parsed.sentence else { Issue.record("not GSV: \(text)"); continue }
+                #expect(!expectError, "accepted: \(text)")
+                let got = (0..<gsv.satelliteCount).map { gsv.satellites[$0] }
+                #expect(got == expected, "\(text)")
+                #expect(gsv.signalID == (signal.isEmpty ? nil : 1), "\(text)")
+            } catch {
+                #expect(expectError, "refused: \(text): \(error)")
+            }
+        }
+        #expect(fastShaped > 1000)
+    }
+
     @Test("GSV with a NMEA 4.11 letter signal ID and an untracked satellite")
     func gsv() throws {
         let parsed = try parse(withChecksum("$GBGSV,2,1,07,06,12,052,,16,46,309,33,26,24,219,38,29,63,060,45,B"))
