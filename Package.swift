@@ -160,7 +160,7 @@ let package = Package(
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the
         // QEMU guest that HardwareTests/hil/ boots). The checks live in HILChecks; fieldloc-hil
         // runs them in the guest, HardwareTests runs them on a Pi when FIELDLOC_HIL_BOARD is set.
-        .target(name: "HILChecks", dependencies: ["HardwareInterfaces", "NMEA", "SensorDrivers"], path: "HardwareTests/HILChecks"),
+        .target(name: "HILChecks", dependencies: ["HardwareInterfaces", "NMEA", "SensorDrivers", "LocationServices"], path: "HardwareTests/HILChecks"),
         .executableTarget(
             name: "fieldloc-hil",
             dependencies: ["HILChecks", "LinuxHardware", "HardwareInterfaces", "BoardConfig"],

@@ -1,4 +1,5 @@
 import HardwareInterfaces
+import LocationServices
 import NMEA
 import SensorDrivers
 
@@ -11,7 +12,7 @@ public enum HILChecks {
     public static let all: [HILCheck] = [
         i2cIdentity, i2cConfiguration, magnetometerData, accelerometerData,
         i2cMissingAddress, i2cMissingBus,
-        gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps,
+        gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps, gpioPPSStuck,
         gnssNMEAAndCommand, gnssLineNoise, gnssSilence, serialBusy,
         driverLIS3MDL, driverLSM6DSOX, driverQMC5883L, driverICM20948, driverAK09916, driverMMC5983MA,
     ]
@@ -273,6 +274,62 @@ public enum HILChecks {
             }
         }
         return .passed(detail: "3 rising edges, gaps " + zip(stamps, stamps.dropFirst()).map { milliseconds($1 - $0) }.joined(separator: ", "))
+    }
+
+    /// A PPS line that stops pulsing, stuck high and then low, degrades the time status visibly.
+    public static let gpioPPSStuck = HILCheck(
+        name: "gpio-pps-stuck",
+        proves: "after one pulse paired with a fix (PPS locked), a PPS line held high gives no further edge, and with fixes still arriving PPSTracker reports 'no pulse for N s (line stuck high)' from the real line's level after 2.5 s; held low, '(line stuck low)'"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let clock = context.clock
+        guard let folder = c.gpioObserver else {
+            return .skipped(reason: "needs gpio-sim's observer (FIELDLOC_HIL_GPIO_OBSERVER) to hold the PPS line")
+        }
+        let observer = SimulatedLineObserver(folder: folder)
+        try observer.pull(c.ppsLine, high: false)
+        let line = try hardware("request \(c.gpioChip)/\(c.ppsLine) as input") {
+            try context.platform.requestInput(chip: c.gpioChip, line: c.ppsLine, edges: .rising, bias: .asIs)
+        }
+        defer { line.release() }
+        var tracker = PPSTracker()
+        let utc = 1_700_000_000.0
+        try observer.pull(c.ppsLine, high: true)
+        guard let pulse = try hardware("wait for the pulse on \(line.name)", { try line.waitForEdge(deadline: clock.deadline(after: .seconds(5))) }) else {
+            throw HILFailure("no edge on \(line.name) after pulling it high")
+        }
+        tracker.pulse(at: pulse.timestamp)
+        // The fix of that second arrives 100 ms after its pulse.
+        _ = tracker.fix(utc: utc, receivedAt: pulse.timestamp.advanced(by: .milliseconds(100)))
+        let locked = tracker.status(at: pulse.timestamp.advanced(by: .milliseconds(200)), level: nil)
+        try require(locked == .locked, "after a paired pulse the status is '\(locked)', not locked")
+        // Stuck high: fixes go on every second, no edge comes.
+        var second = 1.0
+        while clock.now() - pulse.timestamp < .milliseconds(2800) {
+            let edge = try hardware("wait for an edge on \(line.name)") { try line.waitForEdge(deadline: clock.deadline(after: .milliseconds(400))) }
+            try require(edge == nil, "an edge on a line held high: \(edge.map { "\($0)" } ?? "")")
+            if clock.now() - pulse.timestamp >= .seconds(Int64(second)) {
+                _ = tracker.fix(utc: utc + second, receivedAt: clock.now())
+                second += 1
+            }
+        }
+        let high = try hardware("read \(line.name)") { try line.get() }
+        let stuckHigh = tracker.status(at: clock.now(), level: high)
+        try require(high, "\(line.name) reads low while gpio-sim holds it high")
+        guard case .missing(let seconds, true) = stuckHigh, seconds >= 2 else {
+            throw HILFailure("with the line held high for 2.8 s the status is '\(stuckHigh)'")
+        }
+        // Stuck low: the falling edge was not requested, so nothing comes either.
+        try observer.pull(c.ppsLine, high: false)
+        let edge = try hardware("wait for an edge on \(line.name)") { try line.waitForEdge(deadline: clock.deadline(after: .milliseconds(300))) }
+        try require(edge == nil, "a falling edge was reported on a rising-only line")
+        _ = tracker.fix(utc: utc + second, receivedAt: clock.now())
+        let low = try hardware("read \(line.name)") { try line.get() }
+        let stuckLow = tracker.status(at: clock.now(), level: low)
+        guard !low, case .missing(_, false) = stuckLow else {
+            throw HILFailure("with the line held low the status is '\(stuckLow)' (line reads \(low ? "high" : "low"))")
+        }
+        return .passed(detail: "locked, then '\(stuckHigh)', then '\(stuckLow)'")
     }
 
     // MARK: UART
