@@ -379,25 +379,22 @@ public enum HILChecks {
         name: "gnss-line-noise",
         proves: "with garbage bytes, UBX and RTCM3 frames, a sentence with a wrong checksum and a 300-byte line after every epoch for 3 s, NMEAStream on the real tty keeps every fix (one per epoch) and counts each kind of noise"
     ) { context throws(HILFailure) in
-        let c = context.configuration
-        guard c.gnssFixture else { return .skipped(reason: "needs the host simulator (FIELDLOC_HIL_GNSS_FIXTURE=1), which makes the noise") }
         let clock = context.clock
-        let port = try hardware("open \(c.gnssTTY)") { try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate) }
+        guard let port = try simulatorPort(context, command: "NOISE,3") else {
+            return .skipped(reason: "needs the host simulator (FIELDLOC_HIL_GNSS_FIXTURE=1), which makes the noise")
+        }
         defer { port.close() }
-        let command = GNSSFixture.simulatorCommand("NOISE,3")
-        try hardware("write \(command.trimmingSpaces)") { try port.writeAll(command, deadline: clock.deadline(after: .seconds(5))) }
         let stream = NMEAStream()
         var collector = SentenceCollector()
         // 3 s of noise and 1 s after it.
         let end = clock.deadline(after: .seconds(4))
         while clock.now() < end {
-            let chunk = try hardware("read \(c.gnssTTY)") { try port.readAvailable(maximum: 512, deadline: min(end, clock.deadline(after: .seconds(1)))) }
+            let chunk = try hardware("read \(context.configuration.gnssTTY)") { try port.readAvailable(maximum: 512, deadline: min(end, clock.deadline(after: .seconds(1)))) }
             if !chunk.isEmpty { stream.feed(chunk.span, delegate: &collector) }
         }
         let counters = stream.framer.counters
         let seen = "\(collector.fixes.count) fixes, \(collector.rejected) rejected, \(counters)"
-        try require(collector.proprietary.contains { $0.hasPrefix(GNSSFixture.simulatorAcknowledgement("NOISE")) },
-                    "the simulator did not acknowledge \(command.trimmingSpaces): \(seen)")
+        try require(collector.acknowledgedSimulator("NOISE"), "the simulator did not acknowledge NOISE: \(seen)")
         try require(counters.ubxFrames >= 5 && counters.rtcm3Frames >= 5, "binary frames not recognised: \(seen)")
         try require(counters.garbageBytes >= 20 && counters.sentencesTooLong >= 5, "garbage or overlong lines not counted: \(seen)")
         try require(collector.badChecksums >= 5, "sentences with a wrong checksum not rejected as such: \(seen)")
@@ -413,13 +410,11 @@ public enum HILChecks {
         name: "gnss-silence",
         proves: "when the receiver sends nothing for 2 s, every read of the real tty returns by its 250 ms deadline (the silence is seen, nothing blocks), and fixes resume within 2 s of the receiver speaking again"
     ) { context throws(HILFailure) in
-        let c = context.configuration
-        guard c.gnssFixture else { return .skipped(reason: "needs the host simulator (FIELDLOC_HIL_GNSS_FIXTURE=1), which goes silent on request") }
         let clock = context.clock
-        let port = try hardware("open \(c.gnssTTY)") { try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate) }
+        guard let port = try simulatorPort(context, command: "SILENT,2") else {
+            return .skipped(reason: "needs the host simulator (FIELDLOC_HIL_GNSS_FIXTURE=1), which goes silent on request")
+        }
         defer { port.close() }
-        let command = GNSSFixture.simulatorCommand("SILENT,2")
-        try hardware("write \(command.trimmingSpaces)") { try port.writeAll(command, deadline: clock.deadline(after: .seconds(5))) }
         let stream = NMEAStream()
         var collector = SentenceCollector()
         var lastData = clock.now()
@@ -431,7 +426,7 @@ public enum HILChecks {
         let end = clock.deadline(after: .seconds(8))
         while clock.now() < end {
             let started = clock.now()
-            let chunk = try hardware("read \(c.gnssTTY)") { try port.readAvailable(maximum: 512, deadline: clock.deadline(after: .milliseconds(250))) }
+            let chunk = try hardware("read \(context.configuration.gnssTTY)") { try port.readAvailable(maximum: 512, deadline: clock.deadline(after: .milliseconds(250))) }
             let now = clock.now()
             longestRead = max(longestRead, now - started)
             guard !chunk.isEmpty else { continue }
@@ -449,8 +444,7 @@ public enum HILChecks {
             }
         }
         let seen = "longest gap \(milliseconds(longestGap)), longest read \(milliseconds(longestRead)), \(collector.fixes.count) fixes"
-        try require(collector.proprietary.contains { $0.hasPrefix(GNSSFixture.simulatorAcknowledgement("SILENT")) },
-                    "the simulator did not acknowledge \(command.trimmingSpaces): \(seen)")
+        try require(collector.acknowledgedSimulator("SILENT"), "the simulator did not acknowledge SILENT: \(seen)")
         try require(longestRead < .milliseconds(750), "a read outlived its 250 ms deadline: \(seen)")
         try require(silenceEnded != nil, "no silence of 1.5 s or more was seen: \(seen)")
         guard let resumedAfter else {
@@ -481,6 +475,22 @@ public enum HILChecks {
 }
 
 // MARK: - Helpers
+
+/// Opens the receiver's tty and sends the host simulator's test command `body` (`NOISE,3`,
+/// `SILENT,2`); nil when the receiver is not the host simulator.
+private func simulatorPort(_ context: HILContext, command body: String) throws(HILFailure) -> (any SerialPort)? {
+    let c = context.configuration
+    guard c.gnssFixture else { return nil }
+    let port = try hardware("open \(c.gnssTTY)") { try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate) }
+    let command = GNSSFixture.simulatorCommand(body)
+    do {
+        try hardware("write \(command.trimmingSpaces)") { try port.writeAll(command, deadline: context.clock.deadline(after: .seconds(5))) }
+    } catch {
+        port.close()
+        throw error
+    }
+    return port
+}
 
 func openBus(_ context: HILContext) throws(HILFailure) -> any I2CBus {
     let n = context.configuration.i2cBus
@@ -526,6 +536,11 @@ private struct SentenceCollector: NMEAStreamDelegate {
             proprietary.append(text)
             if text.hasPrefix(GNSSFixture.acknowledgement) { acknowledged = true }
         }
+    }
+
+    /// Whether the host simulator's acknowledgement of `command` (`NOISE`, `SILENT`) arrived.
+    func acknowledgedSimulator(_ command: String) -> Bool {
+        proprietary.contains { $0.hasPrefix(GNSSFixture.simulatorAcknowledgement(command)) }
     }
 
     mutating func stream(rejected error: NMEAError, bytes: Span<UInt8>) {
