@@ -13,7 +13,7 @@ public enum HILChecks {
         i2cIdentity, i2cConfiguration, magnetometerData, accelerometerData,
         i2cMissingAddress, i2cMissingBus,
         gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps, gpioPPSStuck,
-        gnssNMEAAndCommand, gnssLineNoise, gnssSilence, serialBusy,
+        gnssNMEAAndCommand, gnssLineNoise, gnssSilence, gnssUSBUnplug, serialBusy,
         driverLIS3MDL, driverLSM6DSOX, driverQMC5883L, driverICM20948, driverAK09916, driverMMC5983MA,
     ]
 
@@ -452,6 +452,72 @@ public enum HILChecks {
         }
         try require(resumedAfter < .seconds(2), "3 fixes took \(milliseconds(resumedAfter)) after the silence ended: \(seen)")
         return .passed(detail: seen + ", 3 fixes \(milliseconds(resumedAfter)) after the silence")
+    }
+
+    /// A USB serial adapter pulled out and plugged back in.
+    public static let gnssUSBUnplug = HILCheck(
+        name: "gnss-usb-unplug",
+        proves: "when the receiver's USB serial adapter is unplugged (QEMU device_del), the open port's read fails with HardwareError.deviceGone; when it is plugged back (device_add), the device node returns, the port opens again, and a fix comes within 2 s of the reopen"
+    ) { context throws(HILFailure) in
+        let c = context.configuration
+        let clock = context.clock
+        guard let tty = c.usbTTY else {
+            return .skipped(reason: "needs a USB serial adapter the host simulator can unplug (FIELDLOC_HIL_USB_TTY, set in the QEMU guest)")
+        }
+        let port = try hardware("open \(tty)") { try context.platform.openSerialPort(tty, baudRate: c.gnssBaudRate) }
+        // The simulator acknowledges, streams for 1 s, then unplugs the adapter for 2 s.
+        let command = GNSSFixture.simulatorCommand("UNPLUG,2")
+        do throws(HILFailure) {
+            try hardware("write \(command.trimmingSpaces)") { try port.writeAll(command, deadline: clock.deadline(after: .seconds(5))) }
+        } catch {
+            port.close()
+            throw error
+        }
+        let stream = NMEAStream()
+        var before = SentenceCollector()
+        var gone: HardwareError?
+        let unplugDeadline = clock.deadline(after: .seconds(15))
+        while gone == nil, clock.now() < unplugDeadline {
+            do throws(HardwareError) {
+                let chunk = try port.readAvailable(maximum: 512, deadline: min(unplugDeadline, clock.deadline(after: .seconds(1))))
+                if !chunk.isEmpty { stream.feed(chunk.span, delegate: &before) }
+            } catch {
+                gone = error
+            }
+        }
+        port.close()
+        let unpluggedAt = clock.now()
+        try require(before.acknowledgedSimulator("UNPLUG"), "the simulator did not acknowledge UNPLUG: \(before.sentences) sentences")
+        guard let gone else { throw HILFailure("\(tty) kept reading for 15 s: the adapter was not unplugged (\(before.fixes.count) fixes)") }
+        try require(gone.kind == .deviceGone, "the unplug gave \(gone), not deviceGone")
+        // Plugged back: the node comes back (the kernel enumerates the adapter again) and opens.
+        var reopened: (any SerialPort)?
+        var lastError: HardwareError?
+        let replugDeadline = clock.deadline(after: .seconds(20))
+        while reopened == nil, clock.now() < replugDeadline {
+            do throws(HardwareError) {
+                reopened = try context.platform.openSerialPort(tty, baudRate: c.gnssBaudRate)
+            } catch {
+                lastError = error
+                clock.sleep(for: .milliseconds(100))
+            }
+        }
+        guard let again = reopened else {
+            throw HILFailure("\(tty) did not come back within 20 s of the unplug: \(lastError.map { "\($0)" } ?? "")")
+        }
+        defer { again.close() }
+        let reopenedAt = clock.now()
+        let after = NMEAStream()
+        var collector = SentenceCollector()
+        let fixDeadline = clock.deadline(after: .seconds(5))
+        while collector.fixes.isEmpty, clock.now() < fixDeadline {
+            let chunk = try hardware("read \(tty) after the replug") { try again.readAvailable(maximum: 512, deadline: min(fixDeadline, clock.deadline(after: .milliseconds(500)))) }
+            if !chunk.isEmpty { after.feed(chunk.span, delegate: &collector) }
+        }
+        let firstFix = clock.now() - reopenedAt
+        try require(!collector.fixes.isEmpty, "no fix within 5 s of reopening \(tty)")
+        try require(firstFix < .seconds(2), "the first fix took \(milliseconds(firstFix)) after the reopen")
+        return .passed(detail: "\(before.fixes.count) fixes, then \(gone); back after \(milliseconds(reopenedAt - unpluggedAt)), first fix \(milliseconds(firstFix)) after the reopen")
     }
 
     /// The port is exclusive.

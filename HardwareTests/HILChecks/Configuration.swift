@@ -21,6 +21,7 @@ import HardwareInterfaces
 /// | `FIELDLOC_HIL_PMTK` | `0` | `1`: the receiver acknowledges `$PMTK220` (MediaTek) |
 /// | `FIELDLOC_HIL_PPS` | `0` | `1`: a real PPS pulses on the PPS line (receiver has a fix) |
 /// | `FIELDLOC_HIL_STILL` | `1` | `1`: the board lies still (accelerometer reads about 1 g) |
+/// | `FIELDLOC_HIL_USB_TTY` | unset | a USB serial adapter wired to the host simulator, which can unplug it (QEMU guest) |
 public struct HILConfiguration: Sendable, Equatable {
     /// The I2C bus number.
     public var i2cBus: Int
@@ -54,6 +55,8 @@ public struct HILConfiguration: Sendable, Equatable {
     public var realPPS: Bool
     /// Whether the board lies still.
     public var still: Bool
+    /// A USB serial adapter wired to the host simulator, which unplugs and replugs it on request.
+    public var usbTTY: String?
 
     /// Creates a configuration with the Raspberry Pi defaults of the table above.
     public init(
@@ -153,6 +156,7 @@ public struct HILConfiguration: Sendable, Equatable {
         if let v = try flag("FIELDLOC_HIL_PMTK") { acknowledgesPMTK = v }
         if let v = try flag("FIELDLOC_HIL_PPS") { realPPS = v }
         if let v = try flag("FIELDLOC_HIL_STILL") { still = v }
+        usbTTY = value("FIELDLOC_HIL_USB_TTY")
         if missingBus == i2cBus {
             throw HILConfigurationError(variable: "FIELDLOC_HIL_MISSING_BUS", value: String(missingBus),
                                         expected: "a bus other than FIELDLOC_HIL_I2C_BUS")
@@ -165,6 +169,7 @@ public struct HILConfiguration: Sendable, Equatable {
         "FIELDLOC_HIL_MISSING_BUS", "FIELDLOC_HIL_GPIOCHIP", "FIELDLOC_HIL_ENABLE_LINE", "FIELDLOC_HIL_PPS_LINE",
         "FIELDLOC_HIL_TTY", "FIELDLOC_HIL_BAUD", "FIELDLOC_HIL_GPIO_OBSERVER", "FIELDLOC_HIL_STUB_FIXTURE",
         "FIELDLOC_HIL_GNSS_FIXTURE", "FIELDLOC_HIL_PMTK", "FIELDLOC_HIL_PPS", "FIELDLOC_HIL_STILL",
+        "FIELDLOC_HIL_USB_TTY",
     ]
 }
 

@@ -13,6 +13,9 @@ Behaviour (MTK-like receiver):
     for S seconds after NOISE, every epoch is followed by line noise: garbage bytes, a UBX frame,
     an RTCM3 frame (both with good checksums), a sentence with a wrong checksum and a line too
     long to be a sentence; for S seconds after SILENT nothing is sent (a receiver gone quiet);
+  * with --monitor (QEMU's HMP socket) and --usb-device, answers $PFLSIM,UNPLUG,S with
+    $PFLSIM,ACK,UNPLUG, streams 1 s more, then unplugs the guest's USB serial adapter
+    (device_del) and plugs it back S seconds later (device_add, same chardev and id);
   * logs every line in both directions to --log;
   * on QEMU disconnect prints a JSON summary and exits 0 iff at least --expect-rx valid
     sentences were received from the guest and every --expect-command was among them.
@@ -84,6 +87,27 @@ def noise(n: int) -> bytes:
             + b"$GPTXT," + b"A" * 300 + b"\r\n")
 
 
+def monitor_command(path: str, command: str) -> str:
+    """Sends one HMP command to QEMU's monitor socket; returns what the monitor printed."""
+    m = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    m.settimeout(5)
+    m.connect(path)
+    out = b""
+    try:
+        while b"(qemu)" not in out:
+            out += m.recv(4096)
+        m.sendall(command.encode() + b"\n")
+        out = b""
+        deadline = time.monotonic() + 5
+        while b"(qemu)" not in out and time.monotonic() < deadline:
+            out += m.recv(4096)
+    except (socket.timeout, OSError):
+        pass
+    finally:
+        m.close()
+    return out.decode(errors="replace")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--socket", required=True)
@@ -95,6 +119,8 @@ def main() -> int:
     ap.add_argument("--expect-command", action="append", default=[],
                     help="PMTK command number the guest must send (repeatable); exit 1 without it")
     ap.add_argument("--accept-timeout", type=float, default=60.0)
+    ap.add_argument("--monitor", help="QEMU HMP socket, for $PFLSIM,UNPLUG")
+    ap.add_argument("--usb-device", help="the usb-serial device to unplug: ID,CHARDEV,BUS (e.g. gnssusb0,gnssusb,xhci.0)")
     a = ap.parse_args()
 
     log = open(a.log, "a", buffering=1) if a.log else None
@@ -124,8 +150,34 @@ def main() -> int:
     streaming = a.start == "connect"
     period, next_fix, n = 1.0 / a.rate, time.monotonic(), 0
     noise_until, silent_until, noise_bursts, silences = 0.0, 0.0, 0, []
+    unplug_at, replug_at, unplugs = 0.0, 0.0, []
     while True:
         now = time.monotonic()
+        if unplug_at and now >= unplug_at:
+            dev_id = a.usb_device.split(",")[0]
+            out = monitor_command(a.monitor, f"device_del {dev_id}")
+            note("--", f"device_del {dev_id}: {out.strip()}")
+            unplugs.append("unplugged")
+            unplug_at = 0.0
+        if replug_at and now >= replug_at and not unplug_at:
+            dev_id, chardev, bus = a.usb_device.split(",")
+            if conn is None:
+                # device_del took the chardev (and our connection) with it: add it back, and
+                # QEMU connects again.
+                out = monitor_command(a.monitor, f"chardev-add socket,id={chardev},path={a.socket}")
+                note("--", f"chardev-add {chardev}: {out.strip()}")
+                srv.settimeout(10)
+                try:
+                    conn, _ = srv.accept()
+                    conn.setblocking(False)
+                    note("--", "qemu connected again")
+                except socket.timeout:
+                    note("--", "qemu did not connect again")
+                    break
+            out = monitor_command(a.monitor, f"device_add usb-serial,chardev={chardev},id={dev_id},bus={bus}")
+            note("--", f"device_add {dev_id}: {out.strip()}")
+            unplugs.append("replugged")
+            replug_at = 0.0
         if streaming and now >= next_fix:
             if len(tx_buf) < 4096 and now >= silent_until:   # no unbounded backlog; nothing while silent
                 for s in fix_sentences(n):
@@ -139,13 +191,16 @@ def main() -> int:
                 n += 1
             next_fix = now + period
         timeout = max(0.0, next_fix - time.monotonic()) if streaming else 0.5
+        if conn is None:                      # unplugged: nothing to talk to until the replug
+            time.sleep(min(timeout, 0.05) if streaming else 0.05)
+            continue
         r, w, _ = select.select([conn], [conn] if tx_buf else [], [], timeout)
         if w:
             try:
                 sent = conn.send(tx_buf)
                 tx_buf = tx_buf[sent:]
-            except BlockingIOError:
-                pass
+            except (BlockingIOError, BrokenPipeError, ConnectionResetError):
+                pass                          # a closed peer shows up as EOF on the next read
         if r:
             try:
                 data = conn.recv(4096)
@@ -154,6 +209,12 @@ def main() -> int:
             except ConnectionResetError:
                 data = b""
             if not data:
+                if replug_at and unplugs and unplugs[-1] == "unplugged":
+                    note("--", "connection closed by the unplug")
+                    conn.close()
+                    conn = None
+                    rx_buf = b""
+                    continue
                 break                         # QEMU exited
             streaming = True
             rx_buf += data
@@ -175,6 +236,9 @@ def main() -> int:
                     note("TX", ack.decode().strip())
                     if fields[1:2] == ["NOISE"]:
                         noise_until = time.monotonic() + seconds
+                    elif fields[1:2] == ["UNPLUG"] and a.monitor and a.usb_device:
+                        unplug_at = time.monotonic() + 1.0
+                        replug_at = unplug_at + seconds
                     elif fields[1:2] == ["SILENT"]:
                         # The acknowledgement goes out first; then nothing for `seconds`.
                         silent_until = time.monotonic() + 0.2 + seconds
@@ -186,11 +250,13 @@ def main() -> int:
                     tx_buf += ack
                     note("TX", ack.decode().strip())
     summary = {"gnss_sim": "done", "rx_lines": rx_lines, "rx_valid": rx_valid,
-               "tx_lines": tx_lines, "commands": cmds, "noise_bursts": noise_bursts, "silences": silences}
+               "tx_lines": tx_lines, "commands": cmds, "noise_bursts": noise_bursts, "silences": silences,
+               "usb": unplugs}
     print(json.dumps(summary), file=sys.stderr)
     if log:
         log.write(json.dumps(summary) + "\n")
-    conn.close()
+    if conn is not None:
+        conn.close()
     srv.close()
     os.unlink(a.socket)
     missing = [c for c in a.expect_command if c not in cmds]

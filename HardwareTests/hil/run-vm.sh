@@ -68,8 +68,10 @@ esac
 mkdir -p "$WORK/runs"
 RUN="$(mktemp -d "$WORK/runs/run.XXXXXX")"
 GNSS_PID=""
+GNSS_USB_PID=""
 cleanup() {
   [ -n "$GNSS_PID" ] && kill "$GNSS_PID" 2>/dev/null
+  [ -n "$GNSS_USB_PID" ] && kill "$GNSS_USB_PID" 2>/dev/null
   [ "$KEEP" = 1 ] && echo "run dir kept: $RUN" >&2 || rm -rf "$RUN"
 }
 trap cleanup EXIT
@@ -101,6 +103,17 @@ if [ "$GNSS" = 1 ]; then
   for _ in $(seq 100); do [ -e "$RUN/gnss.ready" ] && break; sleep 0.05; done
   [ -e "$RUN/gnss.ready" ] || { echo "gnss_sim did not start" >&2; exit 3; }
   SERIAL1=(-chardev "socket,id=gnss,path=$RUN/gnss.sock" -serial chardev:gnss)
+  # A second receiver behind a USB serial adapter (FTDI, ftdi_sio in the guest) that the
+  # simulator unplugs and plugs back through QEMU's monitor ($PFLSIM,UNPLUG).
+  python3 "$HERE/gnss_sim.py" --socket "$RUN/gnss-usb.sock" --ready "$RUN/gnss-usb.ready" \
+    --log "$RUN/gnss-usb.log" --monitor "$RUN/monitor.sock" --usb-device gnssusb0,gnssusb,xhci.0 \
+    --expect-rx 0 2>"$RUN/gnss-usb.summary" &
+  GNSS_USB_PID=$!
+  for _ in $(seq 100); do [ -e "$RUN/gnss-usb.ready" ] && break; sleep 0.05; done
+  [ -e "$RUN/gnss-usb.ready" ] || { echo "gnss_sim (USB) did not start" >&2; exit 3; }
+  SERIAL1+=(-monitor "unix:$RUN/monitor.sock,server=on,wait=off"
+            -device qemu-xhci,id=xhci -chardev "socket,id=gnssusb,path=$RUN/gnss-usb.sock"
+            -device usb-serial,chardev=gnssusb,id=gnssusb0,bus=xhci.0)
 elif [ -n "$GNSS_SOCKET" ]; then
   SERIAL1=(-chardev "socket,id=gnss,path=$GNSS_SOCKET" -serial chardev:gnss)
 else
@@ -133,6 +146,10 @@ if [ -n "$GNSS_PID" ]; then
   for _ in $(seq 50); do kill -0 "$GNSS_PID" 2>/dev/null || break; sleep 0.1; done
   wait "$GNSS_PID"; GRC=$?; GNSS_PID=""
 fi
+if [ -n "$GNSS_USB_PID" ]; then
+  for _ in $(seq 50); do kill -0 "$GNSS_USB_PID" 2>/dev/null || break; sleep 0.1; done
+  kill "$GNSS_USB_PID" 2>/dev/null; wait "$GNSS_USB_PID" 2>/dev/null; GNSS_USB_PID=""
+fi
 
 WALL=$(echo "$T1 - $T0" | bc 2>/dev/null || awk "BEGIN{print $T1-$T0}")
 RSS=$( [ -f "$RUN/time.txt" ] && awk 'END{print $2}' "$RUN/time.txt" || echo "?")
@@ -140,6 +157,7 @@ UPT=$(sed -n 's/^HIL-UPTIME: //p' "$LOG" | tail -n1)
 SUMMARY="accel=$ACCEL boot=$BOOT wall=${WALL}s guest_uptime=${UPT:-?} qemu_maxrss_kb=$RSS"
 if [ "$GNSS" = 1 ]; then
   SUMMARY+=" gnss=$(grep -a '"gnss_sim": "done"' "$RUN/gnss.summary" 2>/dev/null | tail -n1)"
+  SUMMARY+=" gnss_usb=$(grep -a '"gnss_sim"' "$RUN/gnss-usb.summary" 2>/dev/null | tail -n1)"
   [ -n "$GNSS_SUMMARY" ] && cp "$RUN/gnss.summary" "$GNSS_SUMMARY"
 fi
 
