@@ -16,6 +16,8 @@
 #   --gnss-summary FILE  copy the simulator's JSON summary line to FILE
 #   --gnss-socket PATH  wire ttyS1 to an already-listening Unix socket of your own
 #                  (e.g. socat UNIX-LISTEN:PATH PTY,link=...,rawer) instead of gnss_sim.py
+#   (with the simulator, the guest also gets a USB serial adapter, QEMU usb-serial on an xHCI
+#   controller, wired to a second gnss_sim.py that unplugs and replugs it through QEMU's monitor)
 #   --interactive  debugging: console on your terminal (Ctrl-A X quits QEMU), shell after the test
 #   --accel auto   KVM only when a real kvm_intel/kvm_amd module is loaded, else TCG.
 #   --boot pvh     (default) boot the extracted ELF vmlinux through QEMU's PVH entry;
