@@ -464,15 +464,8 @@ public enum HILChecks {
         guard let tty = c.usbTTY else {
             return .skipped(reason: "needs a USB serial adapter the host simulator can unplug (FIELDLOC_HIL_USB_TTY, set in the QEMU guest)")
         }
-        let port = try hardware("open \(tty)") { try context.platform.openSerialPort(tty, baudRate: c.gnssBaudRate) }
         // The simulator acknowledges, streams for 1 s, then unplugs the adapter for 2 s.
-        let command = GNSSFixture.simulatorCommand("UNPLUG,2")
-        do throws(HILFailure) {
-            try hardware("write \(command.trimmingSpaces)") { try port.writeAll(command, deadline: clock.deadline(after: .seconds(5))) }
-        } catch {
-            port.close()
-            throw error
-        }
+        let port = try openWithCommand(context, tty: tty, command: "UNPLUG,2")
         let stream = NMEAStream()
         var before = SentenceCollector()
         var gone: HardwareError?
@@ -547,7 +540,12 @@ public enum HILChecks {
 private func simulatorPort(_ context: HILContext, command body: String) throws(HILFailure) -> (any SerialPort)? {
     let c = context.configuration
     guard c.gnssFixture else { return nil }
-    let port = try hardware("open \(c.gnssTTY)") { try context.platform.openSerialPort(c.gnssTTY, baudRate: c.gnssBaudRate) }
+    return try openWithCommand(context, tty: c.gnssTTY, command: body)
+}
+
+/// Opens `tty` at the receiver's rate and sends the host simulator's test command `body`.
+private func openWithCommand(_ context: HILContext, tty: String, command body: String) throws(HILFailure) -> any SerialPort {
+    let port = try hardware("open \(tty)") { try context.platform.openSerialPort(tty, baudRate: context.configuration.gnssBaudRate) }
     let command = GNSSFixture.simulatorCommand(body)
     do {
         try hardware("write \(command.trimmingSpaces)") { try port.writeAll(command, deadline: context.clock.deadline(after: .seconds(5))) }
