@@ -348,13 +348,8 @@ public enum HILChecks {
         }
         let stream = NMEAStream()
         var collector = SentenceCollector()
-        let deadline = clock.deadline(after: .seconds(20))
-        while clock.now() < deadline {
-            if collector.fixes.count >= 3 && (collector.acknowledged || !c.acknowledgesPMTK) { break }
-            let chunk = try hardware("read \(c.gnssTTY)") {
-                try port.readAvailable(maximum: 512, deadline: min(deadline, clock.deadline(after: .seconds(1))))
-            }
-            if !chunk.isEmpty { stream.feed(chunk.span, delegate: &collector) }
+        try collect(port, named: c.gnssTTY, into: stream, &collector, clock: clock, until: clock.deadline(after: .seconds(20))) {
+            $0.fixes.count >= 3 && ($0.acknowledged || !c.acknowledgesPMTK)
         }
         try require(collector.sentences > 0,
                     "no valid NMEA sentence from \(c.gnssTTY) in 20 s (\(collector.rejected) rejected, \(stream.framer.counters))")
@@ -387,11 +382,7 @@ public enum HILChecks {
         let stream = NMEAStream()
         var collector = SentenceCollector()
         // 3 s of noise and 1 s after it.
-        let end = clock.deadline(after: .seconds(4))
-        while clock.now() < end {
-            let chunk = try hardware("read \(context.configuration.gnssTTY)") { try port.readAvailable(maximum: 512, deadline: min(end, clock.deadline(after: .seconds(1)))) }
-            if !chunk.isEmpty { stream.feed(chunk.span, delegate: &collector) }
-        }
+        try collect(port, named: context.configuration.gnssTTY, into: stream, &collector, clock: clock, until: clock.deadline(after: .seconds(4)))
         let counters = stream.framer.counters
         let seen = "\(collector.fixes.count) fixes, \(collector.rejected) rejected, \(counters)"
         try require(collector.acknowledgedSimulator("NOISE"), "the simulator did not acknowledge NOISE: \(seen)")
@@ -502,11 +493,8 @@ public enum HILChecks {
         let reopenedAt = clock.now()
         let after = NMEAStream()
         var collector = SentenceCollector()
-        let fixDeadline = clock.deadline(after: .seconds(5))
-        while collector.fixes.isEmpty, clock.now() < fixDeadline {
-            let chunk = try hardware("read \(tty) after the replug") { try again.readAvailable(maximum: 512, deadline: min(fixDeadline, clock.deadline(after: .milliseconds(500)))) }
-            if !chunk.isEmpty { after.feed(chunk.span, delegate: &collector) }
-        }
+        try collect(again, named: "\(tty) after the replug", into: after, &collector, clock: clock,
+                    until: clock.deadline(after: .seconds(5)), step: .milliseconds(500)) { !$0.fixes.isEmpty }
         let firstFix = clock.now() - reopenedAt
         try require(!collector.fixes.isEmpty, "no fix within 5 s of reopening \(tty)")
         try require(firstFix < .seconds(2), "the first fix took \(milliseconds(firstFix)) after the reopen")
@@ -541,6 +529,17 @@ private func simulatorPort(_ context: HILContext, command body: String) throws(H
     let c = context.configuration
     guard c.gnssFixture else { return nil }
     return try openWithCommand(context, tty: c.gnssTTY, command: body)
+}
+
+/// Reads `port` into `stream` and `collector`, at most 512 bytes and `step` per read, until
+/// `deadline` or until `done` holds (checked before each read).
+private func collect(_ port: any SerialPort, named name: String, into stream: NMEAStream, _ collector: inout SentenceCollector,
+                     clock: any MonotonicClock, until deadline: MonotonicInstant, step: Duration = .seconds(1),
+                     done: (SentenceCollector) -> Bool = { _ in false }) throws(HILFailure) {
+    while clock.now() < deadline, !done(collector) {
+        let chunk = try hardware("read \(name)") { try port.readAvailable(maximum: 512, deadline: min(deadline, clock.deadline(after: step))) }
+        if !chunk.isEmpty { stream.feed(chunk.span, delegate: &collector) }
+    }
 }
 
 /// Opens `tty` at the receiver's rate and sends the host simulator's test command `body`.

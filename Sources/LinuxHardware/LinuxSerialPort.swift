@@ -108,13 +108,8 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
     }
 
     static func command(_ pid: String) -> String {
-        let (fd, _) = Sys.call { Glibc.open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { return "?" }
-        defer { Glibc.close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let (n, _) = Sys.call { Glibc.read(fd, &buffer, buffer.count) }
-        guard n > 0 else { return "?" }
-        return String(decoding: buffer.prefix(n).prefix { $0 != 0x0A }, as: UTF8.self)
+        guard let bytes = Sys.readFile("/proc/\(pid)/comm", limit: 64), !bytes.isEmpty else { return "?" }
+        return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
     }
 
     static func speed(_ rate: BaudRate) -> speed_t? {

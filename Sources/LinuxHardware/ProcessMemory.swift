@@ -40,8 +40,9 @@ public enum ProcessMemory {
     /// Advises the kernel to reclaim the resident pages of the executable's read-only mappings
     /// (its code and constant data): `madvise(MADV_PAGEOUT)` on each `r-xp` and `r--p` line of
     /// `/proc/self/maps` whose file is `/proc/self/exe`. Pages the process still uses are faulted
-    /// back in on their next use. Returns what was advised; fails on a kernel without
-    /// `MADV_PAGEOUT` (EINVAL) or when the maps cannot be read, and then nothing is changed.
+    /// back in on their next use. Returns what was advised. Fails when the maps cannot be read, or
+    /// on a kernel without `MADV_PAGEOUT` (EINVAL at the first mapping, so nothing is released);
+    /// the pages are only advice, so a failure leaves the process as it was apart from that.
     public static func releaseExecutableCodePages() throws(Failure) -> Release {
         guard let executable = executablePath() else {
             throw Failure(description: "cannot resolve /proc/self/exe: \(String(cString: strerror(errno)))")
@@ -117,19 +118,8 @@ public enum ProcessMemory {
         return Substring(String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
-    /// A procfs file, whole (they report a size of 0, so it is read until EOF), up to 4 MiB.
+    /// A procfs file as text (see ``Sys/readFile(_:limit:)``).
     static func readSmallFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while bytes.count < 4 << 20 {
-            let (count, code) = Sys.call { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
-            if count < 0 { errno = code; return nil }
-            if count == 0 { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        Sys.readFile(path, limit: 4 << 20).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -34,6 +34,24 @@ enum Sys {
         }.1
     }
 
+    /// A file read whole, up to `limit` bytes, until end of file (procfs files report a size of
+    /// 0, so the size is not asked); nil with `errno` set when it cannot be opened or read.
+    static func readFile(_ path: String, limit: Int) -> [UInt8]? {
+        let (fd, openError) = call { Glibc.open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { Glibc.errno = openError; return nil }
+        defer { Glibc.close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: min(16384, max(1, limit)))
+        while bytes.count < limit {
+            let want = min(chunk.count, limit - bytes.count)
+            let (count, code) = call { chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, want) } }
+            if count < 0 { Glibc.errno = code; return nil }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+        }
+        return bytes
+    }
+
     /// `ioctl` with an integer argument.
     static func ioctl(_ fd: Int32, _ request: UInt, _ value: Int32 = 0) -> (Int32, Int32) {
         call { Glibc.ioctl(fd, request, value) }
