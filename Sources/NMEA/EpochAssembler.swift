@@ -24,10 +24,13 @@ public struct AssemblerOptions: Sendable {
     }
 }
 
-/// Counters of sentences accepted and rejected, by type and by reason.
+/// Counters of sentences accepted and rejected, by type and by reason, and of optional fields that
+/// could not be read (by sentence type and field number), which the accepted sentences lack.
 public struct SentenceCounters: Sendable {
     var acceptedByType = InlineArray<18, Int>(repeating: 0)
     var rejectedByReason = InlineArray<8, Int>(repeating: 0)
+    /// Unreadable fields: slot `type * 32 + field - 1` (fields 1...32; later ones are not counted).
+    var unreadableByField = InlineArray<576, UInt32>(repeating: 0)
     /// Fixes emitted.
     public internal(set) var fixes = 0
 
@@ -42,7 +45,24 @@ public struct SentenceCounters: Sendable {
     /// All sentences and frames rejected.
     public var totalRejected: Int { (0..<8).reduce(0) { $0 + rejectedByReason[$1] } }
 
+    /// How many accepted sentences of `type` had field `field` (1...32) unreadable and taken as absent.
+    public func unreadable(_ type: SentenceType, field: Int) -> Int {
+        guard field >= 1, field <= 32 else { return 0 }
+        return Int(unreadableByField[SentenceCounters.slot(type) * 32 + field - 1])
+    }
+
+    /// All unreadable fields counted, over every sentence type.
+    public var totalUnreadableFields: Int { (0..<576).reduce(0) { $0 + Int(unreadableByField[$1]) } }
+
     mutating func accept(_ type: SentenceType) { acceptedByType[SentenceCounters.slot(type)] += 1 }
+
+    @inline(never)
+    mutating func noteUnreadable(_ type: SentenceType, _ fields: UnreadableFields) {
+        let base = SentenceCounters.slot(type) * 32
+        for field in fields where field <= 32 {
+            unreadableByField[base + field - 1] &+= 1
+        }
+    }
     mutating func reject(_ reason: RejectionReason) { rejectedByReason[reason.rawValue] += 1 }
 
     static func slot(_ type: SentenceType) -> Int {
@@ -144,6 +164,7 @@ public struct EpochAssembler: Sendable {
     /// when this sentence is its learned cycle ender).
     public mutating func add(_ parsed: ParsedSentence, emit: (Fix) -> Void) {
         counters.accept(parsed.sentence.type)
+        if !parsed.unreadableFields.isEmpty { counters.noteUnreadable(parsed.sentence.type, parsed.unreadableFields) }
         let time = Self.timeOf(parsed.sentence)
         if let time {
             if let epochTime, time != epochTime {
@@ -414,7 +435,8 @@ public struct EpochAssembler: Sendable {
             }
             if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
             if let course = s.courseTrue { fix.course = course.doubleValue }
-            if let variation = s.magneticVariation { fix.magneticVariation = variation.doubleValue }
+            // gpsd: "some GPS set 0.0,E, or 0,w instead of blank".
+            if let variation = s.magneticVariation, abs(variation.doubleValue) > 0.09 { fix.magneticVariation = variation.doubleValue }
         case .gga(let s):
             epochHasData = true
             let satellites = s.satellitesUsed ?? 0
@@ -471,6 +493,8 @@ public struct EpochAssembler: Sendable {
             // Garmin's own altitude overrides GGA's when it comes later in the cycle.
             if let metres = s.altitudeMetres, fix.mode >= .twoD || stateMode >= .twoD { fix.altitudeMSL = metres }
         case .vtg(let s):
+            // gpsd ignores a VTG whose mode says not valid or dead reckoning.
+            if s.mode == .notValid || s.mode == .estimated { break }
             if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
             else if let kmh = s.speedKilometresPerHour { fix.speed = kmh.doubleValue / 3.6 }
             if let course = s.courseTrue { fix.course = course.doubleValue }

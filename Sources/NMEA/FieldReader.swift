@@ -20,14 +20,21 @@ struct FieldReader {
     let fieldCount: Int
     /// Start of the next field; `count + 1` once every field has been read.
     private(set) var position = 0
+    /// Whether an unreadable optional field refuses the sentence (the strict reading) instead of
+    /// becoming absent. See ``tolerant(width:_:)``.
+    let strict: Bool
+    /// The optional fields that could not be read and were taken as absent: bit `n - 1` for field
+    /// `n` (fields 1...64; later ones are not recorded).
+    private(set) var unreadable: UInt64 = 0
 
     /// A reader over `base` whose field count is already known.
     @inline(__always)
-    init(start: UnsafeRawPointer, count: Int, fieldCount: Int, sentence: SentenceType) {
+    init(start: UnsafeRawPointer, count: Int, fieldCount: Int, sentence: SentenceType, strict: Bool = false) {
         self.start = start
         self.count = count
         self.fieldCount = fieldCount
         self.sentence = sentence
+        self.strict = strict
     }
 
     /// A reader over `base`, counting its fields.
@@ -108,6 +115,41 @@ struct FieldReader {
 
     @inline(__always)
     mutating func skip() { _ = next() }
+
+    /// Reads an optional field (or a pair, `width` 2, such as a coordinate and its hemisphere) with
+    /// `read`. When it cannot be read (not a number, out of range, an unknown letter), the field is
+    /// absent rather than the sentence refused: the failing field is recorded in ``unreadable`` and
+    /// reading goes on after the `width` fields. A tolerated field is never turned into a value: it
+    /// is `nil`. In the strict reading the error propagates instead.
+    @inline(__always)
+    mutating func tolerant<T>(width: Int = 1, _ read: (inout FieldReader) throws(NMEAError) -> T?) throws(NMEAError) -> T? {
+        let first = position
+        do throws(NMEAError) {
+            return try read(&self)
+        } catch {
+            try drop(error, from: first, width: width)
+            return nil
+        }
+    }
+
+    /// The error path of ``tolerant(width:_:)``: notes the field and skips past the `width` fields.
+    @inline(never)
+    mutating func drop(_ error: NMEAError, from first: Int, width: Int) throws(NMEAError) {
+        if strict { throw error }
+        if case .badField(_, let field, _) = error, field >= 1, field <= 64 {
+            unreadable |= 1 &<< UInt64(field &- 1)
+        }
+        position = first
+        for _ in 0..<width { skip() }
+    }
+
+    /// Marks field `number` unreadable (for fields whose parts are read by hand); throws the field
+    /// error in the strict reading.
+    @inline(never)
+    mutating func noteUnreadable(field number: Int, _ problem: FieldProblem) throws(NMEAError) {
+        if strict { throw NMEAError.badField(sentence: sentence, field: number, problem: problem) }
+        if number >= 1, number <= 64 { unreadable |= 1 &<< UInt64(number &- 1) }
+    }
 
     /// The next field as raw bytes, or `nil` if empty or absent.
     @inline(__always)

@@ -3,8 +3,17 @@ public struct NMEAParserOptions: Sendable, Hashable {
     /// When `true` (the default) a sentence without `*hh` is rejected with ``NMEAError/missingChecksum``.
     /// Some receivers send none; set `false` for them. A checksum that is present is always checked.
     public var requireChecksum: Bool
+    /// When `true` (the default) an optional field that cannot be read (not a number, out of range,
+    /// an unknown letter) is absent and the sentence keeps its other fields; the field is named in
+    /// ``ParsedSentence/unreadableFields``. A sentence is refused only when a field it needs cannot
+    /// be read (each sentence type's rule is in `QUIRKS.md`). `false` is the strict reading: any
+    /// unreadable field refuses the sentence with ``NMEAError/badField(sentence:field:problem:)``.
+    public var toleratesUnreadableFields: Bool
 
-    public init(requireChecksum: Bool = true) { self.requireChecksum = requireChecksum }
+    public init(requireChecksum: Bool = true, toleratesUnreadableFields: Bool = true) {
+        self.requireChecksum = requireChecksum
+        self.toleratesUnreadableFields = toleratesUnreadableFields
+    }
 }
 
 /// Where the parts of one sentence lie in its bytes.
@@ -64,7 +73,8 @@ public enum NMEAParser {
         // its address can be taken out of the closure; returning the large result through the
         // closure instead would copy it twice.
         let (start, count) = sentence.withUnsafeBufferPointer { ($0.baseAddress, $0.count) }
-        return try parseSentence(start, count, requireChecksum: options.requireChecksum)
+        return try parseSentence(start, count, requireChecksum: options.requireChecksum,
+                                 strictFields: !options.toleratesUnreadableFields)
     }
 
     /// Validates only the delimiter, checksum and address of a sentence, without decoding its fields.
@@ -150,9 +160,18 @@ public enum NMEAParser {
         let fieldBytes = scanned.end &- scanned.fieldsStart
         // A sentence with no comma after the address has one, empty, field.
         let fieldCount = max(scanned.commas, 1)
+        let strict = !options.toleratesUnreadableFields
         @inline(__always)
         func reader(_ type: SentenceType) -> FieldReader {
-            FieldReader(start: fields, count: fieldBytes, fieldCount: fieldCount, sentence: type)
+            FieldReader(start: fields, count: fieldBytes, fieldCount: fieldCount, sentence: type, strict: strict)
+        }
+        /// Decodes with `decode` and keeps what the reader found unreadable.
+        @inline(__always)
+        func decoded<T>(_ type: SentenceType, _ decode: (inout FieldReader) throws(NMEAError) -> T,
+                        _ wrap: (T) -> Sentence) throws(NMEAError) -> ParsedSentence {
+            var f = reader(type)
+            let value = try decode(&f)
+            return ParsedSentence(address: address, sentence: wrap(value), unreadableFields: UnreadableFields(f.unreadable))
         }
         if address.delimiter == 0x21 {
             return ParsedSentence(address: address, sentence: .encapsulated(PassThrough(address: address, fieldCount: scanned.commas)))
@@ -161,7 +180,7 @@ public enum NMEAParser {
         if letters >> 56 == 0x50 {   // P: proprietary
             // PGRMZ: Garmin altitude.
             if address.count == 5, letters >> 24 == 0x50_47_52_4D_5A {
-                return ParsedSentence(address: address, sentence: .pgrmz(try PGRMZ.parse(reader(.proprietary))))
+                return try decoded(.proprietary, PGRMZ.parse, Sentence.pgrmz)
             }
             return ParsedSentence(address: address, sentence: .proprietary(PassThrough(address: address, fieldCount: scanned.commas)))
         }
@@ -170,35 +189,35 @@ public enum NMEAParser {
         }
         switch UInt32(truncatingIfNeeded: letters >> 24 & 0xFF_FF_FF) {
         case 0x52_4D_43: // RMC
-            return ParsedSentence(address: address, sentence: .rmc(try RMC.parse(reader(.rmc))))
+            return try decoded(.rmc, RMC.parse, Sentence.rmc)
         case 0x47_47_41: // GGA
-            return ParsedSentence(address: address, sentence: .gga(try GGA.parse(reader(.gga))))
+            return try decoded(.gga, GGA.parse, Sentence.gga)
         case 0x47_53_41: // GSA
-            return ParsedSentence(address: address, sentence: .gsa(try GSA.parse(reader(.gsa))))
+            return try decoded(.gsa, GSA.parse, Sentence.gsa)
         case 0x47_53_56: // GSV
-            return ParsedSentence(address: address, sentence: .gsv(try GSV.parse(reader(.gsv))))
+            return try decoded(.gsv, GSV.parse, Sentence.gsv)
         case 0x56_54_47: // VTG
-            return ParsedSentence(address: address, sentence: .vtg(try VTG.parse(reader(.vtg))))
+            return try decoded(.vtg, VTG.parse, Sentence.vtg)
         case 0x47_4C_4C: // GLL
-            return ParsedSentence(address: address, sentence: .gll(try GLL.parse(reader(.gll))))
+            return try decoded(.gll, GLL.parse, Sentence.gll)
         case 0x5A_44_41: // ZDA
-            return ParsedSentence(address: address, sentence: .zda(try ZDA.parse(reader(.zda))))
+            return try decoded(.zda, ZDA.parse, Sentence.zda)
         case 0x47_4E_53: // GNS
-            return ParsedSentence(address: address, sentence: .gns(try GNS.parse(reader(.gns))))
+            return try decoded(.gns, GNS.parse, Sentence.gns)
         case 0x47_53_54: // GST
-            return ParsedSentence(address: address, sentence: .gst(try GST.parse(reader(.gst))))
+            return try decoded(.gst, GST.parse, Sentence.gst)
         case 0x47_42_53: // GBS
-            return ParsedSentence(address: address, sentence: .gbs(try GBS.parse(reader(.gbs))))
+            return try decoded(.gbs, GBS.parse, Sentence.gbs)
         case 0x48_44_54: // HDT
-            return ParsedSentence(address: address, sentence: .hdt(try HDT.parse(reader(.hdt))))
+            return try decoded(.hdt, HDT.parse, Sentence.hdt)
         case 0x48_44_47: // HDG
-            return ParsedSentence(address: address, sentence: .hdg(try HDG.parse(reader(.hdg))))
+            return try decoded(.hdg, HDG.parse, Sentence.hdg)
         case 0x54_48_53: // THS
-            return ParsedSentence(address: address, sentence: .ths(try THS.parse(reader(.ths))))
+            return try decoded(.ths, THS.parse, Sentence.ths)
         case 0x54_58_54: // TXT
-            return ParsedSentence(address: address, sentence: .txt(try TXT.parse(reader(.txt))))
+            return try decoded(.txt, TXT.parse, Sentence.txt)
         case 0x44_54_4D: // DTM
-            return ParsedSentence(address: address, sentence: .dtm(try DTM.parse(reader(.dtm))))
+            return try decoded(.dtm, DTM.parse, Sentence.dtm)
         default:
             return ParsedSentence(address: address, sentence: .other(PassThrough(address: address, fieldCount: scanned.commas)))
         }
@@ -208,8 +227,9 @@ public enum NMEAParser {
 /// The body of ``NMEAParser/parse(_:options:)``: a free function (no metatype argument to drop,
 /// so the optimizer keeps it whole instead of wrapping it in a copying thunk).
 @usableFromInline
-func parseSentence(_ start: UnsafePointer<UInt8>?, _ count: Int, requireChecksum: Bool) throws(NMEAError) -> ParsedSentence {
-    try NMEAParser.parse(UnsafeRawBufferPointer(start: start, count: count), options: NMEAParserOptions(requireChecksum: requireChecksum))
+func parseSentence(_ start: UnsafePointer<UInt8>?, _ count: Int, requireChecksum: Bool, strictFields: Bool) throws(NMEAError) -> ParsedSentence {
+    try NMEAParser.parse(UnsafeRawBufferPointer(start: start, count: count),
+                         options: NMEAParserOptions(requireChecksum: requireChecksum, toleratesUnreadableFields: !strictFields))
 }
 
 /// One pass over `bytes[from..<to]` (the sentence between the delimiter and `*`), eight bytes at a

@@ -55,7 +55,47 @@ public struct ParsedSentence: Sendable {
     public let address: SentenceAddress
     /// The decoded content.
     public let sentence: Sentence
+    /// The optional fields that could not be read and are absent from ``sentence`` (see
+    /// ``NMEAParserOptions/toleratesUnreadableFields``). Empty for nearly every sentence.
+    public let unreadableFields: UnreadableFields
+
+    init(address: SentenceAddress, sentence: Sentence, unreadableFields: UnreadableFields = UnreadableFields()) {
+        self.address = address
+        self.sentence = sentence
+        self.unreadableFields = unreadableFields
+    }
 
     /// The talker (`GP`, `GN`, ...), or `nil` for proprietary sentences.
     public var talker: Talker? { address.talker }
+}
+
+/// A set of field numbers (1...64, counted after the address as NMEA documents do) that could not be
+/// read and were taken as absent.
+public struct UnreadableFields: Sendable, Hashable, Sequence {
+    /// Bit `n - 1` for field `n`.
+    public let bits: UInt64
+
+    /// A set from its bits (bit `n - 1` for field `n`); the empty set by default.
+    public init(_ bits: UInt64 = 0) { self.bits = bits }
+
+    /// Whether no field was unreadable.
+    public var isEmpty: Bool { bits == 0 }
+    /// How many fields were unreadable.
+    public var count: Int { bits.nonzeroBitCount }
+    /// Whether field `number` was unreadable.
+    public func contains(_ number: Int) -> Bool { number >= 1 && number <= 64 && bits & (1 << UInt64(number - 1)) != 0 }
+
+    /// The field numbers, in increasing order.
+    public func makeIterator() -> Iterator { Iterator(rest: bits) }
+
+    /// Iterates over the field numbers.
+    public struct Iterator: IteratorProtocol {
+        var rest: UInt64
+        public mutating func next() -> Int? {
+            guard rest != 0 else { return nil }
+            let bit = rest.trailingZeroBitCount
+            rest &= rest &- 1
+            return bit + 1
+        }
+    }
 }

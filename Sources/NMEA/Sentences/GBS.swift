@@ -13,17 +13,17 @@ public struct GBS: Sendable, Hashable {
     public var systemID: Int?
     public var signalID: Int?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> GBS {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GBS {
         var s = GBS()
+        // Required: the time (field 1); the rest is optional, an unreadable value absent.
         s.time = try f.time()
-        s.latitudeError = try f.decimal()
-        s.longitudeError = try f.decimal()
-        s.altitudeError = try f.decimal()
-        s.failedSatellite = try f.integer()
-        s.probabilityOfMissedDetection = try f.decimal()
-        s.biasEstimate = try f.decimal()
-        s.biasStandardDeviation = try f.decimal()
+        s.latitudeError = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.longitudeError = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.altitudeError = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.failedSatellite = try f.tolerant { (f) throws(NMEAError) in try f.integer() }
+        s.probabilityOfMissedDetection = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.biasEstimate = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.biasStandardDeviation = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         if let range = f.raw() { s.systemID = (try? f.parseInteger(range)) ?? NMEAChecksum.hexValue(f.base[range.lowerBound]).map(Int.init) }
         if let range = f.raw() { s.signalID = (try? f.parseInteger(range)) ?? NMEAChecksum.hexValue(f.base[range.lowerBound]).map(Int.init) }
         return s

@@ -18,23 +18,32 @@ public struct GGA: Sendable, Hashable {
     /// Differential reference station ID.
     public var differentialStation: Int?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> GGA {
-        var f = reader
+    /// Required: time (field 1) and a quality (6) that is a number; an unreadable one refuses the
+    /// sentence. A quality number outside 0...8 (Jackson Labs) is absent and the position kept, as
+    /// gpsd keeps it. Every other field is optional: unreadable, it is absent. See QUIRKS.md.
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GGA {
         var s = GGA()
         s.time = try f.time()
-        s.latitude = try f.coordinate(latitude: true)
-        s.longitude = try f.coordinate(latitude: false)
-        if let q = try f.integer() {
-            guard let quality = GGAQuality(rawValue: UInt8(clamping: q)), q >= 0 else { throw f.fail(.outOfRange) }
-            s.quality = quality
+        s.latitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: true) }
+        s.longitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: false) }
+        if s.latitude == nil || s.longitude == nil {
+            s.latitude = nil
+            s.longitude = nil
         }
-        s.satellitesUsed = try f.integer(in: 0...999)
-        s.hdop = try f.decimal()
-        s.altitudeMSL = try f.decimal()
+        if let q = try f.integer() {
+            if q >= 0, q <= 8, let quality = GGAQuality(rawValue: UInt8(q)) {
+                s.quality = quality
+            } else {
+                try f.noteUnreadable(field: 6, .outOfRange)
+            }
+        }
+        s.satellitesUsed = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...999) }
+        s.hdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.altitudeMSL = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         f.skip()  // M
-        s.geoidSeparation = try f.decimal()
+        s.geoidSeparation = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         f.skip()  // M
-        s.differentialAge = try f.decimal()
+        s.differentialAge = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         // The station ID is sometimes followed by junk; read it leniently.
         if let range = f.raw() { s.differentialStation = try? f.parseInteger(range) }
         return s

@@ -9,14 +9,19 @@ public struct GLL: Sendable, Hashable {
     public var isValid: Bool?
     public var mode: ModeIndicator?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> GLL {
-        var f = reader
+    /// Required: time (field 5) and status (6), either of which may be empty (Garmin 65 sends
+    /// neither); an unreadable one refuses the sentence. Position and mode are optional. See QUIRKS.md.
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GLL {
         var s = GLL()
-        s.latitude = try f.coordinate(latitude: true)
-        s.longitude = try f.coordinate(latitude: false)
+        s.latitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: true) }
+        s.longitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: false) }
+        if s.latitude == nil || s.longitude == nil {
+            s.latitude = nil
+            s.longitude = nil
+        }
         s.time = try f.time()
         s.isValid = try f.validity()
-        s.mode = try f.modeIndicator()
+        s.mode = try f.tolerant { (f) throws(NMEAError) in try f.modeIndicator() }
         return s
     }
 }

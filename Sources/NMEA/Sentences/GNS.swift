@@ -50,29 +50,35 @@ public struct GNS: Sendable, Hashable {
         return best
     }
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> GNS {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GNS {
         var s = GNS()
+        // Required: the time (field 1). The mode letters (field 6) are kept one by one: an unknown
+        // letter is absent for its constellation. Every other field is optional. See QUIRKS.md.
         s.time = try f.time()
-        s.latitude = try f.coordinate(latitude: true)
-        s.longitude = try f.coordinate(latitude: false)
+        s.latitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: true) }
+        s.longitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: false) }
+        if s.latitude == nil || s.longitude == nil {
+            s.latitude = nil
+            s.longitude = nil
+        }
         if let range = f.raw() {
             var index = 0
             for offset in range {
                 let byte = f.base[offset]
-                guard let mode = ModeIndicator(rawValue: byte) else { throw f.fail(.unexpectedValue(byte)) }
+                let mode = ModeIndicator(rawValue: byte)
+                if mode == nil { try f.noteUnreadable(field: 6, .unexpectedValue(byte)) }
                 if index < 6 { s.modes[index] = mode }
                 index += 1
             }
             s.modeCount = min(index, 6)
         }
-        s.satellitesUsed = try f.integer(in: 0...999)
-        s.hdop = try f.decimal()
-        s.altitudeMSL = try f.decimal()
-        s.geoidSeparation = try f.decimal()
-        s.differentialAge = try f.decimal()
+        s.satellitesUsed = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...999) }
+        s.hdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.altitudeMSL = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.geoidSeparation = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.differentialAge = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         if let range = f.raw() { s.differentialStation = try? f.parseInteger(range) }
-        s.navigationalStatus = try f.navigationalStatus()
+        s.navigationalStatus = try f.tolerant { (f) throws(NMEAError) in try f.navigationalStatus() }
         return s
     }
 

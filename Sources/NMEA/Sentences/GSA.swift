@@ -23,35 +23,36 @@ public struct GSA: Sendable {
     /// The constellation named by ``systemID``.
     public var constellation: Constellation? { systemID.flatMap(Constellation.init(systemID:)) }
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> GSA {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSA {
         var s = GSA()
         // Count the fields to tell whether a system ID follows the three DOPs.
         let total = f.fieldCount
         let hasSystemID = total >= 18 && f.lastFieldLength == 1
         let satelliteFields = max(0, total - 2 - 3 - (hasSystemID ? 1 : 0))
 
-        s.selectionMode = try f.character()
+        // Required: the fix type (field 2). The rest is optional: an unreadable satellite number is
+        // skipped, an unreadable DOP or system ID absent. See QUIRKS.md.
+        s.selectionMode = try f.tolerant { (f) throws(NMEAError) in try f.character() }
         if let fix = try f.integer() {
             guard fix >= 1, fix <= 3, let type = GSAFixType(rawValue: UInt8(fix)) else { throw f.fail(.outOfRange) }
             s.fixType = type
         }
         for _ in 0..<satelliteFields {
-            guard let prn = try f.integer() else { continue }
-            guard prn > 0, prn < 1000 else { throw f.fail(.outOfRange) }
+            guard let prn = try f.tolerant({ (f) throws(NMEAError) in try f.integer(in: 1...999) }) else { continue }
             if s.satelliteCount < 16 {
                 s.satellites[s.satelliteCount] = UInt16(prn)
                 s.satelliteCount += 1
             }
         }
-        s.pdop = try f.decimal()
-        s.hdop = try f.decimal()
-        s.vdop = try f.decimal()
+        s.pdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.hdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.vdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         if hasSystemID, let range = f.raw() {
-            guard let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) else {
-                throw f.fail(.unexpectedValue(f.base[range.lowerBound]))
+            if let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) {
+                s.systemID = Int(value)
+            } else {
+                try f.noteUnreadable(field: f.index, .unexpectedValue(f.base[range.lowerBound]))
             }
-            s.systemID = Int(value)
         }
         return s
     }

@@ -13,17 +13,17 @@ public struct GST: Sendable, Hashable {
     public var longitudeSigma: FixedDecimal?
     public var altitudeSigma: FixedDecimal?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> GST {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GST {
         var s = GST()
+        // Required: the time (field 1); the rest is optional, an unreadable value absent.
         s.time = try f.time()
-        s.rangeRMS = try f.decimal()
-        s.semiMajorSigma = try f.decimal()
-        s.semiMinorSigma = try f.decimal()
-        s.orientation = try f.decimal()
-        s.latitudeSigma = try f.decimal()
-        s.longitudeSigma = try f.decimal()
-        s.altitudeSigma = try f.decimal()
+        s.rangeRMS = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.semiMajorSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.semiMinorSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.orientation = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.latitudeSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.longitudeSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.altitudeSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         return s
     }
 }

@@ -35,8 +35,7 @@ public struct GSV: Sendable {
         satelliteCount = 0
     }
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> GSV {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSV {
         var s = GSV()
         let remaining = max(0, f.fieldCount - 3)
         let hasSignalID = remaining % 4 == 1
@@ -44,12 +43,14 @@ public struct GSV: Sendable {
 
         s.totalMessages = try f.integer(in: 0...99)
         s.messageNumber = try f.integer(in: 0...99)
-        s.satellitesInView = try f.integer(in: 0...999)
+        // Required: the message count and number (fields 1, 2). The rest is optional: an unreadable
+        // value is absent (a satellite without a readable number is left out). See QUIRKS.md.
+        s.satellitesInView = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...999) }
         for _ in 0..<groups {
-            let prn = try f.integer(in: 0...999)
-            let elevation = try f.integer()
-            let azimuth = try f.integer()
-            let snr = try f.integer()
+            let prn = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...999) }
+            let elevation = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: -90...90) }
+            let azimuth = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...360) }
+            let snr = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...99) }
             guard let prn, prn > 0 else { continue }
             var view = SatelliteView(prn: UInt16(prn))
             if let elevation { view.elevation = Int16(clamping: elevation) }
@@ -61,10 +62,11 @@ public struct GSV: Sendable {
             }
         }
         if hasSignalID, let range = f.raw() {
-            guard range.count == 1, let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) else {
-                throw f.fail(.unexpectedValue(f.base[range.lowerBound]))
+            if range.count == 1, let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) {
+                s.signalID = value
+            } else {
+                try f.noteUnreadable(field: f.index, .unexpectedValue(f.base[range.lowerBound]))
             }
-            s.signalID = value
         }
         return s
     }

@@ -2,8 +2,7 @@
 public struct HDT: Sendable, Hashable {
     public var headingTrue: FixedDecimal?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> HDT {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> HDT {
         return HDT(headingTrue: try f.decimal())
     }
 }
@@ -17,12 +16,11 @@ public struct HDG: Sendable, Hashable {
     /// Magnetic variation, degrees; west is negative.
     public var variation: FixedDecimal?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> HDG {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> HDG {
         var s = HDG()
         s.sensorHeading = try f.decimal()
-        s.deviation = try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45)
-        s.variation = try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45)
+        s.deviation = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45) }
+        s.variation = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45) }
         return s
     }
 }
@@ -36,8 +34,7 @@ public struct THS: Sendable, Hashable {
     /// Whether the mode letter marks the heading usable.
     public var isValid: Bool { mode != nil && mode != 0x56 }
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> THS {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> THS {
         var s = THS()
         s.headingTrue = try f.decimal()
         s.mode = try f.flag { [0x41, 0x45, 0x4D, 0x53, 0x56].contains($0) ? $0 : nil }

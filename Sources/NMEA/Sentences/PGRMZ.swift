@@ -10,17 +10,18 @@ public struct PGRMZ: Sendable, Hashable {
     /// Field 3: 2 for a user-entered altitude, 3 for a GNSS altitude.
     public var dimension: Int?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> PGRMZ {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> PGRMZ {
         var s = PGRMZ()
+        // Required: the altitude (field 1). An unknown unit leaves the altitude in metres absent
+        // (the value as written is kept); an unreadable dimension is absent. See QUIRKS.md.
         s.altitude = try f.decimal()
-        s.unit = try f.character()
-        s.dimension = try f.integer(in: 0...9)
+        s.unit = try f.tolerant { (f) throws(NMEAError) in try f.character() }
+        s.dimension = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...9) }
         if let altitude = s.altitude {
             switch s.unit {
             case 0x66?, 0x46?: s.altitudeMetres = altitude.doubleValue * 0.3048  // f, F
             case 0x6D?, 0x4D?, nil: s.altitudeMetres = altitude.doubleValue      // m, M
-            case let other?: throw f.fail(.unexpectedValue(other))
+            case let other?: try f.noteUnreadable(field: 2, .unexpectedValue(other))
             }
         }
         return s

@@ -22,23 +22,32 @@ public struct RMC: Sendable, Hashable {
     /// Field 13 (NMEA 4.10+).
     public var navigationalStatus: NavigationalStatus?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> RMC {
-        var f = reader
+    /// Required: time (field 1) and status (2); an unreadable one refuses the sentence. Every other
+    /// field is optional: unreadable, it is absent (the position as a pair: a bad latitude drops
+    /// the longitude too). See QUIRKS.md.
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> RMC {
         var s = RMC()
         s.time = try f.time()
         s.isValid = try f.validity()
-        s.latitude = try f.coordinate(latitude: true)
-        s.longitude = try f.coordinate(latitude: false)
-        s.speedKnots = try f.decimal()
-        s.courseTrue = try f.decimal()
-        if let date = try f.shortDate() {
+        s.latitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: true) }
+        s.longitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: false) }
+        if s.latitude == nil || s.longitude == nil {
+            s.latitude = nil
+            s.longitude = nil
+        }
+        s.speedKnots = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.courseTrue = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        if let date = try f.tolerant({ (f) throws(NMEAError) in try f.shortDate() }) {
             s.day = UInt8(date.day)
             s.month = UInt8(date.month)
             s.twoDigitYear = UInt8(date.year)
         }
-        s.magneticVariation = try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45)
-        s.mode = try f.modeIndicator()
-        s.navigationalStatus = try f.navigationalStatus()
+        // SiRF III (NMEA 2.3 firmware) writes the mode letter where the variation's E/W belongs.
+        s.magneticVariation = try f.tolerant(width: 2) { (f) throws(NMEAError) in
+            try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45)
+        }
+        s.mode = try f.tolerant { (f) throws(NMEAError) in try f.modeIndicator() }
+        s.navigationalStatus = try f.tolerant { (f) throws(NMEAError) in try f.navigationalStatus() }
         return s
     }
 }

@@ -51,8 +51,7 @@ public struct TXT: Sendable, Hashable {
     public var textIdentifier: Int?
     public var text: InlineText
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> TXT {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> TXT {
         var s = TXT(text: InlineText())
         s.totalMessages = try f.integer()
         s.messageNumber = try f.integer()
@@ -99,8 +98,7 @@ public struct DTM: Sendable, Hashable {
     public var altitudeOffset: FixedDecimal?
     public var referenceDatum: ShortCode
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> DTM {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> DTM {
         var s = DTM(localDatum: ShortCode(), subdivision: ShortCode(), referenceDatum: ShortCode())
         if let range = f.raw() { s.localDatum = ShortCode(f.base, range) }
         if let range = f.raw() { s.subdivision = ShortCode(f.base, range) }

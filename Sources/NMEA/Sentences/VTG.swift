@@ -8,25 +8,25 @@ public struct VTG: Sendable, Hashable {
     public var speedKilometresPerHour: FixedDecimal?
     public var mode: ModeIndicator?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> VTG {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> VTG {
         var s = VTG()
+        // Every field is optional: an unreadable one is absent. See QUIRKS.md.
         if f.fieldCount <= 4 {
-            s.courseTrue = try f.decimal()
-            s.courseMagnetic = try f.decimal()
-            s.speedKnots = try f.decimal()
-            s.speedKilometresPerHour = try f.decimal()
+            s.courseTrue = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+            s.courseMagnetic = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+            s.speedKnots = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+            s.speedKilometresPerHour = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
             return s
         }
-        s.courseTrue = try f.decimal()
+        s.courseTrue = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         f.skip()
-        s.courseMagnetic = try f.decimal()
+        s.courseMagnetic = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         f.skip()
-        s.speedKnots = try f.decimal()
+        s.speedKnots = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         f.skip()
-        s.speedKilometresPerHour = try f.decimal()
+        s.speedKilometresPerHour = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         f.skip()
-        s.mode = try f.modeIndicator()
+        s.mode = try f.tolerant { (f) throws(NMEAError) in try f.modeIndicator() }
         return s
     }
 }

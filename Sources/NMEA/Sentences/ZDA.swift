@@ -7,19 +7,23 @@ public struct ZDA: Sendable, Hashable {
     public var localZoneHours: Int?
     public var localZoneMinutes: Int?
 
-    static func parse(_ reader: FieldReader) throws(NMEAError) -> ZDA {
-        var f = reader
+    static func parse(_ f: inout FieldReader) throws(NMEAError) -> ZDA {
         var s = ZDA()
+        // Required: the time (field 1). The date is kept only when day, month and year are all
+        // readable and make a date; an unreadable part or zone field is absent. See QUIRKS.md.
         s.time = try f.time()
-        let day = try f.integer(in: 1...31)
-        let month = try f.integer(in: 1...12)
-        let year = try f.integer(in: 1900...9999)
+        let day = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 1...31) }
+        let month = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 1...12) }
+        let year = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 1900...9999) }
         if let day, let month, let year {
-            guard let date = CalendarDate(year: year, month: month, day: day) else { throw f.fail(.badDate) }
-            s.date = date
+            if let date = CalendarDate(year: year, month: month, day: day) {
+                s.date = date
+            } else {
+                try f.noteUnreadable(field: 2, .badDate)
+            }
         }
-        s.localZoneHours = try f.integer(in: -13...13)
-        s.localZoneMinutes = try f.integer(in: 0...59)
+        s.localZoneHours = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: -13...13) }
+        s.localZoneMinutes = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...59) }
         return s
     }
 }
