@@ -365,6 +365,12 @@ public struct EpochAssembler: Sendable {
         }
     }
 
+    /// A DOP a receiver means: 0.01...89.99 (99.99, 99.00 and 0.00 are "invalid" markers).
+    private static func dop(_ value: FixedDecimal?) -> Double? {
+        guard let value = value?.doubleValue, value >= 0.01, value <= 89.99 else { return nil }
+        return value
+    }
+
     /// Applies a mode a sentence asserts. As gpsd does, a 2D assertion (RMC, GLL, GSA) does not
     /// downgrade a 3D fix while an altitude is held; "no fix" always applies.
     private mutating func propose(_ mode: FixMode) {
@@ -461,7 +467,7 @@ public struct EpochAssembler: Sendable {
                 propose(.noFix)
             }
             if let used = s.satellitesUsed { fix.satellitesUsed = used }
-            if let hdop = s.hdop, hdop.doubleValue > 0.01, hdop.doubleValue < 89.99 { fix.hdop = hdop.doubleValue }
+            if let hdop = Self.dop(s.hdop) { fix.hdop = hdop }
         case .gns(let s):
             epochHasData = true
             if s.isValid, s.latitude != nil, s.longitude != nil {
@@ -521,9 +527,10 @@ public struct EpochAssembler: Sendable {
                 case .threeD: propose(.threeD)
                 }
             }
-            if let pdop = s.pdop { fix.pdop = pdop.doubleValue }
-            if let hdop = s.hdop { fix.hdop = hdop.doubleValue }
-            if let vdop = s.vdop { fix.vdop = vdop.doubleValue }
+            // gpsd: BT-451 sends 99.99 for invalid DOPs, Jackson Labs 99.00, Skytraq 0.00.
+            if let pdop = Self.dop(s.pdop) { fix.pdop = pdop }
+            if let hdop = Self.dop(s.hdop) { fix.hdop = hdop }
+            if let vdop = Self.dop(s.vdop) { fix.vdop = vdop }
         case .gsv(let s):
             let talker = parsed.talker
             if s.messageNumber == 1 {

@@ -177,7 +177,11 @@ public enum NMEAParser {
             return ParsedSentence(address: address, sentence: .encapsulated(PassThrough(address: address, fieldCount: scanned.commas)))
         }
         let letters = address.low
-        if letters >> 56 == 0x50 {   // P: proprietary
+        // Quectel EC21/EC25 send QZSS and BeiDou satellites as $PQGSA/$PQGSV: standard GSA/GSV
+        // under a proprietary-looking address (gpsd decodes them as GSA/GSV). QUIRKS.md Q-GSA-4.
+        let quectelSatellites = address.count == 5 && letters >> 48 == 0x50_51
+            && (letters >> 24 & 0xFF_FF_FF == 0x47_53_41 || letters >> 24 & 0xFF_FF_FF == 0x47_53_56)
+        if letters >> 56 == 0x50, !quectelSatellites {   // P: proprietary
             // PGRMZ: Garmin altitude.
             if address.count == 5, letters >> 24 == 0x50_47_52_4D_5A {
                 return try decoded(.proprietary, PGRMZ.parse, Sentence.pgrmz)

@@ -44,7 +44,7 @@ struct ParserTests {
         #expect(s.constellation == .gps)
     }
 
-    @Test("GSV satellites of every field shape agree with a reference reading: values, clamping, skipped groups and errors")
+    @Test("GSV satellites of every field shape agree with a reference reading: values, ranges, skipped groups, strict errors and tolerant absences")
     func gsvShapes() throws {
         // Field shapes: empty, 1-4 digits, a sign, a letter, a point. Seeded, so any failure repeats.
         let shapes = ["", "0", "7", "07", "45", "123", "359", "0999", "1000", "-5", "+3", "x", "4.5", "99"]
@@ -69,31 +69,43 @@ struct ParserTests {
             }
             let signal = next(3) == 0 ? ",1" : ""
             let text = withChecksum("$GPGSV,3,1,12," + fields.map { $0.joined(separator: ",") }.joined(separator: ",") + signal)
-            // The reference: each group read with Int(), as the NMEA field rules say.
-            var expected: [SatelliteView] = []
+            // The reference: each field read with Int() and checked against its range (number 0...999,
+            // elevation -90...90, azimuth 0...360, SNR 0...99), as the NMEA field rules say. The strict
+            // reading refuses a sentence with any unreadable field; the tolerant one makes that field
+            // absent (a satellite without a readable number is left out).
+            let ranges = [0...999, -90...90, 0...360, 0...99]
+            var strictExpected: [SatelliteView] = []
+            var tolerantExpected: [SatelliteView] = []
             var expectError = false
             for group in fields {
-                let values = group.map { $0.isEmpty ? nil : Int($0.hasPrefix("+") ? String($0.dropFirst()) : $0) }
-                if zip(group, values).contains(where: { !$0.0.isEmpty && ($0.1 == nil || $0.0.contains(".")) }) { expectError = true; break }
-                if let prn = values[0], prn > 999 || prn < 0 { expectError = true; break }
+                var values: [Int?] = []
+                for (index, field) in group.enumerated() {
+                    let value = field.contains(".") ? nil : Int(field.hasPrefix("+") ? String(field.dropFirst()) : field)
+                    let readable = value.map { ranges[index].contains($0) } ?? false
+                    if !field.isEmpty && !readable { expectError = true }
+                    values.append(readable ? value : nil)
+                }
                 guard let prn = values[0], prn > 0 else { continue }
-                var view = SatelliteView(prn: UInt16(prn))
-                if let e = values[1] { view.elevation = Int16(clamping: e) }
-                if let a = values[2] { view.azimuth = UInt16(clamping: a) }
-                if let n = values[3] { view.snr = UInt8(clamping: n) }
-                if expected.count < 4 { expected.append(view) }
+                let view = SatelliteView(prn: UInt16(prn), elevation: values[1].map { Int16($0) },
+                                         azimuth: values[2].map { UInt16($0) }, snr: values[3].map { UInt8($0) })
+                if tolerantExpected.count < 4 { tolerantExpected.append(view) }
             }
+            if !expectError { strictExpected = tolerantExpected }
             if fields.allSatisfy({ $0.allSatisfy { $0.count <= 3 && $0.allSatisfy(\.isNumber) } }) { fastShaped += 1 }
             do {
-                let parsed = try parse(text)
+                let parsed = try parse(text, options: NMEAParserOptions(toleratesUnreadableFields: false))
                 guard case .gsv(let gsv) = parsed.sentence else { Issue.record("not GSV: \(text)"); continue }
                 #expect(!expectError, "accepted: \(text)")
                 let got = (0..<gsv.satelliteCount).map { gsv.satellites[$0] }
-                #expect(got == expected, "\(text)")
+                #expect(got == strictExpected, "\(text)")
                 #expect(gsv.signalID == (signal.isEmpty ? nil : 1), "\(text)")
             } catch {
                 #expect(expectError, "refused: \(text): \(error)")
             }
+            let tolerant = try parse(text)
+            guard case .gsv(let gsv) = tolerant.sentence else { Issue.record("not GSV: \(text)"); continue }
+            #expect((0..<gsv.satelliteCount).map { gsv.satellites[$0] } == tolerantExpected, "\(text)")
+            #expect(tolerant.unreadableFields.isEmpty == !expectError, "\(text)")
         }
         #expect(fastShaped > 1000)
     }
@@ -201,25 +213,26 @@ struct ParserTests {
         #expect(throws: NMEAError.malformedChecksum) { try parse(text + "*ZZ") }
     }
 
-    @Test("field errors name the sentence, the field and the problem")
+    @Test("field errors name the sentence, the field and the problem (the strict reading)")
     func fieldErrors() {
+        let strict = NMEAParserOptions(toleratesUnreadableFields: false)
         #expect(throws: NMEAError.badField(sentence: .gga, field: 2, problem: .notANumber(offset: 2))) {
-            try parse(withChecksum("$GPGGA,123519,48x7.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"))
+            try parse(withChecksum("$GPGGA,123519,48x7.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"), options: strict)
         }
         #expect(throws: NMEAError.badField(sentence: .rmc, field: 1, problem: .badTime)) {
-            try parse(withChecksum("$GPRMC,126519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W"))
+            try parse(withChecksum("$GPRMC,126519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W"), options: strict)
         }
         #expect(throws: NMEAError.badField(sentence: .rmc, field: 9, problem: .badDate)) {
-            try parse(withChecksum("$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,2208-1,003.1,W"))
+            try parse(withChecksum("$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,2208-1,003.1,W"), options: strict)
         }
         #expect(throws: NMEAError.badField(sentence: .gga, field: 3, problem: .unexpectedValue(0x58))) {
-            try parse(withChecksum("$GPGGA,123519,4807.038,X,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"))
+            try parse(withChecksum("$GPGGA,123519,4807.038,X,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"), options: strict)
         }
         #expect(throws: NMEAError.badField(sentence: .gga, field: 2, problem: .outOfRange)) {
-            try parse(withChecksum("$GPGGA,123519,9107.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"))
+            try parse(withChecksum("$GPGGA,123519,9107.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"), options: strict)
         }
         #expect(throws: NMEAError.badField(sentence: .gga, field: 9, problem: .tooManyDigits)) {
-            try parse(withChecksum("$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,1234567890123456789.5,M,46.9,M,,"))
+            try parse(withChecksum("$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,1234567890123456789.5,M,46.9,M,,"), options: strict)
         }
         #expect(throws: NMEAError.malformedAddress) { try parse(withChecksum("$gprmc,1")) }
         #expect(throws: NMEAError.missingStartDelimiter) { try parse("GPRMC,1*00") }
@@ -244,6 +257,7 @@ struct ParserTests {
 
     @Test("the one-pass field readers and the general path agree on unusual shapes")
     func unusualShapes() throws {
+        let strict = NMEAParserOptions(toleratesUnreadableFields: false)
         // Two-digit fields next to signs, three digits and a bad character (GSV field 8 is `x5`).
         guard case .gsv(let gsv) = try parse(withChecksum("$GPGSV,3,1,12,01,-5,040,,02,+17,307,31")).sentence else {
             Issue.record("not GSV"); return
@@ -251,7 +265,7 @@ struct ParserTests {
         #expect(gsv.satellites[0] == SatelliteView(prn: 1, elevation: -5, azimuth: 40, snr: nil))
         #expect(gsv.satellites[1] == SatelliteView(prn: 2, elevation: 17, azimuth: 307, snr: 31))
         #expect(throws: NMEAError.badField(sentence: .gsv, field: 8, problem: .notANumber(offset: 0))) {
-            try parse(withChecksum("$GPGSV,3,1,12,01,05,040,,x5,17,307,31"))
+            try parse(withChecksum("$GPGSV,3,1,12,01,05,040,,x5,17,307,31"), options: strict)
         }
         // Coordinates with more than seven fraction digits, and one among the last bytes.
         guard case .gll(let gll) = try parse(withChecksum("$GPGLL,4916.451234567891,N,12311.12,W,225444,A,A")).sentence else {
@@ -264,10 +278,10 @@ struct ParserTests {
         }
         #expect(gga.longitude?.degreesMinutes == FixedDecimal(significand: 15, scale: 1) && gga.quality == nil)
         #expect(throws: NMEAError.badField(sentence: .gga, field: 4, problem: .outOfRange)) {
-            try parse(withChecksum("$GPGGA,123519,4807.038,N,123456789.5,E,1,08"))
+            try parse(withChecksum("$GPGGA,123519,4807.038,N,123456789.5,E,1,08"), options: strict)
         }
         #expect(throws: NMEAError.badField(sentence: .gga, field: 2, problem: .notANumber(offset: 0))) {
-            try parse(withChecksum("$GPGGA,123519,.,N,01131.000,E,1,08"))
+            try parse(withChecksum("$GPGGA,123519,.,N,01131.000,E,1,08"), options: strict)
         }
         // Fractions of a second beyond nanoseconds are checked, not kept.
         guard case .gga(let fine) = try parse(withChecksum("$GPGGA,123519.1234567891,,,,,1")).sentence else {
@@ -292,7 +306,7 @@ struct ParserTests {
         }
         #expect(vtg.mode == .autonomous && vtg.speedKilometresPerHour == FixedDecimal(significand: 102, scale: 1))
         #expect(throws: NMEAError.badField(sentence: .zda, field: 4, problem: .outOfRange)) {
-            try parse("$GPZDA,201530.00,04,07,20021", options: unchecked)
+            try parse("$GPZDA,201530.00,04,07,20021", options: NMEAParserOptions(requireChecksum: false, toleratesUnreadableFields: false))
         }
     }
 

@@ -25,20 +25,25 @@ public struct GSA: Sendable {
 
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSA {
         var s = GSA()
-        // Count the fields to tell whether a system ID follows the three DOPs.
+        // Count the fields to tell whether a system ID follows the three DOPs: the NMEA 4.10 layout
+        // (12 satellites, 3 DOPs, the ID) has 18 fields; a longer list (Navior CH-4701: 24
+        // satellites) ends with a one-character ID or with the DOPs. SiRF TriG puts a decimal number
+        // in field 18: it is not an ID (absent, counted unreadable).
         let total = f.fieldCount
-        let hasSystemID = total >= 18 && f.lastFieldLength == 1
+        let hasSystemID = total == 18 || (total > 18 && f.lastFieldLength == 1)
         let satelliteFields = max(0, total - 2 - 3 - (hasSystemID ? 1 : 0))
 
-        // Required: the fix type (field 2). The rest is optional: an unreadable satellite number is
-        // skipped, an unreadable DOP or system ID absent. See QUIRKS.md.
+        // Every field is optional: an unreadable fix type (u-blox Antaris sends `E` when dead
+        // reckoning; gpsd ignores it) or DOP is absent, an unreadable satellite number skipped.
         s.selectionMode = try f.tolerant { (f) throws(NMEAError) in try f.character() }
-        if let fix = try f.integer() {
+        s.fixType = try f.tolerant { (f) throws(NMEAError) in
+            guard let fix = try f.integer() else { return nil }
             guard fix >= 1, fix <= 3, let type = GSAFixType(rawValue: UInt8(fix)) else { throw f.fail(.outOfRange) }
-            s.fixType = type
+            return type
         }
         for _ in 0..<satelliteFields {
-            guard let prn = try f.tolerant({ (f) throws(NMEAError) in try f.integer(in: 1...999) }) else { continue }
+            // A zero (padding some receivers send) is no satellite.
+            guard let prn = try f.tolerant({ (f) throws(NMEAError) in try f.integer(in: 0...999) }), prn > 0 else { continue }
             if s.satelliteCount < 16 {
                 s.satellites[s.satelliteCount] = UInt16(prn)
                 s.satelliteCount += 1
@@ -48,7 +53,7 @@ public struct GSA: Sendable {
         s.hdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         s.vdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
         if hasSystemID, let range = f.raw() {
-            if let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) {
+            if range.count == 1, let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) {
                 s.systemID = Int(value)
             } else {
                 try f.noteUnreadable(field: f.index, .unexpectedValue(f.base[range.lowerBound]))
