@@ -240,10 +240,17 @@ public struct EpochAssembler: Sendable {
     /// out: a series of GSA (one per constellation) has no count, so its first cannot be known to end an epoch.
     private static func bringsFixData(_ sentence: Sentence) -> Bool {
         switch sentence {
+        // Any content counts, believed or not: a receiver whose VTG lacks its course while still
+        // and carries it while moving must have its epochs wait for the VTG all along.
         case .vtg(let s): return s.speedKnots != nil || s.speedKilometresPerHour != nil || s.courseTrue != nil
         case .pgrmz(let s): return s.altitudeMetres != nil
         default: return false
         }
+    }
+
+    /// Whether gpsd takes a VTG's course and speed: both given, and the mode not N or E.
+    private static func believed(_ vtg: VTG) -> Bool {
+        vtg.courseTrue != nil && vtg.speedKnots != nil && vtg.mode != .notValid && vtg.mode != .estimated
     }
 
     /// Ends the stream: returns the fix of the last epoch if it was not emitted yet.
@@ -499,10 +506,11 @@ public struct EpochAssembler: Sendable {
             // Garmin's own altitude overrides GGA's when it comes later in the cycle.
             if let metres = s.altitudeMetres, fix.mode >= .twoD || stateMode >= .twoD { fix.altitudeMSL = metres }
         case .vtg(let s):
-            // gpsd ignores a VTG whose mode says not valid or dead reckoning.
-            if s.mode == .notValid || s.mode == .estimated { break }
+            // As gpsd: a VTG whose mode says not valid or dead reckoning, or that lacks the true
+            // course or the speed in knots (u-blox sends `,,T,,M,0.117,N` when still), is not
+            // believed; the epoch's RMC speed stands, or the speed is derived. QUIRKS.md E-3.
+            guard Self.believed(s) else { break }
             if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
-            else if let kmh = s.speedKilometresPerHour { fix.speed = kmh.doubleValue / 3.6 }
             if let course = s.courseTrue { fix.course = course.doubleValue }
         case .zda(let s):
             if let date = s.date {

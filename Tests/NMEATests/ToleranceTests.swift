@@ -326,3 +326,52 @@ struct TolerancePropertyTests {
         }
     }
 }
+
+/// The epoch-level entries of the quirk catalogue (E-n in QUIRKS.md): which sentence's value a fix
+/// reports when the sentences of one epoch disagree, as gpsd decides.
+@Suite("Quirk catalogue: epoch rules")
+struct EpochQuirkTests {
+    func fixes(_ lines: [String]) -> [Fix] {
+        let stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil))
+        var fixes: [Fix] = []
+        for line in lines {
+            let bytes = Array((withChecksum(line) + "\r\n").utf8)
+            stream.feed(bytes.span) { fixes.append($0) }
+        }
+        stream.finish { fixes.append($0) }
+        return fixes
+    }
+
+    @Test("E-3: a VTG without a true course, or with mode N or E, is not believed: the RMC speed stands")
+    func vtgNotBelieved() {
+        let got = fixes([
+            "$GPRMC,120000,A,4807.038,N,01131.000,E,1.0,90.0,230394,,,A",
+            "$GPVTG,,T,,M,0.117,N,0.216,K,A",
+            "$GPRMC,120001,A,4807.038,N,01131.000,E,2.0,91.0,230394,,,A",
+            "$GPVTG,80.0,T,,M,9.0,N,16.7,K,N",
+            "$GPRMC,120002,A,4807.038,N,01131.000,E,3.0,92.0,230394,,,A",
+            "$GPVTG,93.0,T,,M,4.0,N,7.4,K,A",
+        ])
+        #expect(got.count == 3)
+        #expect(got.map { $0.speed.map { ($0 * 3600 / 1852 * 10).rounded() / 10 } } == [1.0, 2.0, 4.0])
+        #expect(got.map(\.course) == [90.0, 91.0, 93.0])
+    }
+
+    @Test("E-4: a magnetic variation of 0.0 means none; DOPs of 99.99, 99.00 and 0.00 mean none")
+    func invalidMarkers() {
+        let got = fixes([
+            "$GPGGA,120000,4807.038,N,01131.000,E,1,08,99.99,545.4,M,46.9,M,,",
+            "$GPGSA,A,3,01,02,03,04,05,06,07,08,,,,,0.00,99.00,99.99",
+            "$GPRMC,120000,A,4807.038,N,01131.000,E,1.0,90.0,230394,0.0,E,A",
+        ])
+        #expect(got.count == 1)
+        #expect(got.first?.magneticVariation == nil && got.first?.hdop == nil && got.first?.pdop == nil && got.first?.vdop == nil)
+        #expect(got.first?.hasPosition == true && got.first?.altitudeMSL == 545.4)
+    }
+
+    @Test("Q-RMC-1 in a stream: a SiRF III log whose RMC carries the mode in the E/W slot gives timed fixes")
+    func sirfThreeGivesFixes() {
+        let got = fixes((0..<5).map { "$GPRMC,09275\($0).000,A,5321.6802,N,00630.3372,W,0.06,31.66,280511,003.1,A" })
+        #expect(got.count == 5 && got.allSatisfy { $0.time != nil && $0.hasPosition && $0.magneticVariation == nil })
+    }
+}
