@@ -51,7 +51,7 @@ let package = Package(
     ],
     targets: [
         // Pure: standard library only.
-        .target(name: "NMEA"),
+        .target(name: "NMEA", exclude: ["QUIRKS.md"]),
         .target(name: "HardwareInterfaces"),
         .target(name: "BoardConfig", dependencies: ["HardwareInterfaces"]),
         // Demand and state to receiver and sensor actions; no I/O.

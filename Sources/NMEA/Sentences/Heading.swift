@@ -37,7 +37,7 @@ public struct THS: Sendable, Hashable {
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> THS {
         var s = THS()
         s.headingTrue = try f.decimal()
-        s.mode = try f.flag { [0x41, 0x45, 0x4D, 0x53, 0x56].contains($0) ? $0 : nil }
+        s.mode = try f.tolerant { (f) throws(NMEAError) in try f.flag { [0x41, 0x45, 0x4D, 0x53, 0x56].contains($0) ? $0 : nil } }
         return s
     }
 }
