@@ -42,6 +42,9 @@ public enum NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingStartDelimiter
     /// A field could not be read. `field` counts from 1 after the address, as NMEA documents do.
     case badField(sentence: SentenceType, field: Int, problem: FieldProblem)
+    /// A standard sentence longer than ``NMEAParser/maximumStandardLength`` bytes: not one sentence
+    /// but two merged with fields lost (Garmin GPS-10, gpsd's `NMEA_MAX`), whose fields cannot be trusted.
+    case tooLong(length: Int)
 
     public var description: String {
         switch self {
@@ -53,6 +56,8 @@ public enum NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingStartDelimiter: return "sentence does not start with $ or !"
         case .badField(let sentence, let field, let problem):
             return "\(sentence) field \(field): \(problem)"
+        case .tooLong(let length):
+            return "standard sentence of \(length) bytes, longer than \(NMEAParser.maximumStandardLength) (merged sentences?)"
         }
     }
 
@@ -64,6 +69,7 @@ public enum NMEAError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedChecksum: return .malformedChecksum
         case .malformedAddress, .missingStartDelimiter: return .malformedAddress
         case .badField: return .badField
+        case .tooLong: return .tooLong
         }
     }
 }

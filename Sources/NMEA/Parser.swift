@@ -58,6 +58,11 @@ struct ScannedSentence {
 
 /// A stateless NMEA 0183 sentence parser over borrowed bytes. It allocates nothing.
 public enum NMEAParser {
+    /// The longest standard sentence decoded, `$` to checksum: gpsd's `NMEA_MAX` (130 bytes with the
+    /// line end). Garmin GPS-10s sometimes send two sentences merged, fields lost, with a valid
+    /// checksum; they are longer than this. Proprietary and encapsulated sentences are not limited.
+    public static let maximumStandardLength = 128
+
     /// Parses one sentence: the bytes from `$` or `!` up to (not including) the line terminator.
     ///
     /// - Throws: ``NMEAError`` saying what is wrong and, for field errors, which field and why.
@@ -191,6 +196,7 @@ public enum NMEAParser {
         guard address.count == 5 else {
             return ParsedSentence(address: address, sentence: .other(PassThrough(address: address, fieldCount: scanned.commas)))
         }
+        guard bytes.count <= maximumStandardLength else { throw .tooLong(length: bytes.count) }
         switch UInt32(truncatingIfNeeded: letters >> 24 & 0xFF_FF_FF) {
         case 0x52_4D_43: // RMC
             return try decoded(.rmc, RMC.parse, Sentence.rmc)

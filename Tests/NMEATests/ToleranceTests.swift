@@ -197,6 +197,16 @@ struct ToleranceTests {
         #expect(throws: error) { try parse(withChecksum(line)) }
     }
 
+    @Test("Garmin GPS-10: two sentences merged into one longer than gpsd's NMEA_MAX are refused, not mined for fields")
+    func mergedSentences() throws {
+        let merged = "$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W,A,GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"
+        #expect(throws: NMEAError.tooLong(length: merged.utf8.count + 3)) { try parse(withChecksum(merged)) }
+        #expect(NMEAError.tooLong(length: 140).reason == .tooLong)
+        // Proprietary sentences are not limited (Skytraq $PSTI can pass 105 characters).
+        let proprietary = "$PSTI,030," + String(repeating: "1,", count: 70) + "1"
+        guard case .proprietary = try parse(withChecksum(proprietary)).sentence else { Issue.record("not proprietary"); return }
+    }
+
     @Test("the strict reading's field errors become absent fields, and every other field stays")
     func strictErrorsBecomeAbsent() throws {
         guard case .gga(let gga) = try parse(withChecksum("$GPGGA,123519,9107.038,N,01131.000,E,1,08,0.9,1234567890123456789.5,M,46.9,M,,")).sentence
