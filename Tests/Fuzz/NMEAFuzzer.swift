@@ -62,7 +62,46 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         print("framing differs between whole and chunked input: \(whole) vs \(split)")
         abort()
     }
-    // The parser alone, on the input taken as one sentence.
-    _ = try? NMEAParser.parse(UnsafeBufferPointer(start: data, count: size).span)
+    // The parser alone, on the input taken as one sentence, tolerant and strict: a sentence the
+    // strict reading accepts is accepted whole by the tolerant one, and nothing the tolerant reading
+    // reports is out of its field's range (a tolerated field is absent, never clamped or guessed).
+    let span = UnsafeBufferPointer(start: data, count: size).span
+    let tolerant = try? NMEAParser.parse(span)
+    let strict = try? NMEAParser.parse(span, options: NMEAParserOptions(toleratesUnreadableFields: false))
+    if strict != nil, tolerant?.unreadableFields.isEmpty != true {
+        print("the strict reading accepts what the tolerant one refuses or finds unreadable")
+        abort()
+    }
+    if let tolerant, !inRange(tolerant.sentence) {
+        print("the tolerant reading reports a value out of its field's range: \(tolerant.sentence)")
+        abort()
+    }
     return 0
+}
+
+/// Whether every coordinate, date and satellite value of a decoded sentence is within its range.
+private func inRange(_ sentence: Sentence) -> Bool {
+    func position(_ latitude: Coordinate?, _ longitude: Coordinate?) -> Bool {
+        guard let latitude, let longitude else { return latitude == nil && longitude == nil }
+        return abs(latitude.degrees) <= 90 && abs(longitude.degrees) <= 180
+    }
+    switch sentence {
+    case .rmc(let s):
+        let date = s.day.map { (1...31).contains($0) } ?? true
+        let month = s.month.map { (1...12).contains($0) } ?? true
+        return position(s.latitude, s.longitude) && date && month
+    case .gga(let s): return position(s.latitude, s.longitude) && (s.satellitesUsed ?? 0) <= 999
+    case .gll(let s): return position(s.latitude, s.longitude)
+    case .gns(let s): return position(s.latitude, s.longitude)
+    case .gsv(let s):
+        for index in 0..<s.satelliteCount {
+            let view = s.satellites[index]
+            if let e = view.elevation, !(-90...90).contains(e) { return false }
+            if let a = view.azimuth, a > 360 { return false }
+            if let n = view.snr, n > 99 { return false }
+        }
+        return true
+    case .zda(let s): return s.localZoneHours.map { (-13...13).contains($0) } ?? true
+    default: return true
+    }
 }
