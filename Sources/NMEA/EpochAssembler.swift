@@ -109,6 +109,12 @@ public struct SentenceCounters: Sendable {
 /// time; RMC and GLL give 3D when an altitude is known (this epoch's, or the previous one's when they
 /// start the epoch) or the last GSA used more than three satellites; a 2D report does not downgrade a
 /// 3D fix while an altitude has been seen since the last "no fix".
+///
+/// Where the sentences of one epoch disagree, the fix reports what gpsd would: the last position
+/// (GGA, RMC, GLL, GNS), PGRMZ's altitude over GGA's when it comes later, the last believed speed and
+/// course (a VTG without its true course or knots, or with mode N or E, is not believed), and no DOP
+/// or variation from gpsd's "invalid" markers. `Sources/NMEA/QUIRKS.md` (section 3) lists these rules
+/// with their source; `docs/CONFORMANCE.md` the few places we differ from gpsd on purpose.
 public struct EpochAssembler: Sendable {
     public var options: AssemblerOptions
     /// Counters of accepted and rejected sentences and fixes emitted.
