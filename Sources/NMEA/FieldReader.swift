@@ -132,6 +132,41 @@ struct FieldReader {
         }
     }
 
+    /// The next field as an optional decimal: unreadable, it is absent (see ``tolerant(width:_:)``).
+    @inline(__always)
+    mutating func optionalDecimal() throws(NMEAError) -> FixedDecimal? {
+        try tolerant { (f) throws(NMEAError) in try f.decimal() }
+    }
+
+    /// The next field as an optional whole number within `bounds`: unreadable or out of range, absent.
+    @inline(__always)
+    mutating func optionalInteger(in bounds: ClosedRange<Int>) throws(NMEAError) -> Int? {
+        try tolerant { (f) throws(NMEAError) in try f.integer(in: bounds) }
+    }
+
+    /// The next field as an optional mode indicator: an unknown letter is absent.
+    @inline(__always)
+    mutating func optionalMode() throws(NMEAError) -> ModeIndicator? {
+        try tolerant { (f) throws(NMEAError) in try f.modeIndicator() }
+    }
+
+    /// The next two fields as an optional E/W-signed value (a variation or deviation): absent when
+    /// the value or its letter cannot be read (SiRF III puts its mode letter there).
+    @inline(__always)
+    mutating func optionalEastWest() throws(NMEAError) -> FixedDecimal? {
+        try tolerant(width: 2) { (f) throws(NMEAError) in try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45) }
+    }
+
+    /// The next four fields as an optional position (latitude, hemisphere, longitude, hemisphere):
+    /// both coordinates, or neither when either cannot be read (half a position is no position).
+    @inline(__always)
+    mutating func optionalPosition() throws(NMEAError) -> (latitude: Coordinate?, longitude: Coordinate?) {
+        let latitude = try tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: true) }
+        let longitude = try tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: false) }
+        guard let latitude, let longitude else { return (nil, nil) }
+        return (latitude, longitude)
+    }
+
     /// The error path of ``tolerant(width:_:)``: notes the field and skips past the `width` fields.
     @inline(never)
     mutating func drop(_ error: NMEAError, from first: Int, width: Int) throws(NMEAError) {

@@ -17,13 +17,13 @@ public struct GBS: Sendable, Hashable {
         var s = GBS()
         // Required: the time (field 1); the rest is optional, an unreadable value absent.
         s.time = try f.time()
-        s.latitudeError = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.longitudeError = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.altitudeError = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.latitudeError = try f.optionalDecimal()
+        s.longitudeError = try f.optionalDecimal()
+        s.altitudeError = try f.optionalDecimal()
         s.failedSatellite = try f.tolerant { (f) throws(NMEAError) in try f.integer() }
-        s.probabilityOfMissedDetection = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.biasEstimate = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.biasStandardDeviation = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.probabilityOfMissedDetection = try f.optionalDecimal()
+        s.biasEstimate = try f.optionalDecimal()
+        s.biasStandardDeviation = try f.optionalDecimal()
         if let range = f.raw() { s.systemID = (try? f.parseInteger(range)) ?? NMEAChecksum.hexValue(f.base[range.lowerBound]).map(Int.init) }
         if let range = f.raw() { s.signalID = (try? f.parseInteger(range)) ?? NMEAChecksum.hexValue(f.base[range.lowerBound]).map(Int.init) }
         return s

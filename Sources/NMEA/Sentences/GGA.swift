@@ -24,12 +24,7 @@ public struct GGA: Sendable, Hashable {
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GGA {
         var s = GGA()
         s.time = try f.time()
-        s.latitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: true) }
-        s.longitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: false) }
-        if s.latitude == nil || s.longitude == nil {
-            s.latitude = nil
-            s.longitude = nil
-        }
+        (s.latitude, s.longitude) = try f.optionalPosition()
         if let q = try f.integer() {
             if q >= 0, q <= 8, let quality = GGAQuality(rawValue: UInt8(q)) {
                 s.quality = quality
@@ -37,13 +32,13 @@ public struct GGA: Sendable, Hashable {
                 try f.noteUnreadable(field: 6, .outOfRange)
             }
         }
-        s.satellitesUsed = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...999) }
-        s.hdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.altitudeMSL = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.satellitesUsed = try f.optionalInteger(in: 0...999)
+        s.hdop = try f.optionalDecimal()
+        s.altitudeMSL = try f.optionalDecimal()
         f.skip()  // M
-        s.geoidSeparation = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.geoidSeparation = try f.optionalDecimal()
         f.skip()  // M
-        s.differentialAge = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.differentialAge = try f.optionalDecimal()
         // The station ID is sometimes followed by junk; read it leniently.
         if let range = f.raw() { s.differentialStation = try? f.parseInteger(range) }
         return s

@@ -13,15 +13,10 @@ public struct GLL: Sendable, Hashable {
     /// neither); an unreadable one refuses the sentence. Position and mode are optional. See QUIRKS.md.
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GLL {
         var s = GLL()
-        s.latitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: true) }
-        s.longitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: false) }
-        if s.latitude == nil || s.longitude == nil {
-            s.latitude = nil
-            s.longitude = nil
-        }
+        (s.latitude, s.longitude) = try f.optionalPosition()
         s.time = try f.time()
         s.isValid = try f.validity()
-        s.mode = try f.tolerant { (f) throws(NMEAError) in try f.modeIndicator() }
+        s.mode = try f.optionalMode()
         return s
     }
 }

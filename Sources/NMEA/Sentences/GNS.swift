@@ -55,12 +55,7 @@ public struct GNS: Sendable, Hashable {
         // Required: the time (field 1). The mode letters (field 6) are kept one by one: an unknown
         // letter is absent for its constellation. Every other field is optional. See QUIRKS.md.
         s.time = try f.time()
-        s.latitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: true) }
-        s.longitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: false) }
-        if s.latitude == nil || s.longitude == nil {
-            s.latitude = nil
-            s.longitude = nil
-        }
+        (s.latitude, s.longitude) = try f.optionalPosition()
         if let range = f.raw() {
             var index = 0
             for offset in range {
@@ -72,11 +67,11 @@ public struct GNS: Sendable, Hashable {
             }
             s.modeCount = min(index, 6)
         }
-        s.satellitesUsed = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...999) }
-        s.hdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.altitudeMSL = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.geoidSeparation = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.differentialAge = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.satellitesUsed = try f.optionalInteger(in: 0...999)
+        s.hdop = try f.optionalDecimal()
+        s.altitudeMSL = try f.optionalDecimal()
+        s.geoidSeparation = try f.optionalDecimal()
+        s.differentialAge = try f.optionalDecimal()
         if let range = f.raw() { s.differentialStation = try? f.parseInteger(range) }
         s.navigationalStatus = try f.tolerant { (f) throws(NMEAError) in try f.navigationalStatus() }
         return s

@@ -43,15 +43,15 @@ public struct GSA: Sendable {
         }
         for _ in 0..<satelliteFields {
             // A zero (padding some receivers send) is no satellite.
-            guard let prn = try f.tolerant({ (f) throws(NMEAError) in try f.integer(in: 0...999) }), prn > 0 else { continue }
+            guard let prn = try f.optionalInteger(in: 0...999), prn > 0 else { continue }
             if s.satelliteCount < 16 {
                 s.satellites[s.satelliteCount] = UInt16(prn)
                 s.satelliteCount += 1
             }
         }
-        s.pdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.hdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.vdop = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.pdop = try f.optionalDecimal()
+        s.hdop = try f.optionalDecimal()
+        s.vdop = try f.optionalDecimal()
         if hasSystemID, let range = f.raw() {
             if range.count == 1, let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) {
                 s.systemID = Int(value)

@@ -17,13 +17,13 @@ public struct GST: Sendable, Hashable {
         var s = GST()
         // Required: the time (field 1); the rest is optional, an unreadable value absent.
         s.time = try f.time()
-        s.rangeRMS = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.semiMajorSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.semiMinorSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.orientation = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.latitudeSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.longitudeSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.altitudeSigma = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.rangeRMS = try f.optionalDecimal()
+        s.semiMajorSigma = try f.optionalDecimal()
+        s.semiMinorSigma = try f.optionalDecimal()
+        s.orientation = try f.optionalDecimal()
+        s.latitudeSigma = try f.optionalDecimal()
+        s.longitudeSigma = try f.optionalDecimal()
+        s.altitudeSigma = try f.optionalDecimal()
         return s
     }
 }

@@ -45,12 +45,12 @@ public struct GSV: Sendable {
         s.messageNumber = try f.integer(in: 0...99)
         // Required: the message count and number (fields 1, 2). The rest is optional: an unreadable
         // value is absent (a satellite without a readable number is left out). See QUIRKS.md.
-        s.satellitesInView = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...999) }
+        s.satellitesInView = try f.optionalInteger(in: 0...999)
         for _ in 0..<groups {
-            let prn = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...999) }
-            let elevation = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: -90...90) }
-            let azimuth = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...360) }
-            let snr = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...99) }
+            let prn = try f.optionalInteger(in: 0...999)
+            let elevation = try f.optionalInteger(in: -90...90)
+            let azimuth = try f.optionalInteger(in: 0...360)
+            let snr = try f.optionalInteger(in: 0...99)
             guard let prn, prn > 0 else { continue }
             var view = SatelliteView(prn: UInt16(prn))
             if let elevation { view.elevation = Int16(clamping: elevation) }

@@ -19,8 +19,8 @@ public struct HDG: Sendable, Hashable {
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> HDG {
         var s = HDG()
         s.sensorHeading = try f.decimal()
-        s.deviation = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45) }
-        s.variation = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45) }
+        s.deviation = try f.optionalEastWest()
+        s.variation = try f.optionalEastWest()
         return s
     }
 }

@@ -16,7 +16,7 @@ public struct PGRMZ: Sendable, Hashable {
         // (the value as written is kept); an unreadable dimension is absent. See QUIRKS.md.
         s.altitude = try f.decimal()
         s.unit = try f.tolerant { (f) throws(NMEAError) in try f.character() }
-        s.dimension = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...9) }
+        s.dimension = try f.optionalInteger(in: 0...9)
         if let altitude = s.altitude {
             switch s.unit {
             case 0x66?, 0x46?: s.altitudeMetres = altitude.doubleValue * 0.3048  // f, F

@@ -29,24 +29,17 @@ public struct RMC: Sendable, Hashable {
         var s = RMC()
         s.time = try f.time()
         s.isValid = try f.validity()
-        s.latitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: true) }
-        s.longitude = try f.tolerant(width: 2) { (f) throws(NMEAError) in try f.coordinate(latitude: false) }
-        if s.latitude == nil || s.longitude == nil {
-            s.latitude = nil
-            s.longitude = nil
-        }
-        s.speedKnots = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-        s.courseTrue = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        (s.latitude, s.longitude) = try f.optionalPosition()
+        s.speedKnots = try f.optionalDecimal()
+        s.courseTrue = try f.optionalDecimal()
         if let date = try f.tolerant({ (f) throws(NMEAError) in try f.shortDate() }) {
             s.day = UInt8(date.day)
             s.month = UInt8(date.month)
             s.twoDigitYear = UInt8(date.year)
         }
         // SiRF III (NMEA 2.3 firmware) writes the mode letter where the variation's E/W belongs.
-        s.magneticVariation = try f.tolerant(width: 2) { (f) throws(NMEAError) in
-            try f.signedByLetter(negativeLetter: 0x57, positiveLetter: 0x45)
-        }
-        s.mode = try f.tolerant { (f) throws(NMEAError) in try f.modeIndicator() }
+        s.magneticVariation = try f.optionalEastWest()
+        s.mode = try f.optionalMode()
         s.navigationalStatus = try f.tolerant { (f) throws(NMEAError) in try f.navigationalStatus() }
         return s
     }

@@ -12,21 +12,21 @@ public struct VTG: Sendable, Hashable {
         var s = VTG()
         // Every field is optional: an unreadable one is absent. See QUIRKS.md.
         if f.fieldCount <= 4 {
-            s.courseTrue = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-            s.courseMagnetic = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-            s.speedKnots = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
-            s.speedKilometresPerHour = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+            s.courseTrue = try f.optionalDecimal()
+            s.courseMagnetic = try f.optionalDecimal()
+            s.speedKnots = try f.optionalDecimal()
+            s.speedKilometresPerHour = try f.optionalDecimal()
             return s
         }
-        s.courseTrue = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.courseTrue = try f.optionalDecimal()
         f.skip()
-        s.courseMagnetic = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.courseMagnetic = try f.optionalDecimal()
         f.skip()
-        s.speedKnots = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.speedKnots = try f.optionalDecimal()
         f.skip()
-        s.speedKilometresPerHour = try f.tolerant { (f) throws(NMEAError) in try f.decimal() }
+        s.speedKilometresPerHour = try f.optionalDecimal()
         f.skip()
-        s.mode = try f.tolerant { (f) throws(NMEAError) in try f.modeIndicator() }
+        s.mode = try f.optionalMode()
         return s
     }
 }

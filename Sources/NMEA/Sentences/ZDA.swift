@@ -12,9 +12,9 @@ public struct ZDA: Sendable, Hashable {
         // Required: the time (field 1). The date is kept only when day, month and year are all
         // readable and make a date; an unreadable part or zone field is absent. See QUIRKS.md.
         s.time = try f.time()
-        let day = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 1...31) }
-        let month = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 1...12) }
-        let year = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 1900...9999) }
+        let day = try f.optionalInteger(in: 1...31)
+        let month = try f.optionalInteger(in: 1...12)
+        let year = try f.optionalInteger(in: 1900...9999)
         if let day, let month, let year {
             if let date = CalendarDate(year: year, month: month, day: day) {
                 s.date = date
@@ -22,8 +22,8 @@ public struct ZDA: Sendable, Hashable {
                 try f.noteUnreadable(field: 2, .badDate)
             }
         }
-        s.localZoneHours = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: -13...13) }
-        s.localZoneMinutes = try f.tolerant { (f) throws(NMEAError) in try f.integer(in: 0...59) }
+        s.localZoneHours = try f.optionalInteger(in: -13...13)
+        s.localZoneMinutes = try f.optionalInteger(in: 0...59)
         return s
     }
 }
