@@ -509,8 +509,17 @@ public struct EpochAssembler: Sendable {
                 propose(.noFix)
             }
         case .pgrmz(let s):
-            // Garmin's own altitude overrides GGA's when it comes later in the cycle.
-            if let metres = s.altitudeMetres, fix.mode >= .twoD || stateMode >= .twoD { fix.altitudeMSL = metres }
+            // Garmin's own altitude overrides GGA's when it comes later in the cycle. As gpsd
+            // (processPGRMZ): only an altitude in feet, read as whole feet, and field 3 sets the mode.
+            if let feet = s.altitude, s.unit == 0x66 || s.unit == 0x46, fix.mode >= .twoD || stateMode >= .twoD {
+                fix.altitudeMSL = Double(feet.integerPart) * 0.3048
+            }
+            switch s.dimension {
+            case 1?: propose(.noFix)
+            case 2?: propose(.twoD)
+            case 3?: propose(.threeD)
+            default: break
+            }
         case .vtg(let s):
             // As gpsd: a VTG whose mode says not valid or dead reckoning, or that lacks the true
             // course or the speed in knots (u-blox sends `,,T,,M,0.117,N` when still), is not

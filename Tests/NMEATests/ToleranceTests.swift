@@ -367,6 +367,25 @@ struct EpochQuirkTests {
         #expect(got.map(\.course) == [90.0, 91.0, 93.0])
     }
 
+    @Test("E-2: PGRMZ overrides GGA's altitude only in feet, as whole feet, and its field 3 sets the mode")
+    func pgrmz() {
+        let got = fixes([
+            "$GPGGA,120000,4807.038,N,01131.000,E,1,08,0.9,38.4,M,46.9,M,,",
+            "$PGRMZ,126.9,f,3",
+            "$GPGGA,120001,4807.038,N,01131.000,E,1,08,0.9,38.4,M,46.9,M,,",
+            "$PGRMZ,40,m,3",
+            "$GPGGA,120002,4807.038,N,01131.000,E,1,08,0.9,,M,,M,,",
+            "$PGRMZ,130,f,3",
+            "$GPGGA,120003,4807.038,N,01131.000,E,1,08,0.9,38.4,M,46.9,M,,",
+            "$PGRMZ,126,f,1",
+        ])
+        #expect(got.count == 4)
+        let foot = 0.3048
+        let expected: [Double?] = [126 * foot, 38.4, 130 * foot, 126 * foot]
+        #expect(got.map(\.altitudeMSL) == expected)
+        #expect(got.map(\.mode) == [.threeD, .threeD, .threeD, .noFix])
+    }
+
     @Test("E-4: a magnetic variation of 0.0 means none; DOPs of 99.99, 99.00 and 0.00 mean none")
     func invalidMarkers() {
         let got = fixes([
