@@ -483,6 +483,9 @@ public struct EpochAssembler: Sendable {
             if let hdop = Self.dop(s.hdop) { fix.hdop = hdop }
         case .gns(let s):
             epochHasData = true
+            // As gpsd (processGNS): a navigational status U (unsafe) or V (not valid) leaves the
+            // fix as it was; only the time counts.
+            if s.navigationalStatus == .unsafe || s.navigationalStatus == .notValid { break }
             if s.isValid, s.latitude != nil, s.longitude != nil {
                 setPosition(s.latitude, s.longitude)
                 if let mode = s.bestMode, let quality = FixQuality(mode) { fix.quality = quality }

@@ -386,6 +386,19 @@ struct EpochQuirkTests {
         #expect(got.map(\.mode) == [.threeD, .threeD, .threeD, .noFix])
     }
 
+    @Test("E-10: a GNS whose navigational status is V (u-blox sends it always) or U leaves the fix as it was")
+    func gnsNavigationalStatus() {
+        let got = fixes([
+            "$GPRMC,120000,A,4807.038,N,01131.000,E,1.0,90.0,230394,,,A",
+            "$GNGNS,120000,4808.000,N,01132.000,E,AAAAN,16,0.9,545.4,46.9,,,V",
+            "$GPRMC,120001,A,4807.038,N,01131.000,E,1.0,90.0,230394,,,A",
+            "$GNGNS,120001,4808.000,N,01132.000,E,AAAAN,16,0.9,545.4,46.9,,,S",
+        ])
+        #expect(got.count == 2)
+        #expect(got.map(\.rawLatitude?.degreesMinutes) == [FixedDecimal(significand: 4807038, scale: 3), FixedDecimal(significand: 4808000, scale: 3)])
+        #expect(got.map(\.altitudeMSL) == [nil, 545.4])
+    }
+
     @Test("E-4: a magnetic variation of 0.0 means none; DOPs of 99.99, 99.00 and 0.00 mean none")
     func invalidMarkers() {
         let got = fixes([
