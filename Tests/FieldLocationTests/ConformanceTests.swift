@@ -134,7 +134,7 @@ struct ConformanceTests {
     }
 
     private func percent(_ ratio: Double) -> String {
-        let tenths = Int((ratio * 1000).rounded(.down))
+        let tenths = Int((ratio * 1000).rounded())
         return "\(tenths / 10).\(tenths % 10) %"
     }
 }
