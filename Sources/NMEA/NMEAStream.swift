@@ -45,7 +45,9 @@ public final class NMEAStream {
         assembler = EpochAssembler(options: assemblerOptions)
     }
 
-    /// Sentence counters: accepted by type, rejected by reason (framing errors included), fixes emitted.
+    /// Sentence counters: accepted by type, rejected by reason (framing errors included), fixes
+    /// emitted, and the optional fields that could not be read and were taken as absent, by sentence
+    /// type and field (``SentenceCounters/unreadable(_:field:)``).
     public var counters: SentenceCounters { assembler.counters }
 
     /// Feeds bytes; the delegate hears every fix, sentence and error.

@@ -335,6 +335,30 @@ struct TolerancePropertyTests {
             }
         }
     }
+
+    @Test("GLL, VTG and ZDA: the tolerant reading equals the strict reading with the unreadable fields emptied")
+    func gllVtgZda() {
+        var g = Generator()
+        for _ in 0..<3000 {
+            let gll = [g.pick(Self.latitudes), g.pick(Self.latitudeLetters), g.pick(Self.longitudes), g.pick(Self.longitudeLetters),
+                       g.pick(Self.times), g.pick(["A", "V", "", "X"]), g.pick(Self.letters)]
+            check("$GPGLL," + gll.prefix(4 + g.next(4)).joined(separator: ","), groups: [1...4], requiredFields: [5, 6]) { a, b in
+                guard case .gll(let x) = a, case .gll(let y) = b else { return false }
+                return x == y
+            }
+            let vtg = [g.pick(Self.decimals), "T", g.pick(Self.decimals), "M", g.pick(Self.decimals), "N", g.pick(Self.decimals), "K", g.pick(Self.letters)]
+            check("$GPVTG," + vtg.prefix(5 + g.next(5)).joined(separator: ","), groups: [], requiredFields: []) { a, b in
+                guard case .vtg(let x) = a, case .vtg(let y) = b else { return false }
+                return x == y
+            }
+            let zda = [g.pick(Self.times), g.pick(["04", "", "32", "x", "31"]), g.pick(["07", "", "13", "02", "y"]),
+                       g.pick(["2002", "", "20021", "1899", "2024"]), g.pick(["-01", "", "14", "x"]), g.pick(["00", "", "60", "30"])]
+            check("$GPZDA," + zda.prefix(1 + g.next(6)).joined(separator: ","), groups: [], requiredFields: [1]) { a, b in
+                guard case .zda(let x) = a, case .zda(let y) = b else { return false }
+                return x == y
+            }
+        }
+    }
 }
 
 /// The epoch-level entries of the quirk catalogue (E-n in QUIRKS.md): which sentence's value a fix
