@@ -45,12 +45,9 @@ struct FramerTests {
         #expect(events == [.error(.sentenceTooLong(offset: 0, maximum: 255)), .sentence(rmc)])
     }
 
-    @Test("the default maximum admits every real sentence of the gpsd corpus")
+    @Test("the default maximum admits every real sentence of the gpsd corpus", .enabled(if: sharedFolder() != nil, "../shared/corpus/gpsd is not beside the package"))
     func corpusSentencesFit() throws {
-        guard let shared = sharedFolder() else {
-            print("skipped: ../shared/corpus/gpsd not found beside the package")
-            return
-        }
+        let shared = try #require(sharedFolder())
         var longest = 0
         for name in FileProbe.list(shared + "/corpus/gpsd") where name.hasSuffix(".log") {
             let bytes = try #require(FileProbe.read(shared + "/corpus/gpsd/" + name))
@@ -152,12 +149,9 @@ struct FramerVerifierTests {
         verify(stream, seed: 7, name: "synthetic")
     }
 
-    @Test("every gpsd corpus log")
+    @Test("every gpsd corpus log", .enabled(if: sharedFolder() != nil, "../shared/corpus/gpsd is not beside the package"))
     func corpus() throws {
-        guard let shared = sharedFolder() else {
-            print("skipped: ../shared/corpus/gpsd not found beside the package")
-            return
-        }
+        let shared = try #require(sharedFolder())
         var count = 0
         for (index, name) in FileProbe.list(shared + "/corpus/gpsd").enumerated() where name.hasSuffix(".log") {
             let bytes = try #require(FileProbe.read(shared + "/corpus/gpsd/" + name))

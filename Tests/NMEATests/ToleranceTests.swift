@@ -441,3 +441,43 @@ struct EpochQuirkTests {
         #expect(got.count == 5 && got.allSatisfy { $0.time != nil && $0.hasPosition && $0.magneticVariation == nil })
     }
 }
+
+@Suite("Field tolerance on the gpsd corpus", .enabled(if: sharedFolder() != nil, "../shared/corpus/gpsd is not beside the package"))
+struct CorpusToleranceTests {
+    @Test("every sentence the strict reading accepts is accepted unchanged; those it refused for an optional field are kept and their fields counted")
+    func corpus() throws {
+        let shared = try #require(sharedFolder())
+        let strict = NMEAParserOptions(toleratesUnreadableFields: false)
+        var accepted = 0
+        var kept: [String: Int] = [:]   // "RMC field 11" -> sentences kept that the strict reading refused
+        var unreadableFields = 0
+        var examples: [String] = []
+        for name in FileProbe.list(shared + "/corpus/gpsd").sorted() where name.hasSuffix(".log") {
+            let bytes = try #require(FileProbe.read(shared + "/corpus/gpsd/" + name))
+            for case .sentence(let text) in frame(bytes, chunks: [4096], skipComments: true) {
+                let tolerant = try? parse(text)
+                do {
+                    _ = try parse(text, options: strict)
+                    accepted += 1
+                    #expect(tolerant?.unreadableFields.isEmpty == true, "\(name): \(text)")
+                } catch {
+                    guard let tolerant, !tolerant.unreadableFields.isEmpty else { continue }
+                    unreadableFields += tolerant.unreadableFields.count
+                    let key = "\(tolerant.sentence.type) field " + tolerant.unreadableFields.map(String.init).joined(separator: "+")
+                    if kept[key] == nil { examples.append("\(name): \(text)") }
+                    kept[key, default: 0] += 1
+                }
+            }
+        }
+        let total = kept.values.reduce(0, +)
+        print("corpus tolerance: \(accepted) sentences read strictly; \(total) more kept with \(unreadableFields) unreadable fields: "
+            + kept.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
+        print("corpus tolerance, first of each kind: " + examples.joined(separator: " | "))
+        #expect(accepted > 24_000)
+        // The corpus's sentences that one unreadable field used to refuse: Telit HE910's year -1
+        // (april6_2019), SiRF TriG's field 18 (beidou-bd), and placeholder positions past 90 or 180
+        // degrees while there is no fix (tn200-all's 36000.0000,N; tr737A+'s 8960.0000,N).
+        #expect(kept == ["GGA field 2": 1, "GLL field 1+3": 9, "GSA field 18": 10, "RMC field 3": 2, "RMC field 3+5": 9, "RMC field 9": 1])
+        #expect(unreadableFields == 50)
+    }
+}
