@@ -51,6 +51,11 @@ let quirks: [Quirk] = [
         guard case .rmc(let s) = parsed.sentence else { Issue.record("not RMC"); return }
         #expect(s.mode == nil && s.latitude != nil && s.twoDigitYear == 17 && Array(parsed.unreadableFields) == [12])
     },
+    Quirk(id: "Q-RMC-9 TN-200: a placeholder position of 360 degrees while there is no fix",
+          line: "$GPRMC,000452.981,V,36000.0000,N,72000.0000,E,0.000000,,190120,,") { parsed in
+        guard case .rmc(let s) = parsed.sentence else { Issue.record("not RMC"); return }
+        #expect(s.latitude == nil && s.longitude == nil && s.isValid == false && s.day == 19 && Array(parsed.unreadableFields) == [3, 5])
+    },
     Quirk(id: "Q-RMC-8 extra trailing fields after the NMEA 4.11 list",
           line: "$GNRMC,001031.00,A,4404.13993,N,12118.86023,W,0.146,,100117,,,A,V,7,X") { parsed in
         guard case .rmc(let s) = parsed.sentence else { Issue.record("not RMC"); return }
