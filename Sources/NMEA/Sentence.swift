@@ -91,6 +91,7 @@ public struct UnreadableFields: Sendable, Hashable, Sequence {
     /// Iterates over the field numbers.
     public struct Iterator: IteratorProtocol {
         var rest: UInt64
+        /// The next field number, or `nil` after the last.
         public mutating func next() -> Int? {
             guard rest != 0 else { return nil }
             let bit = rest.trailingZeroBitCount
