@@ -14,10 +14,6 @@ enum Conformance {
 
     /// Logs below the target, with their floor and why.
     static let floors: [String: (floor: Double, reason: String)] = [
-        "quectel-l76k-binary.log": (0.0, "gpsd takes the fix from CASIC binary frames (more digits than the NMEA); its .chk holds gpsd-generated pseudo-NMEA"),
-        "quectel-l76k-dual.log": (0.0, "gpsd takes altitude and course from CASIC binary frames, not from the NMEA we read"),
-        "ublox-neo-m8l.log": (0.0, "gpsd takes the fix from UBX NAV frames; the NMEA in the log carries different precision and times"),
-        "ublox8-uniqid-monhw.log": (0.62, "gpsd merges UBX NAV data into its TPVs; 3 of 8 epochs differ in altitude or course that only UBX carries"),
         "bundg_zeus_9.log": (0.74, "the plotter's GLL carries the next second's time, so gpsd's final TPV of a time is the GLL's, with the previous epoch's position and a derived speed"),
         "humminbird-M37.log": (0.95, "first epoch: before gpsd has learned the cycle end it reports only on position or mode changes, so the VTG after the GLL never reaches a TPV (gpsd's speed is derived)"),
         "rst39.log": (0.97, "10 Hz GGA with RMC/ZDA added once a second: the first whole second is emitted at the learned GGA ender before its RMC arrives; later ones wait for the change of time"),
