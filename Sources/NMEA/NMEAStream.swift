@@ -112,6 +112,7 @@ public final class NMEAStream {
                 let order = stream.merger.nextSequence()
                 stream.lastSentenceOrder = order
                 let time = parsed.sentence.epochTime
+                if let time { stream.merger.noteSentence(time: time) }
                 stream.assembler.add(parsed) { fix in
                     // A fix emitted at a change of time holds the sentences before this one.
                     let last = time != nil && fix.timeOfDay != time ? previous : order

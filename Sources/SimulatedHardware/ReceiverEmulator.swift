@@ -300,7 +300,12 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             setInterval(&s, .milliseconds(u16(0)), at: at)
             ack(&s, c, i, ok: true, at: at)
         case (0x06, 0x01):  // CFG-MSG
-            if !m10, p.count >= 3, p[0] != 0xF0 { ack(&s, c, i, ok: setBinary(&s, ubxClass: p[0], id: p[1], rate: UInt64(p[2])), at: at); return }
+            if !m10, p.count >= 3, p[0] != 0xF0 {
+                // A real M8 takes CFG-MSG for any UBX message; the emulator sends the ones it models.
+                setBinary(&s, ubxClass: p[0], id: p[1], rate: UInt64(p[2]))
+                ack(&s, c, i, ok: true, at: at)
+                return
+            }
             if m10 || p.count < 3 || p[0] != 0xF0 { ack(&s, c, i, ok: false, at: at); return }
             let names: [UInt8: String] = [0: "GGA", 1: "GLL", 2: "GSA", 3: "GSV", 4: "RMC", 5: "VTG", 7: "GST", 8: "ZDA"]
             if let name = names[p[1]] { if p[2] > 0 { s.outputs.insert(name) } else { s.outputs.remove(name) } }

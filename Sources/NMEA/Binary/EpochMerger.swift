@@ -51,6 +51,8 @@ public struct EpochMerger: Sendable {
         var dopSequence = 0
         var nmeaSequence = -1
         var casicSkyStarted = false
+        /// NAV-EOE arrived: the binary part is complete (delivery may wait for the NMEA fix).
+        var endSeen = false
     }
 
     public internal(set) var counters = Counters()
@@ -67,9 +69,21 @@ public struct EpochMerger: Sendable {
     var enderConfirmations = 0
     var lastEmittedTime: Int64?
     var lastEmittedKey: UInt32?
+    /// The time of day (ms) of the last timed NMEA sentence, whose fix the assembler may still hold.
+    var lastSentenceTime: Int64?
 
     static let day: Int64 = 86_400_000
     static let nmeaKind: UInt32 = 0
+    static let endOfEpoch: UInt32 = 0x1_0161
+
+    /// Whether the epoch of time of day `time` (ms) is the one delivered last or, with `orOlder`, up to a
+    /// minute before it. Binary messages use only the first test: on ADR/UDR units the NAV-PVT of a
+    /// whole second arrives after the HNR-PVT of later instants, and is delivered as its own fix.
+    func isLate(_ time: Int64, orOlder: Bool = false) -> Bool {
+        guard let last = lastEmittedTime else { return false }
+        let behind = ((last - time) % Self.day + Self.day) % Self.day
+        return Self.close(time, last) || (orOlder && behind <= 60_000)
+    }
 
     public init(provenance: Provenance = .receiver) {
         self.provenance = provenance
@@ -82,7 +96,8 @@ public struct EpochMerger: Sendable {
     public mutating func add(nmea fix: Fix, sequence order: Int, emit: (Fix) -> Void) {
         guard active else { emit(fix); return }
         let time = fix.timeOfDay.map { Self.milliseconds($0) }
-        if let time, let last = lastEmittedTime, Self.close(time, last) {
+        if let time, isLate(time, orOlder: true) {
+            // An NMEA fix for an epoch delivered already, or older than the last one delivered.
             counters.late += 1
             return
         }
@@ -110,7 +125,16 @@ public struct EpochMerger: Sendable {
             slot.nmeaSequence = order
             if slot.timeMilliseconds == nil { slot.timeMilliseconds = time }
         }
-        if slot(index)?.lastKind == Self.nmeaKind { endIfEnder(index, kind: Self.nmeaKind, emit: emit) }
+        if slot(index)?.endSeen == true {
+            deliver(index, emit: emit)
+        } else if slot(index)?.lastKind == Self.nmeaKind {
+            endIfEnder(index, kind: Self.nmeaKind, emit: emit)
+        }
+    }
+
+    /// Notes a timed NMEA sentence: until the assembler delivers its fix, NAV-EOE of that epoch waits.
+    public mutating func noteSentence(time: TimeOfDay) {
+        lastSentenceTime = Self.milliseconds(time)
     }
 
     /// The next arrival number, for a sentence or frame that just arrived.
@@ -186,9 +210,17 @@ public struct EpochMerger: Sendable {
         }
     }
 
-    /// Delivers the epoch at `index` when `kind` is the learned ender (any older epoch first).
+    /// Delivers the epoch at `index` when `kind` is the learned ender, or UBX NAV-EOE, which ends the
+    /// epoch by definition (any older epoch first).
     mutating func endIfEnder(_ index: Int, kind: UInt32, emit: (Fix) -> Void) {
-        guard kind == ender, enderConfirmations >= 1 else { return }
+        if kind == Self.endOfEpoch {
+            modify(index) { $0.endSeen = true }
+            // The epoch's NMEA is still inside the assembler (it has not learned its cycle ender yet).
+            if let mine = slot(index), mine.nmeaSequence < 0, let time = mine.timeMilliseconds, let sentence = lastSentenceTime,
+               Self.close(time, sentence) { return }
+        } else if kind != ender || enderConfirmations < 1 {
+            return
+        }
         let other = 1 - index
         if let mine = slot(index)?.timeMilliseconds, let theirs = slot(other)?.timeMilliseconds, oldest() == other,
            !Self.close(mine, theirs) {
@@ -229,7 +261,7 @@ public struct EpochMerger: Sendable {
             if let predicted { attach(time: predicted, to: index) }
             return index
         }
-        if let predicted, let last = lastEmittedTime, Self.close(predicted, last) { counters.late += 1; return nil }
+        if let predicted, isLate(predicted) { counters.late += 1; return nil }
         if let predicted, let index = find(time: predicted) {
             if slot(index)?.key == nil { modify(index) { $0.key = key } }
             return index
