@@ -1,3 +1,5 @@
+import NMEA
+
 /// Switching a receiver's binary navigation output on and off (issue 16): UBX NAV-PVT and companions
 /// through CFG-VALSET keys (u-blox M9/M10) or CFG-MSG (u-blox 6/7/M8), CASIC NAV-PV and companions
 /// through CASIC CFG-MSG. Key ids from the u-blox F9/M10 interface descriptions (CFG-MSGOUT-*_UART1,
@@ -78,20 +80,7 @@ public struct CASICMessage: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The frame as sent.
-    public var bytes: [UInt8] {
-        var body = Array(payload.prefix(2048))
-        while body.count % 4 != 0 { body.append(0) }
-        var frame: [UInt8] = [0xBA, 0xCE, UInt8(body.count & 0xFF), UInt8(body.count >> 8), messageClass, id] + body
-        var sum: UInt32 = 0
-        var index = 2
-        while index + 4 <= frame.count {
-            sum = sum &+ (UInt32(frame[index]) | UInt32(frame[index + 1]) << 8 | UInt32(frame[index + 2]) << 16
-                          | UInt32(frame[index + 3]) << 24)
-            index += 4
-        }
-        frame += (0..<4).map { UInt8(truncatingIfNeeded: sum >> (8 * UInt32($0))) }
-        return frame
-    }
+    public var bytes: [UInt8] { CASICFrame.encode(class: messageClass, id: id, payload: payload) }
 
     /// `CASIC 06 01 (4 bytes)`.
     public var description: String { "CASIC \(hexByte(messageClass)) \(hexByte(id)) (\(payload.count) bytes)" }

@@ -163,15 +163,7 @@ extension ReceiverEmulator {
     }
 
     func casicFrame(_ c: UInt8, _ i: UInt8, _ payload: [UInt8]) -> [UInt8] {
-        let frame: [UInt8] = [0xBA, 0xCE, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), c, i] + payload
-        var sum: UInt32 = 0
-        var index = 2
-        while index + 4 <= frame.count {
-            sum = sum &+ (UInt32(frame[index]) | UInt32(frame[index + 1]) << 8 | UInt32(frame[index + 2]) << 16
-                          | UInt32(frame[index + 3]) << 24)
-            index += 4
-        }
-        return frame + (0..<4).map { UInt8(truncatingIfNeeded: sum >> (8 * UInt32($0))) }
+        CASICFrame.encode(class: c, id: i, payload: payload)
     }
 }
 

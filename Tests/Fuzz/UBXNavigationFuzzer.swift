@@ -27,7 +27,7 @@ private func frames(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         let kind = input[at], length = Int(input[at + 3])
         var cls = input[at + 1], id = input[at + 2]
         let end = min(input.count, at + 4 + length)
-        var payload = Array(input[(at + 4)..<end])
+        let payload = Array(input[(at + 4)..<end])
         at = end
         let casic = kind & 1 != 0
         if kind & 2 != 0 {
@@ -35,17 +35,7 @@ private func frames(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
             (cls, id) = table[Int(cls) % table.count]
         }
         if casic {
-            while payload.count % 4 != 0 { payload.append(0) }
-            var frame: [UInt8] = [0xBA, 0xCE, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), cls, id] + payload
-            var sum: UInt32 = 0
-            var index = 2
-            while index + 4 <= frame.count {
-                sum = sum &+ (UInt32(frame[index]) | UInt32(frame[index + 1]) << 8 | UInt32(frame[index + 2]) << 16
-                              | UInt32(frame[index + 3]) << 24)
-                index += 4
-            }
-            frame += [UInt8(sum & 0xFF), UInt8(sum >> 8 & 0xFF), UInt8(sum >> 16 & 0xFF), UInt8(sum >> 24)]
-            out += frame
+            out += CASICFrame.encode(class: cls, id: id, payload: payload)
         } else {
             var frame: [UInt8] = [0xB5, 0x62, cls, id, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
             var a: UInt8 = 0

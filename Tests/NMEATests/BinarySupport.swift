@@ -1,17 +1,13 @@
 import NMEA
 
-/// A CASIC frame with a correct checksum (CASIC protocol section 2; gpsd `casic_checksum()`).
+/// A CASIC frame with a correct checksum, the sum computed here independently of `CASICFrame`.
 func casicFrame(_ cls: UInt8, _ id: UInt8, _ payload: [UInt8]) -> [UInt8] {
-    var frame: [UInt8] = [0xBA, 0xCE, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), cls, id] + payload
-    var sum: UInt32 = 0
-    var index = 2
-    while index + 4 <= frame.count {
-        sum = sum &+ (UInt32(frame[index]) | UInt32(frame[index + 1]) << 8 | UInt32(frame[index + 2]) << 16
-                      | UInt32(frame[index + 3]) << 24)
-        index += 4
+    let header: [UInt8] = [UInt8(payload.count & 0xFF), UInt8(payload.count >> 8), cls, id]
+    let words = stride(from: 0, to: payload.count, by: 4).map { k in
+        (0..<4).reduce(UInt32(0)) { $0 | UInt32(k + $1 < payload.count ? payload[k + $1] : 0) << (8 * UInt32($1)) }
     }
-    frame += [UInt8(sum & 0xFF), UInt8(sum >> 8 & 0xFF), UInt8(sum >> 16 & 0xFF), UInt8(sum >> 24)]
-    return frame
+    let sum = words.reduce(UInt32(cls) << 16 | UInt32(id) << 24 | UInt32(payload.count), &+)
+    return [0xBA, 0xCE] + header + payload + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: sum >> $0) }
 }
 
 /// Little-endian payload builder for the interface-description frames.

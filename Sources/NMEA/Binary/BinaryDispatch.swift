@@ -83,23 +83,9 @@ extension EpochMerger {
             guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
             apply(index, kind: kind, order: order, carries: .nothing, emit: emit) { $0.fix.binaryProtocol = .ubx }
         case (0x01, 0x35):
-            guard payload.count >= 4 else { counters.malformed += 1; return }
-            guard let index = epoch(key: LittleEndian.u32(payload, 0), time: nil, emit: emit) else { return }
-            var failed = false
-            apply(index, kind: kind, order: order, carries: .sky, emit: emit) { slot in
-                failed = UBXNavSAT.decode(payload: payload, into: &slot.fix.satellites) == nil
-                slot.fix.binaryProtocol = .ubx
-            }
-            if failed { counters.malformed += 1 }
+            addSky(payload, kind: kind, order: order, emit: emit) { UBXNavSAT.decode(payload: payload, into: &$0.fix.satellites) }
         case (0x01, 0x43):
-            guard payload.count >= 4 else { counters.malformed += 1; return }
-            guard let index = epoch(key: LittleEndian.u32(payload, 0), time: nil, emit: emit) else { return }
-            var failed = false
-            apply(index, kind: kind, order: order, carries: .sky, emit: emit) { slot in
-                failed = UBXNavSIG.decode(payload: payload, into: &slot.fix.satellites) == nil
-                slot.fix.binaryProtocol = .ubx
-            }
-            if failed { counters.malformed += 1 }
+            addSky(payload, kind: kind, order: order, emit: emit) { UBXNavSIG.decode(payload: payload, into: &$0.fix.satellites) }
         case (0x01, 0x61):
             guard payload.count >= 4 else { counters.malformed += 1; return }
             guard let index = epoch(key: LittleEndian.u32(payload, 0), time: nil, emit: emit) else { return }
@@ -145,22 +131,31 @@ extension EpochMerger {
             guard let index = epoch(key: m.runTime, time: nil, emit: emit) else { return }
             apply(index, kind: kind, order: order, carries: .dop, emit: emit) { $0.fix.apply(m) }
         case 0x20, 0x21, 0x22:
-            guard payload.count >= 8 else { counters.malformed += 1; return }
-            guard let index = epoch(key: LittleEndian.u32(payload, 0), time: nil, emit: emit) else { return }
-            var failed = false
-            apply(index, kind: kind, order: order, carries: .sky, emit: emit) { slot in
+            addSky(payload, kind: kind, order: order, emit: emit) { slot in
                 // The first satellite message of an epoch starts its sky; the others append to it.
                 if !slot.casicSkyStarted {
                     slot.fix.satellites.removeAll()
                     slot.casicSkyStarted = true
                 }
-                failed = CASICNavSatelliteInfo.decode(messageID: id, payload: payload, appendingTo: &slot.fix.satellites) == nil
-                slot.fix.binaryProtocol = .casic
+                return CASICNavSatelliteInfo.decode(messageID: id, payload: payload, appendingTo: &slot.fix.satellites)
             }
-            if failed { counters.malformed += 1 }
         default:
             counters.ignored += 1
         }
+    }
+
+    /// A sky message (UBX NAV-SAT / NAV-SIG, CASIC NAV-*INFO): its epoch from the leading time key,
+    /// `decode` fills the epoch's sky and returns the key, or `nil` for an inconsistent payload.
+    mutating func addSky(_ payload: Span<UInt8>, kind: UInt32, order: Int, emit: (Fix) -> Void,
+                         decode: (inout Slot) -> UInt32?) {
+        guard payload.count >= 8 else { counters.malformed += 1; return }
+        guard let index = epoch(key: LittleEndian.u32(payload, 0), time: nil, emit: emit) else { return }
+        var failed = false
+        apply(index, kind: kind, order: order, carries: .sky, emit: emit) { slot in
+            failed = decode(&slot) == nil
+            slot.fix.binaryProtocol = kind & 0x2_0000 != 0 ? .casic : .ubx
+        }
+        if failed { counters.malformed += 1 }
     }
 
     static func milliseconds(hour: UInt8, minute: UInt8, second: UInt8, nano: Int64) -> Int64? {

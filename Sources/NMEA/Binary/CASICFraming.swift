@@ -50,3 +50,29 @@ extension FramerCore {
         }
     }
 }
+
+/// Builds CASIC frames (for commands, the emulator and tests; the framer checks them without allocating).
+public enum CASICFrame {
+    /// The 32-bit CASIC checksum: the sum of the little-endian words of `bytes` (length field to the
+    /// end of the payload; a short last word is zero-padded).
+    public static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
+        var sum: UInt32 = 0
+        var word: UInt32 = 0
+        var shift: UInt32 = 0
+        for byte in bytes {
+            word |= UInt32(byte) << shift
+            shift += 8
+            if shift == 32 { sum = sum &+ word; word = 0; shift = 0 }
+        }
+        return shift == 0 ? sum : sum &+ word
+    }
+
+    /// `0xBA 0xCE`, length, class, id, the payload zero-padded to whole words (at most 2048 bytes), checksum.
+    public static func encode(class messageClass: UInt8, id: UInt8, payload: [UInt8]) -> [UInt8] {
+        var body = Array(payload.prefix(FramerCore.maximumCASICPayload))
+        while body.count % 4 != 0 { body.append(0) }
+        let header: [UInt8] = [UInt8(body.count & 0xFF), UInt8(body.count >> 8), messageClass, id]
+        let sum = checksum(header + body)
+        return [0xBA, 0xCE] + header + body + (0..<4).map { UInt8(truncatingIfNeeded: sum >> (8 * UInt32($0))) }
+    }
+}
