@@ -84,6 +84,27 @@ struct BinaryStreamTests {
         #expect(stream.merger.counters.merged == 1)
     }
 
+    @Test("NAV-EOE ends the epoch, but waits for the NMEA fix the assembler still holds; a late NMEA fix is dropped")
+    func endOfEpochWaitsForNMEA() throws {
+        var bytes: [UInt8] = []
+        for second in 25...27 {
+            let iTOW = UInt32(74_538_000 + second * 1000)
+            let gga = withChecksum("$GNGGA,2042\(second).00,4624.27666,N,11701.24387,W,1,06,1.36,287.7,M,-18.2,M,,") + "\r\n"
+            // As the ZED-F9R sends it: NAV-PVT, the NMEA, then NAV-EOE.
+            bytes += Self.navPVT(second: UInt8(second), iTOW: iTOW) + Array(gga.utf8) + Self.eoe(iTOW)
+        }
+        let (fixes, stream) = streamFixes(bytes)
+        #expect(fixes.map { $0.timeOfDay?.second } == [25, 26, 27], "one fix per epoch, in order")
+        #expect(fixes.allSatisfy { $0.altitudeMSL == 287.7 && $0.horizontalAccuracy == 13.223 },
+                "the GGA, sent after NAV-PVT, wins the altitude; the receiver's estimate stays")
+        #expect(stream.merger.counters.late == 0)
+        // A stale NMEA epoch after a newer one was delivered is dropped, not delivered out of order.
+        let stale = Array((withChecksum("$GNGGA,204225.00,4624.27666,N,11701.24387,W,1,06,1.36,280.0,M,-18.2,M,,") + "\r\n").utf8)
+        let (again, late) = streamFixes(bytes + stale + Self.navPVT(second: 28, iTOW: 74_566_000) + Self.eoe(74_566_000))
+        #expect(again.count == 4 && !again.contains { $0.altitudeMSL == 280.0 })
+        #expect(late.merger.counters.late == 1)
+    }
+
     @Test("NMEA then CASIC of the same epoch: CASIC, sent last, wins; its sky carries gnssId and svId")
     func nmeaThenCASIC() throws {
         let nmea = [withChecksum("$GNGGA,071809.000,4739.71751,N,12219.58225,W,1,17,0.8,77.6,M,-21.6,M,,"),
