@@ -104,13 +104,13 @@ extension ReceiverEmulator {
         p.u8(11, 0x07); p.u32(12, 30)
         p.i32(16, Int32((unixMilliseconds % 1000) * 1_000_000))
         p.u8(20, e.hasFix ? 3 : 0); p.u8(21, e.hasFix ? 0x01 : 0); p.u8(22, 0xE0); p.u8(23, e.hasFix ? 9 : 0)
-        p.i32(24, Int32((e.longitude * 1e7).rounded())); p.i32(28, Int32((e.latitude * 1e7).rounded()))
-        p.i32(32, Int32(((e.altitudeMSL + e.geoidSeparation) * 1000).rounded())); p.i32(36, Int32((e.altitudeMSL * 1000).rounded()))
-        let hAcc = e.hasFix ? e.accuracy : 100_000
-        p.u32(40, UInt32(min(hAcc * 1000, 4e9))); p.u32(44, UInt32(min(hAcc * 1500, 4e9)))
+        p.i32(24, LittleEndianWriter.i4(e.longitude * 1e7)); p.i32(28, LittleEndianWriter.i4(e.latitude * 1e7))
+        p.i32(32, Int32(((e.altitudeMSL + e.geoidSeparation) * 1000).rounded())); p.i32(36, LittleEndianWriter.i4(e.altitudeMSL * 1000))
+        let hAcc = e.hasFix && e.accuracy.isFinite ? max(e.accuracy, 0) : 100_000
+        p.u32(40, UInt32(bitPattern: LittleEndianWriter.i4(min(hAcc * 1000, 2e9)))); p.u32(44, UInt32(bitPattern: LittleEndianWriter.i4(min(hAcc * 1500, 2e9))))
         let radians = e.course * Double.pi / 180
-        p.i32(48, Int32((e.speed * Double.cos(radians) * 1000).rounded())); p.i32(52, Int32((e.speed * Double.sin(radians) * 1000).rounded()))
-        p.i32(60, Int32((e.speed * 1000).rounded())); p.i32(64, Int32((e.course * 1e5).rounded()))
+        p.i32(48, LittleEndianWriter.i4(e.speed * Double.cos(radians) * 1000)); p.i32(52, LittleEndianWriter.i4(e.speed * Double.sin(radians) * 1000))
+        p.i32(60, LittleEndianWriter.i4(e.speed * 1000)); p.i32(64, LittleEndianWriter.i4(e.course * 1e5))
         p.u32(68, 300); p.u32(72, e.speed > 0.5 ? 500_000 : 18_000_000); p.u16(76, 160)
         return p.bytes
     }
@@ -169,6 +169,12 @@ extension ReceiverEmulator {
 
 /// A little-endian payload under construction.
 struct LittleEndianWriter {
+    /// `value` rounded into an I4 field, clamped (a non-finite value writes 0).
+    static func i4(_ value: Double) -> Int32 {
+        guard value.isFinite else { return 0 }
+        return Int32(max(Double(Int32.min), min(Double(Int32.max), value.rounded())))
+    }
+
     var bytes: [UInt8]
     init(_ count: Int) { bytes = [UInt8](repeating: 0, count: count) }
     mutating func u8(_ at: Int, _ v: UInt8) { bytes[at] = v }

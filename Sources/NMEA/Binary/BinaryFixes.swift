@@ -9,8 +9,9 @@ extension UTCTime {
                        nanosecond: Int64) -> UTCTime? {
         guard let date = CalendarDate(year: Int(year), month: Int(month), day: Int(day)),
               let time = TimeOfDay(hour: Int(hour), minute: Int(minute), second: Int(second)),
-              let base = UTCTime(representing: date, time: time), abs(nanosecond) < 1_000_000_000 else { return nil }
-        return UTCTime(nanosecondsSinceEpoch: base.nanosecondsSinceEpoch + nanosecond)
+              let base = UTCTime(representing: date, time: time), abs(nanosecond) < 1_000_000_000,
+              case let (instant, false) = base.nanosecondsSinceEpoch.addingReportingOverflow(nanosecond) else { return nil }
+        return UTCTime(nanosecondsSinceEpoch: instant)
     }
 
     /// A UTC instant from GPS week, time of week and leap seconds (UBX NAV-SOL, NAV-TIMEGPS).
