@@ -44,6 +44,9 @@ struct BinaryDecoderTests {
     @Test("NEO-M8L HNR-PVT at 10 Hz and ZED-F9R NAV-SIG, MON-RF (compact blocks)", .enabled(if: haveShared))
     func highRateAndSignals() throws {
         let m8l = try #require(BinaryFrames.of(log: "ublox-neo-m8l.log"))
+        // gpsd: "ecefx":4158803.9900,...,"ecefpAcc":12.6300
+        let ecef = try #require(UBXNavPOSECEF(bytes: m8l.payloads(0x01, 0x01)[0]))
+        #expect(ecef.iTOW == 228_730_000 && ecef.ecefX == 415_880_399 && ecef.pAcc == 1263)
         let hnr = try #require(UBXHNRPVT(bytes: m8l.payloads(0x28, 0x00)[0]))
         // gpsd: 2024-01-30T15:31:52.100Z, "lat":48.740960500,"lon":9.311732800,"altHAE":311.2210,"altMSL":263.6100
         #expect(hnr.iTOW == 228_730_100 && hnr.second == 52 && hnr.nano == 100_000_003)
@@ -103,6 +106,7 @@ struct BinaryDecoderTests {
             #expect((UBXHNRPVT(bytes: bytes) != nil) == (size >= 72))
             #expect((UBXNavSOL(bytes: bytes) != nil) == (size >= 52))
             #expect((UBXNavPOSLLH(bytes: bytes) != nil) == (size >= 28))
+            #expect((UBXNavPOSECEF(bytes: bytes) != nil) == (size >= 20))
             #expect((UBXNavVELNED(bytes: bytes) != nil) == (size >= 36))
             #expect((UBXNavDOP(bytes: bytes) != nil) == (size >= 18))
             #expect((UBXNavTimeGPS(bytes: bytes) != nil) == (size >= 16))

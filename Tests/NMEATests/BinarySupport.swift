@@ -76,6 +76,7 @@ extension UBXNavPVT { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXHNRPVT { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavSOL { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavPOSLLH { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
+extension UBXNavPOSECEF { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavVELNED { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavDOP { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavTimeGPS { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }

@@ -29,6 +29,13 @@ extension EpochMerger {
             guard let m = UBXNavPOSLLH(payload: payload) else { counters.malformed += 1; return }
             guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
             apply(index, kind: kind, order: order, emit: emit) { $0.fix.apply(m) }
+        case (0x01, 0x01):
+            guard let m = UBXNavPOSECEF(payload: payload) else { counters.malformed += 1; return }
+            guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
+            apply(index, kind: kind, order: order, carries: .nothing, emit: emit) { slot in
+                slot.fix.binaryProtocol = .ubx
+                slot.fix.withReceiverAccuracy(.ubxAccuracyEstimate) { $0.position3D = Double(m.pAcc) / 100 }
+            }
         case (0x01, 0x12):
             guard let m = UBXNavVELNED(payload: payload) else { counters.malformed += 1; return }
             guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }

@@ -182,6 +182,21 @@ public struct UBXNavPOSLLH: Sendable, Hashable {
     }
 }
 
+/// UBX-NAV-POSECEF (0x01 0x01): ECEF position, cm, and its 3D accuracy, cm (gpsd's `ecefpAcc`). 20 bytes.
+public struct UBXNavPOSECEF: Sendable, Hashable {
+    public var iTOW: UInt32
+    public var ecefX: Int32, ecefY: Int32, ecefZ: Int32
+    public var pAcc: UInt32
+
+    /// Decodes a NAV-POSECEF payload (20 bytes).
+    public init?(payload: borrowing Span<UInt8>) {
+        guard payload.count >= 20 else { return nil }
+        typealias L = LittleEndian
+        iTOW = L.u32(payload, 0)
+        ecefX = L.i32(payload, 4); ecefY = L.i32(payload, 8); ecefZ = L.i32(payload, 12); pAcc = L.u32(payload, 16)
+    }
+}
+
 /// UBX-NAV-VELNED (0x01 0x12): velocity in the local frame, cm/s, heading 1e-5 degrees. 36 bytes.
 public struct UBXNavVELNED: Sendable, Hashable {
     public var iTOW: UInt32
