@@ -20,9 +20,12 @@
 /// ## Epochs
 /// A binary message belongs to the epoch of its time key (UBX `iTOW`, CASIC run time); the key's UTC
 /// time is learned from NAV-PVT / NAV-TIMEUTC, so messages without UTC find their NMEA epoch. At most
-/// two epochs are open; an epoch is delivered when the message that ended the two previous epochs
+/// two epochs are open; an epoch is delivered when UBX NAV-EOE ends it (once the NMEA of that epoch,
+/// if any, has come out of the assembler), when the message that ended the two previous epochs
 /// arrives (the learned ender), when a third epoch starts, or at the end of the stream. A message for
-/// an epoch already delivered is dropped (counted), as the assembler drops sentences after its ender.
+/// the epoch delivered last, and an NMEA fix for any epoch up to a minute older, is dropped (counted),
+/// as the assembler drops sentences after its ender. On ADR/UDR units the NAV-PVT of a whole second
+/// comes after later HNR-PVT epochs were delivered; it is delivered as its own fix, as gpsd does.
 /// A stream that never carries binary messages passes the assembler's fixes through unchanged.
 public struct EpochMerger: Sendable {
     /// Counters of the binary path.
