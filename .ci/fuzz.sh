@@ -6,6 +6,7 @@
 #
 # Targets (default: all, in this order):
 #   nmea         NMEA framer + parser + epoch assembler           Tests/Fuzz/NMEAFuzzer.swift
+#   ubxnav       binary navigation: UBX and CASIC decoders + epoch merger  Tests/Fuzz/UBXNavigationFuzzer.swift
 #   ubx          receiver side of UBX/PMTK/CASIC: UBX frames, MON-VER, ACK/NAK, identities
 #                                                                  Tests/Fuzz/UBXFuzzer.swift
 #   board        board-file loader (TOML subset + validation)     Tests/Fuzz/BoardFuzzer.swift
@@ -57,7 +58,7 @@ else
 fi
 work=${1:-$here/.build-fuzz}
 [ $# -gt 0 ] && shift
-all_targets=(nmea ubx board calibration gpsd)
+all_targets=(nmea ubxnav ubx board calibration gpsd)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -148,8 +149,13 @@ build() {
     case "$target" in
     nmea)
         swiftc_cached "the nmea fuzzer" "$work/nmea-fuzzer" "$work/nmea-build.log" "" \
-            "${flags[@]}" -module-name NMEAFuzz $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences") \
+            "${flags[@]}" -module-name NMEAFuzz $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") \
             "$here/Tests/Fuzz/NMEAFuzzer.swift" -o "$work/nmea-fuzzer"
+        ;;
+    ubxnav)
+        swiftc_cached "the ubxnav fuzzer" "$work/ubxnav-fuzzer" "$work/ubxnav-build.log" "" \
+            "${flags[@]}" -module-name UBXNavFuzz $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") \
+            "$here/Tests/Fuzz/UBXNavigationFuzzer.swift" -o "$work/ubxnav-fuzzer"
         ;;
     gpsd)
         if [ ! -f "$here/Tests/Fuzz/GPSDCommandFuzzer.swift" ]; then
@@ -157,11 +163,11 @@ build() {
         fi
         swiftc_cached "the gpsd fuzzer" "$work/gpsd-fuzzer" "$work/gpsd-build.log" "" \
             "${flags[@]}" -module-name GPSDFuzz \
-            $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/GPSDProtocol") \
+            $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/GPSDProtocol") \
             "$here/Tests/Fuzz/GPSDCommandFuzzer.swift" -o "$work/gpsd-fuzzer"
         ;;
     ubx)
-        build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences") || return 1
+        build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
         build_module ReceiverProtocols swift6 "NMEA HardwareInterfaces" $(swift_files "$here/Sources/ReceiverProtocols") || return 1
         link_fuzzer ubx "$here/Tests/Fuzz/UBXFuzzer.swift" NMEA HardwareInterfaces ReceiverProtocols || return 1
@@ -178,7 +184,7 @@ build() {
         local real_flags=("${shims[@]}") heading_flags=("${swift6[@]}" "${shims[@]}")
         build_module RealModule real_flags "" $(swift_files "$numerics/Sources/RealModule") || return 1
         build_module Heading heading_flags "RealModule" $(swift_files "$here/Sources/Heading") || return 1
-        build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences") || return 1
+        build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
         local files=() f
         for f in "${calibration_sources[@]}"; do files+=("$here/Sources/FieldLocation/$f.swift"); done
         swiftc_cached "the calibration fuzzer" "$work/calibration-fuzzer" "$work/calibration-build.log" \
@@ -197,6 +203,7 @@ max_len() {
     if [ -n "${FIELDLOC_FUZZ_MAX_LEN:-}" ]; then echo "$FIELDLOC_FUZZ_MAX_LEN"; return; fi
     case "$1" in
     nmea) echo 8192 ;;
+    ubxnav) echo 4096 ;;
     ubx) echo 10240 ;;
     board) echo 8192 ;;
     calibration) echo 4096 ;;

@@ -46,6 +46,16 @@ let package = Package(
             path: "Benchmarks/NMEABenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Issue 16: decoding a UBX NAV-PVT, and a NAV-PVT epoch through the whole stream, with the malloc counter.
+        .executableTarget(
+            name: "BinaryBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "NMEA", package: "main"),
+            ],
+            path: "Benchmarks/BinaryBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

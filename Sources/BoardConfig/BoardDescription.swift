@@ -80,14 +80,38 @@ public struct ReceiverDescription: Sendable, Equatable {
     public var model: String?
     /// How to wake it, in order of preference; empty when it cannot be woken (always on).
     public var wake: [WakeMethod]
+    /// What the receiver is told to output (`output = nmea | binary | both`); see
+    /// ``ReceiverOutputMode/default(family:model:)`` for the default.
+    public var output: ReceiverOutputMode
 
-    /// Creates a receiver description.
-    public init(uart: String?, baudRate: BaudRate, family: ReceiverFamily, model: String?, wake: [WakeMethod]) {
+    /// Creates a receiver description; `output` defaults to the family's and model's default.
+    public init(uart: String?, baudRate: BaudRate, family: ReceiverFamily, model: String?, wake: [WakeMethod],
+                output: ReceiverOutputMode? = nil) {
         self.uart = uart
         self.baudRate = baudRate
         self.family = family
         self.model = model
         self.wake = wake
+        self.output = output ?? ReceiverOutputMode.default(family: family, model: model)
+    }
+}
+
+/// Which protocols the receiver outputs: its NMEA, its binary navigation messages (UBX NAV-PVT and
+/// companions, CASIC NAV-PV), or both. The binary messages carry the receiver's own accuracy estimates
+/// and time validity, which NMEA does not.
+public enum ReceiverOutputMode: String, Sendable, Hashable, CaseIterable {
+    case nmea
+    case binary
+    case both
+
+    /// `both` for u-blox 8 and later (NAV-PVT, NAV-EOE and NAV-SAT exist there; a model name that
+    /// names no older generation counts as current), `nmea` for u-blox 6 and 7, CASIC, MediaTek and
+    /// generic receivers (CASIC binary is opt-in: `output = both`).
+    public static func `default`(family: ReceiverFamily, model: String?) -> ReceiverOutputMode {
+        guard family == .ublox else { return .nmea }
+        let name = (model ?? "").uppercased()
+        let older = ["NEO-6", "LEA-6", "MAX-6", "NEO-7", "MAX-7", "LEA-7", "NEO6", "NEO7", "U-BLOX 6", "U-BLOX 7"]
+        return older.contains { name.contains($0) } ? .nmea : .both
     }
 }
 

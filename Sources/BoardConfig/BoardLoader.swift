@@ -13,7 +13,7 @@ public enum BoardLoader {
     /// The keys allowed at the top level of a board file.
     public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim"]
     /// The keys allowed in `[receiver]`.
-    public static let receiverKeys = ["uart", "baud", "family", "model", "wake"]
+    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output"]
     /// The keys allowed in `[i2c]`.
     public static let i2cKeys = ["bus"]
     /// The keys allowed in each `[[sensor]]`.
@@ -174,7 +174,16 @@ public enum BoardLoader {
                 wake.append(method)
             }
         }
-        return ReceiverDescription(uart: uart?.value, baudRate: baudRate, family: family, model: model, wake: wake)
+        var output: ReceiverOutputMode?
+        if let entry = section.entry("output") {
+            let mode = try section.enumValue(entry.node, ReceiverOutputMode.self, key: "output")
+            if mode != .nmea, family == .mtk || family == .genericNMEA {
+                throw section.error("output '\(mode.rawValue)' needs a receiver with a binary protocol (ublox or casic), not \(family.rawValue)",
+                                    key: "output", at: entry.node.location)
+            }
+            output = mode
+        }
+        return ReceiverDescription(uart: uart?.value, baudRate: baudRate, family: family, model: model, wake: wake, output: output)
     }
 
     private static func readSensor(_ section: Section, gpio: GPIODescription?) throws(BoardError) -> (SensorDescription, SourceLocation) {

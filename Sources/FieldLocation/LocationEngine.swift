@@ -770,7 +770,9 @@ public final class LocationEngine: @unchecked Sendable {
         if let channel = (driver as? UBloxDriver)?.channel ?? (driver as? MediaTekDriver)?.channel ?? (driver as? CASICDriver)?.channel {
             channel.passThrough = { [weak self] bytes in self?.passed += bytes }
         }
-        return ReceiverExecutor(driver: driver, clock: clock, awake: awake)
+        let executor = ReceiverExecutor(driver: driver, clock: clock, awake: awake)
+        executor.binaryOutput = BinaryOutputMode(rawValue: board.receiver?.output.rawValue ?? "") ?? .nmea
+        return executor
     }
 
     private func openSensors() {

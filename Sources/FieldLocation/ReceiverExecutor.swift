@@ -19,6 +19,10 @@ public final class ReceiverExecutor {
     private var windowStart: MonotonicInstant? = nil
     private var windowHasGoodFix = false
     private var nextWake: MonotonicInstant? = nil
+    /// The binary navigation output to switch on once awake (the board's `output`, issue 16); sent
+    /// again after each backup, which loses the receiver's RAM configuration.
+    public var binaryOutput: BinaryOutputMode = .nmea
+    private var binaryOutputSent = false
 
     /// Creates an executor for a receiver that is `awake` or asleep now.
     public init(driver: any ReceiverDriver, clock: any MonotonicClock, awake: Bool) {
@@ -56,6 +60,7 @@ public final class ReceiverExecutor {
         }
         awake = false
         windowStart = nil
+        if state == .backup { binaryOutputSent = false }
     }
 
     /// Sends the wake sequence again whatever the executor believes (the watchdog's first step
@@ -107,6 +112,10 @@ public final class ReceiverExecutor {
             } else if awake {
                 sleep(sleepState)
             }
+        }
+        if awake, !binaryOutputSent, binaryOutput != .nmea {
+            binaryOutputSent = true
+            attempt { () throws(ReceiverError) in try driver.setBinaryOutput(binaryOutput) }
         }
     }
 }

@@ -86,7 +86,7 @@ public enum GPSDReport {
         out.add("mode", fix.mode.rawValue)
         if let time = fix.time.flatMap(iso8601) {
             out.add("time", time)
-            out.add("leapseconds", extras.leapSeconds)
+            out.add("leapseconds", extras.leapSeconds ?? fix.leapSeconds)
             out.add("ept", extras.timeError, digits: 3)
         }
         guard fix.mode >= .twoD else { return out.json }
@@ -104,9 +104,14 @@ public enum GPSDReport {
         out.add("magvar", fix.magneticVariation, digits: 1)
         out.add("speed", fix.speed, digits: 3)
         out.add("climb", threeD ? extras.climb : nil, digits: 3)
-        out.add("eps", extras.speedError, digits: 2)
+        out.add("eps", extras.speedError ?? fix.receiverAccuracy?.speed, digits: 2)
+        out.add("epd", fix.receiverAccuracy?.course, digits: 4)
         out.add("epc", threeD ? extras.climbError : nil, digits: 2)
         out.add("geoidSep", threeD ? fix.geoidSeparation : nil, digits: 3)
+        out.add("ecefpAcc", fix.receiverAccuracy?.position3D, digits: 4)
+        out.add("velN", fix.velocityNorth, digits: 3)
+        out.add("velE", fix.velocityEast, digits: 3)
+        out.add("velD", fix.velocityDown, digits: 3)
         out.add("eph", GPSDAccuracy.eph(fix), digits: 3)
         out.add("sep", GPSDAccuracy.sep(fix), digits: 3)
         return out.json
@@ -141,6 +146,7 @@ public enum GPSDReport {
         out.add("used", satellite.used)
         out.add("gnssid", identity.gnssid)
         out.add("svid", identity.svid)
+        out.add("sigid", satellite.gnssID != nil ? satellite.signalID.map(Int.init) : nil)
         return out.json
     }
 
@@ -151,6 +157,8 @@ public enum GPSDReport {
     /// number and have no `gnssid`/`svid`.
     public static func gpsdIdentity(_ satellite: SatelliteInfo) -> (prn: Int, gnssid: Int?, svid: Int?) {
         let n = Int(satellite.prn)
+        // A UBX or CASIC sky names its satellites itself (its PRN is already gpsd's `ubx2_to_prn()`).
+        if let gnssid = satellite.gnssID, let svid = satellite.svID { return (n, Int(gnssid), Int(svid)) }
         // The system's own number from the ranges receivers use, then gpsd's PRN base for it.
         func mapped(_ gnssid: Int, base: Int, _ ranges: [(ClosedRange<Int>, Int)]) -> (Int, Int?, Int?)? {
             guard let (_, offset) = ranges.first(where: { $0.0.contains(n) }) else { return nil }
@@ -283,18 +291,25 @@ public enum GPSDAccuracy {
     /// 95 % sphere radius per 3D RMS error, sqrt(chi2_3(0.95) / 3).
     public static let spherical95PerRMS = 1.613973141376189
 
-    /// TPV `eph`: 95 % horizontal radius, metres.
+    /// TPV `eph`: 95 % horizontal radius, metres. The receiver's own estimate (UBX hAcc, CASIC
+    /// sqrt of its variance) is shipped unscaled, as gpsd's `driver_ubx.c` and `driver_casic.c` do.
     public static func eph(_ fix: Fix) -> Double? {
-        GPSDReport.finite(fix.horizontalAccuracy).map { $0 * horizontal95PerDRMS }
+        if let own = GPSDReport.finite(fix.receiverAccuracy?.horizontal) { return own }
+        return GPSDReport.finite(fix.horizontalAccuracy).map { $0 * horizontal95PerDRMS }
     }
 
-    /// TPV `epv`: 95 % vertical error, metres.
+    /// TPV `epv`: 95 % vertical error, metres (the receiver's own estimate unscaled, as gpsd).
     public static func epv(_ fix: Fix) -> Double? {
-        GPSDReport.finite(fix.verticalAccuracy).map { $0 * vertical95PerSigma }
+        if let own = GPSDReport.finite(fix.receiverAccuracy?.vertical) { return own }
+        return GPSDReport.finite(fix.verticalAccuracy).map { $0 * vertical95PerSigma }
     }
 
-    /// TPV `sep`: 95 % spherical error, metres; needs both accuracies.
+    /// TPV `sep`: 95 % spherical error, metres; needs both accuracies. From the receiver's own
+    /// estimates it is their hypotenuse, as gpsd's CASIC driver computes it.
     public static func sep(_ fix: Fix) -> Double? {
+        if let h = GPSDReport.finite(fix.receiverAccuracy?.horizontal), let v = GPSDReport.finite(fix.receiverAccuracy?.vertical) {
+            return (h * h + v * v).squareRoot()
+        }
         guard let h = GPSDReport.finite(fix.horizontalAccuracy), let v = GPSDReport.finite(fix.verticalAccuracy) else { return nil }
         return (h * h + v * v).squareRoot() * spherical95PerRMS
     }

@@ -33,6 +33,12 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     public var provenance: Provenance
     /// Whether the position was coarsened for reduced-accuracy authorisation.
     public var isReduced = false
+    /// One-sigma speed accuracy, m/s, when the receiver estimated it (UBX sAcc, CASIC sAcc).
+    public var speedAccuracy: Double?
+    /// One-sigma course accuracy, degrees, when the receiver estimated it (UBX headAcc, CASIC cAcc).
+    public var courseAccuracy: Double?
+    /// Which model the accuracy values came from.
+    public var accuracyModel: LocationAccuracyModel = .assumed
 
     /// Creates a location.
     public init(latitude: Double, longitude: Double, horizontalAccuracy: Double, receivedAt: MonotonicInstant,
@@ -54,17 +60,35 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
         self.provenance = provenance
     }
 
-    /// The location of an assembled fix, or `nil` when the fix has no position. A fix without an
-    /// accuracy estimate gets 50 m, the worst a consumer receiver's DOP-based estimate gives
-    /// with a usable geometry.
+    /// The location of an assembled fix, or `nil` when the fix has no position.
+    ///
+    /// The accuracies are the receiver's own estimates when its binary solution gave them (u-blox
+    /// hAcc/vAcc/sAcc/headAcc, CASIC variances as 1 sigma), else the NMEA-derived ones (GST, GBS, or
+    /// HDOP times an assumed range error); ``accuracyModel`` says which. A fix without any accuracy
+    /// estimate gets 50 m, the worst a consumer receiver's DOP-based estimate gives with a usable geometry.
     public init?(_ fix: Fix, receivedAt: MonotonicInstant) {
         guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude,
               latitude.isFinite, longitude.isFinite else { return nil }
-        self.init(latitude: latitude, longitude: longitude, horizontalAccuracy: fix.horizontalAccuracy ?? 50,
+        let own = fix.receiverAccuracy
+        let horizontal = own?.horizontal.flatMap { $0.isFinite ? $0 : nil }
+        self.init(latitude: latitude, longitude: longitude, horizontalAccuracy: horizontal ?? fix.horizontalAccuracy ?? 50,
                   receivedAt: receivedAt, altitude: fix.altitudeMSL, ellipsoidalAltitude: fix.altitudeHAE,
-                  verticalAccuracy: fix.verticalAccuracy, speed: fix.speed, course: fix.course,
+                  verticalAccuracy: horizontal != nil ? (own?.vertical ?? fix.verticalAccuracy) : fix.verticalAccuracy,
+                  speed: fix.speed, course: fix.course,
                   timestamp: fix.time?.secondsSinceEpoch, satellitesUsed: fix.satellitesUsed, mode: fix.mode,
                   provenance: fix.provenance)
+        speedAccuracy = own?.speed
+        courseAccuracy = own?.course
+        if let own, horizontal != nil {
+            accuracyModel = .receiver(own.model)
+        } else {
+            switch fix.horizontalAccuracy == nil ? .none : fix.accuracySource {
+            case .gst: accuracyModel = .gst
+            case .gbs: accuracyModel = .gbs
+            case .dop: accuracyModel = .dopTimesRangeError
+            case .receiver, .none: accuracyModel = .assumed
+            }
+        }
     }
 
     /// Seconds between this location's arrival and `now`.
@@ -85,6 +109,8 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
         copy.horizontalAccuracy = max(horizontalAccuracy, 5000)
         copy.speed = nil
         copy.course = nil
+        copy.speedAccuracy = nil
+        copy.courseAccuracy = nil
         copy.altitude = nil
         copy.ellipsoidalAltitude = nil
         copy.isReduced = true
@@ -96,3 +122,27 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+
+/// Where a ``Location``'s accuracy values came from.
+public enum LocationAccuracyModel: Sendable, Hashable, CustomStringConvertible {
+    /// The receiver's own estimates from its binary solution, in that receiver's model.
+    case receiver(ReceiverAccuracyModel)
+    /// The receiver's NMEA error statistics (GST 1-sigma latitude/longitude/altitude errors).
+    case gst
+    /// The receiver's RAIM expected errors (GBS).
+    case gbs
+    /// HDOP/VDOP times an assumed user equivalent range error (``Fix/userEquivalentRangeError(for:)``).
+    case dopTimesRangeError
+    /// No estimate from the receiver: the 50 m default.
+    case assumed
+
+    public var description: String {
+        switch self {
+        case .receiver(let model): return model.description
+        case .gst: return "GST error statistics"
+        case .gbs: return "GBS RAIM errors"
+        case .dopTimesRangeError: return "DOP x assumed range error"
+        case .assumed: return "assumed 50 m"
+        }
+    }
+}

@@ -44,6 +44,82 @@ public enum AccuracySource: Int, Sendable, Hashable {
     case gbs
     /// Dilution of precision times a user equivalent range error (``Fix/userEquivalentRangeError(for:)``).
     case dop
+    /// The receiver's own estimates from its binary solution (UBX hAcc/vAcc, CASIC variances):
+    /// ``Fix/receiverAccuracy`` says which model.
+    case receiver
+}
+
+/// The binary protocol a fix's binary part came from.
+public enum BinaryProtocol: Int, Sendable, Hashable, CustomStringConvertible {
+    /// u-blox UBX (NAV-PVT, HNR-PVT, or u-blox 6's NAV-SOL/POSLLH/VELNED).
+    case ubx
+    /// CASIC binary (NAV-PV, NAV-TIMEUTC) of Zhongkewei AT6558 receivers (Quectel L76K).
+    case casic
+
+    /// The driver name gpsd gives this protocol in `?DEVICES` (`u-blox`, `CASIC`).
+    public var description: String { self == .ubx ? "u-blox" : "CASIC" }
+}
+
+/// How a receiver states its accuracy, which decides what the numbers mean.
+public enum ReceiverAccuracyModel: Int, Sendable, Hashable, CustomStringConvertible {
+    /// u-blox hAcc/vAcc/sAcc/headAcc: "accuracy estimates", in millimetres; u-blox does not document the
+    /// statistic (gpsd and u-blox application notes treat them as about 1 sigma per axis).
+    case ubxAccuracyEstimate
+    /// CASIC NAV-PV hAcc/vAcc/sAcc/cAcc: variances; the values here are their square roots (1 sigma).
+    case casicVariance
+
+    public var description: String {
+        switch self {
+        case .ubxAccuracyEstimate: return "u-blox accuracy estimate"
+        case .casicVariance: return "CASIC variance (1 sigma)"
+        }
+    }
+}
+
+/// The receiver's own accuracy estimates for one epoch, from its binary solution.
+public struct ReceiverAccuracy: Sendable, Hashable {
+    /// What the numbers mean.
+    public var model: ReceiverAccuracyModel
+    /// Horizontal position accuracy, metres.
+    public var horizontal: Double?
+    /// Vertical position accuracy, metres.
+    public var vertical: Double?
+    /// 3D position accuracy, metres (u-blox 6 NAV-SOL pAcc).
+    public var position3D: Double?
+    /// Speed accuracy, m/s.
+    public var speed: Double?
+    /// Course (heading of motion) accuracy, degrees.
+    public var course: Double?
+    /// Time accuracy, seconds.
+    public var time: Double?
+
+    public init(model: ReceiverAccuracyModel, horizontal: Double? = nil, vertical: Double? = nil, position3D: Double? = nil,
+                speed: Double? = nil, course: Double? = nil, time: Double? = nil) {
+        self.model = model
+        self.horizontal = horizontal
+        self.vertical = vertical
+        self.position3D = position3D
+        self.speed = speed
+        self.course = course
+        self.time = time
+    }
+}
+
+/// What the receiver says about itself besides the fix: time to first fix, interference, time pulse.
+public struct ReceiverStatus: Sendable, Hashable {
+    /// Time to first fix, seconds (UBX NAV-STATUS).
+    public var timeToFirstFix: Double?
+    /// Spoofing indicator (UBX NAV-STATUS, u-blox 8 protocol 18 and later).
+    public var spoofing: SpoofingState?
+    /// Jamming state, noise per ms, AGC count and CW jamming indicator (UBX MON-RF).
+    public var jamming: JammingState?
+    public var noisePerMS: Int?
+    public var agcCount: Int?
+    public var jammingIndicator: Int?
+    /// The next time pulse's quantisation error, seconds (UBX TIM-TP qErr), for the time service.
+    public var timePulseQuantizationError: Double?
+
+    public init() {}
 }
 
 /// Where fixes come from.
@@ -62,8 +138,11 @@ public struct SatelliteInfo: Sendable, Hashable {
     public var snr: UInt8?
     /// Whether the satellite is used in the solution (from GSA).
     public var used: Bool
-    /// NMEA 4.10 signal ID, when the receiver sent one.
+    /// NMEA 4.10 signal ID, or the UBX `sigId` (NAV-SIG), when the receiver sent one.
     public var signalID: UInt8?
+    /// The UBX constellation id (`gnssId`) and satellite id (`svId`), when the sky came from UBX or CASIC.
+    public var gnssID: UInt8?
+    public var svID: UInt8?
 
     public init(constellation: Constellation?, prn: UInt16, elevation: Int16? = nil, azimuth: UInt16? = nil,
                 snr: UInt8? = nil, used: Bool = false, signalID: UInt8? = nil) {
@@ -171,6 +250,20 @@ public struct Fix: Sendable {
     public var verticalAccuracy: Double?
     /// Where the accuracy came from.
     public var accuracySource: AccuracySource = .none
+    /// The receiver's own accuracy estimates, when its binary solution gave them (UBX, CASIC).
+    public var receiverAccuracy: ReceiverAccuracy?
+    /// The receiver's time-validity flags, when a binary message gave them.
+    public var timeValidity: TimeValidity?
+    /// GPS − UTC leap seconds, when the receiver stated them (UBX NAV-TIMEGPS / NAV-TIMELS).
+    public var leapSeconds: Int?
+    /// Velocity north, east and down, m/s (binary solutions only).
+    public var velocityNorth: Double?
+    public var velocityEast: Double?
+    public var velocityDown: Double?
+    /// The binary protocol that contributed to this fix; `nil` for a fix from NMEA alone.
+    public var binaryProtocol: BinaryProtocol?
+    /// What the receiver reported about itself (TTFF, spoofing, jamming, time pulse), when it did.
+    public var receiverStatus: ReceiverStatus?
     /// The stated confidence of the accuracy values, in percent (about 63-68 % for a 2D RMS radius).
     public static let accuracyConfidence = 68
 

@@ -7,6 +7,8 @@ public protocol NMEAFramerSink {
     mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>)
     /// An RTCM3 frame whose CRC-24Q is correct.
     mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>)
+    /// A CASIC binary frame (`0xBA 0xCE`) whose checksum is correct.
+    mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>)
     /// Bytes that were dropped, and why. Framing continues with the next byte.
     mutating func framer(error: FramingError)
 }
@@ -16,6 +18,8 @@ extension NMEAFramerSink {
     public mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
     /// Default: RTCM3 frames are ignored.
     public mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>) {}
+    /// Default: CASIC frames are ignored.
+    public mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
     /// Default: errors are ignored (they are still counted by the framer).
     public mutating func framer(error: FramingError) {}
 }
@@ -34,13 +38,15 @@ public enum FramingError: Error, Sendable, Hashable, CustomStringConvertible {
     case ubxTooLong(offset: Int64, length: Int)
     /// An RTCM3 frame whose CRC-24Q is wrong.
     case badRTCM3Checksum(offset: Int64)
+    /// A CASIC frame whose checksum is wrong.
+    case badCASICChecksum(offset: Int64, messageClass: UInt8, id: UInt8)
 
     /// The counter this error belongs to.
     public var reason: RejectionReason {
         switch self {
         case .sentenceTooLong, .ubxTooLong: return .tooLong
         case .truncatedSentence, .garbage: return .garbage
-        case .badUBXChecksum, .badRTCM3Checksum: return .badBinaryChecksum
+        case .badUBXChecksum, .badRTCM3Checksum, .badCASICChecksum: return .badBinaryChecksum
         }
     }
 
@@ -55,6 +61,8 @@ public enum FramingError: Error, Sendable, Hashable, CustomStringConvertible {
             return "UBX frame 0x\(hex(messageClass)) 0x\(hex(id)) at byte \(offset) has a bad checksum"
         case .ubxTooLong(let offset, let length): return "UBX header at byte \(offset) declares \(length) payload bytes; treated as a false sync"
         case .badRTCM3Checksum(let offset): return "RTCM3 frame at byte \(offset) has a bad CRC"
+        case .badCASICChecksum(let offset, let messageClass, let id):
+            return "CASIC frame 0x\(hex(messageClass)) 0x\(hex(id)) at byte \(offset) has a bad checksum"
         }
     }
 }
@@ -65,6 +73,7 @@ public struct FramerCounters: Sendable, Hashable {
     public var sentences: Int = 0
     public var ubxFrames: Int = 0
     public var rtcm3Frames: Int = 0
+    public var casicFrames: Int = 0
     public var garbageBytes: Int64 = 0
     public var sentencesTooLong: Int = 0
     public var truncatedSentences: Int = 0
@@ -73,7 +82,7 @@ public struct FramerCounters: Sendable, Hashable {
     public init() {}
 }
 
-/// A streaming framer for NMEA 0183 with u-blox UBX and RTCM3 frames interleaved.
+/// A streaming framer for NMEA 0183 with u-blox UBX, CASIC and RTCM3 frames interleaved.
 ///
 /// Feed it byte chunks split anywhere; it calls the sink for every complete sentence and binary frame.
 /// A sentence starts at `$` or `!` and ends at CR LF, LF, CR, or CR CR LF. After garbage it
@@ -172,6 +181,7 @@ struct FramerCore {
         case comment
         case ubx
         case rtcm3
+        case casic
     }
 
     let buffer: UnsafeMutableRawBufferPointer
@@ -197,7 +207,7 @@ struct FramerCore {
         switch state {
         case .sentence:
             emitSentence(into: &sink)
-        case .ubx, .rtcm3:
+        case .ubx, .rtcm3, .casic:
             // An incomplete binary frame at the end: whatever it held goes back through the framer.
             counters.truncatedSentences += 1
             sink.framer(error: .truncatedSentence(offset: frameStart, length: length))
@@ -257,6 +267,8 @@ struct FramerCore {
             ubx(byte, into: &sink)
         case .rtcm3:
             rtcm3(byte, into: &sink)
+        case .casic:
+            casic(byte, into: &sink)
         }
     }
 
@@ -274,6 +286,12 @@ struct FramerCore {
         case 0xB5:
             flushGarbage(into: &sink)
             state = .ubx
+            frameStart = offset
+            buffer[0] = byte
+            length = 1
+        case 0xBA:
+            flushGarbage(into: &sink)
+            state = .casic
             frameStart = offset
             buffer[0] = byte
             length = 1

@@ -10,6 +10,8 @@ public protocol NMEAStreamDelegate {
     mutating func stream(framingError: FramingError)
     /// A u-blox UBX frame with a good checksum.
     mutating func stream(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>)
+    /// A CASIC binary frame with a good checksum.
+    mutating func stream(casicClass: UInt8, id: UInt8, payload: Span<UInt8>)
 }
 
 extension NMEAStreamDelegate {
@@ -18,9 +20,11 @@ extension NMEAStreamDelegate {
     public mutating func stream(rejected error: NMEAError, bytes: Span<UInt8>) {}
     public mutating func stream(framingError: FramingError) {}
     public mutating func stream(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
+    public mutating func stream(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
 }
 
-/// Framer, parser and epoch assembler in one: bytes in, fixes out.
+/// Framer, parser, epoch assembler and binary merger in one: bytes in, fixes out. UBX and CASIC
+/// navigation frames join the NMEA of their epoch through ``EpochMerger``.
 ///
 /// ```swift
 /// let stream = NMEAStream()
@@ -34,6 +38,11 @@ public final class NMEAStream {
     public var parserOptions: NMEAParserOptions
     /// The epoch assembler (its counters say how many sentences were accepted and rejected, by reason).
     public private(set) var assembler: EpochAssembler
+    /// The merger of binary navigation frames (UBX, CASIC) with the assembler's fixes (its counters say
+    /// how many frames were decoded, malformed or ignored).
+    public private(set) var merger: EpochMerger
+    /// The arrival number of the last sentence, for ordering NMEA against binary within an epoch.
+    private var lastSentenceOrder = 0
 
     /// Creates a stream.
     public init(parserOptions: NMEAParserOptions = NMEAParserOptions(),
@@ -43,6 +52,7 @@ public final class NMEAStream {
         framer = NMEAFramer(maximumSentenceLength: maximumSentenceLength, skipsCommentLines: skipsCommentLines)
         self.parserOptions = parserOptions
         assembler = EpochAssembler(options: assemblerOptions)
+        merger = EpochMerger(provenance: assemblerOptions.provenance)
     }
 
     /// Sentence counters: accepted by type, rejected by reason (framing errors included), fixes
@@ -72,7 +82,8 @@ public final class NMEAStream {
             var sink = Sink(stream: self, delegate: pointer)
             framer.finish(into: &sink)
         }
-        if let fix = assembler.finish() { delegate.stream(fix: fix) }
+        if let fix = assembler.finish() { merger.add(nmea: fix, sequence: lastSentenceOrder) { delegate.stream(fix: $0) } }
+        merger.finish { delegate.stream(fix: $0) }
     }
 
     /// Ends the stream; `onFix` receives the last epoch's fix if it was pending.
@@ -98,7 +109,17 @@ public final class NMEAStream {
                 let parsed = try NMEAParser.parse(sentence, options: stream.parserOptions)
                 delegate.pointee.stream(sentence: parsed, bytes: sentence)
                 let delegate = self.delegate
-                stream.assembler.add(parsed) { delegate.pointee.stream(fix: $0) }
+                let stream = self.stream
+                let previous = stream.lastSentenceOrder
+                let order = stream.merger.nextSequence()
+                stream.lastSentenceOrder = order
+                let time = parsed.sentence.epochTime
+                if let time { stream.merger.noteSentence(time: time) }
+                stream.assembler.add(parsed) { fix in
+                    // A fix emitted at a change of time holds the sentences before this one.
+                    let last = time != nil && fix.timeOfDay != time ? previous : order
+                    stream.merger.add(nmea: fix, sequence: last) { delegate.pointee.stream(fix: $0) }
+                }
             } catch {
                 stream.assembler.noteRejected(error.reason)
                 delegate.pointee.stream(rejected: error, bytes: sentence)
@@ -107,6 +128,14 @@ public final class NMEAStream {
 
         mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {
             delegate.pointee.stream(ubxClass: ubxClass, id: id, payload: payload)
+            let delegate = self.delegate
+            stream.merger.add(ubxClass: ubxClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
+        }
+
+        mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {
+            delegate.pointee.stream(casicClass: casicClass, id: id, payload: payload)
+            let delegate = self.delegate
+            stream.merger.add(casicClass: casicClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
         }
 
         mutating func framer(error: FramingError) {

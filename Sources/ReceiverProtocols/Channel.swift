@@ -130,6 +130,16 @@ public final class CommandChannel {
         throw .noAcknowledgement(command: message.description, attempts: attempts, waited: timeout)
     }
 
+    /// Sends a CASIC binary command once (CASIC configuration is not awaited, like `$PCAS`).
+    public func send(_ message: CASICMessage) throws(ReceiverError) {
+        sent.append(message.description)
+        do {
+            try port.writeAll(message.bytes, deadline: port.clock.deadline(after: timeout))
+        } catch {
+            throw .hardware(error)
+        }
+    }
+
     /// Sends an NMEA-style command. With `acknowledgedAs` (a PMTK command number) waits for
     /// `$PMTK001,<n>,3`; flags 0-2 are refusals.
     public func send(_ command: NMEACommand, acknowledgedAs number: Int? = nil) throws(ReceiverError) {

@@ -40,6 +40,8 @@ public protocol ReceiverDriver {
     func restart(_ kind: RestartKind) throws(ReceiverError)
     /// Turns receiver-managed cyclic tracking on or off (families without it throw unsupported).
     func setCyclicTracking(_ on: Bool) throws(ReceiverError)
+    /// Switches the binary navigation output (UBX, CASIC) on or off; families without one accept only `.nmea`.
+    func setBinaryOutput(_ mode: BinaryOutputMode) throws(ReceiverError)
 }
 
 extension ReceiverDriver {

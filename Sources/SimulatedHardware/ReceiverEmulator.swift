@@ -35,6 +35,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var nextEpoch: MonotonicInstant
         var modelSecond = 0
         var outputs: Set<String> = ["GGA", "RMC", "GSA", "GSV"]
+        /// Binary navigation messages switched on (ReceiverEmulatorBinary.swift): none at power-up.
+        var binaryOutputs: Set<String> = []
         var powerSave = false
         var asleep = false
         var powered = true
@@ -228,6 +230,10 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         if s.outputs.contains("RMC") {
             out += sentence("\(talker)RMC,\(time),\(hasFix ? "A" : "V"),\(latText),\(lonText),\(fmt(truth.speed / 0.514444)),\(fmt(truth.course)),010526,,,\(hasFix ? "A" : "N")")
         }
+        out += binaryFrames(s, BinaryEpoch(hasFix: hasFix, latitude: lat, longitude: lon, altitudeMSL: s.altitude,
+                                           geoidSeparation: s.geoidSeparation, speed: truth.speed, course: truth.course,
+                                           secondsOfDay: secondsOfDay, accuracy: s.lastError.accuracy / 2.45 * 2.0.squareRoot(),
+                                           runTime: UInt32(truncatingIfNeeded: Int64(seconds * 1000)), epoch: s.epochs))
         return out
     }
 
@@ -250,6 +256,12 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             for i in payload.indices { b.append(payload[i]) }
             ubx.append((ubxClass, id, b))
         }
+        var casic: [(UInt8, UInt8, [UInt8])] = []
+        mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {
+            var b: [UInt8] = []
+            for i in payload.indices { b.append(payload[i]) }
+            casic.append((casicClass, id, b))
+        }
     }
 
     func handleInput(_ s: inout State, at instant: MonotonicInstant) {
@@ -258,12 +270,13 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         // Complete frames only: keep an unterminated tail for the next call.
         var cut = s.input.count
         if let lastNewline = s.input.lastIndex(of: 0x0A) { cut = lastNewline + 1 } else if s.input.first == 0x24 { cut = 0 }
-        if s.input.first == 0xB5 { cut = s.input.count }
+        if s.input.first == 0xB5 || s.input.first == 0xBA { cut = s.input.count }
         framer.feed(bytes: s.input[..<cut], into: &sink)
         framer.finish(into: &sink)
         s.input.removeSubrange(..<cut)
         let reply = instant.advanced(by: .milliseconds(50))
         for (c, i, p) in sink.ubx { handleUBX(&s, c, i, p, at: reply) }
+        for (c, i, p) in sink.casic { handleCASIC(&s, c, i, p) }
         for text in sink.sentences {
             guard (try? NMEAParser.validate(Array(text.utf8).span)) != nil else { continue }
             let body = String(text.dropFirst().prefix { $0 != "*" })
@@ -287,6 +300,12 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             setInterval(&s, .milliseconds(u16(0)), at: at)
             ack(&s, c, i, ok: true, at: at)
         case (0x06, 0x01):  // CFG-MSG
+            if !m10, p.count >= 3, p[0] != 0xF0 {
+                // A real M8 takes CFG-MSG for any UBX message; the emulator sends the ones it models.
+                setBinary(&s, ubxClass: p[0], id: p[1], rate: UInt64(p[2]))
+                ack(&s, c, i, ok: true, at: at)
+                return
+            }
             if m10 || p.count < 3 || p[0] != 0xF0 { ack(&s, c, i, ok: false, at: at); return }
             let names: [UInt8: String] = [0: "GGA", 1: "GLL", 2: "GSA", 3: "GSV", 4: "RMC", 5: "VTG", 7: "GST", 8: "ZDA"]
             if let name = names[p[1]] { if p[2] > 0 { s.outputs.insert(name) } else { s.outputs.remove(name) } }
@@ -317,6 +336,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
                 case 0x2091_00C0: set(&s, "GSA", value)
                 case 0x2091_00C5: set(&s, "GSV", value)
                 case 0x2091_00D4: set(&s, "GST", value)
+                case let key where Self.messageOfKey(key) != nil:
+                    if let (mc, mi) = Self.messageOfKey(key) { setBinary(&s, ubxClass: mc, id: mi, rate: value) }
                 default: break
                 }
                 o += 4 + size

@@ -20,10 +20,6 @@ enum Conformance {
 
     /// Logs below the target, with their floor and why.
     static let floors: [String: (floor: Double, reason: String)] = [
-        "quectel-l76k-binary.log": (0.0, "gpsd takes the fix from CASIC binary frames (more digits than the NMEA); its .chk holds gpsd-generated pseudo-NMEA"),
-        "quectel-l76k-dual.log": (0.0, "gpsd takes altitude and course from CASIC binary frames, not from the NMEA we read"),
-        "ublox-neo-m8l.log": (0.0, "gpsd takes the fix from UBX NAV frames; the NMEA in the log carries different precision and times"),
-        "ublox8-uniqid-monhw.log": (0.62, "gpsd merges UBX NAV data into its TPVs; 3 of 8 epochs differ in altitude or course that only UBX carries"),
         "bundg_zeus_9.log": (0.74, "the plotter's GLL (a cycle-continuing sentence in gpsd) starts each second and is its cycle ender, so gpsd's final TPV of a time carries the GLL position, a speed derived from 0.2 m of movement and a track made from the compass HDG, before the second's RMC/VTG (5.6 kn, COG) arrive; we report the receiver's RMC/VTG speed and course"),
     ]
     /// `<package>/../shared`, or nil when it is absent.
