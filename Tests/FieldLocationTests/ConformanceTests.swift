@@ -11,11 +11,12 @@ import Testing
 /// fails the test. `docs/CONFORMANCE.md` has the per-log figures and every remaining mismatch explained.
 enum Conformance {
     static let target = 0.95
-    /// The whole corpus, the four binary-sourced logs left out (their floors belong to the UBX/CASIC
-    /// decoding of issue 16). Measured 1378 of 1418 (97.2 %): 38 of the 40 misses are bundg_zeus_9's.
+    /// The whole corpus, with and without the four binary-sourced logs. Measured 1832 of 1874 (97.8 %)
+    /// and 1378 of 1418 (97.2 %): 38 of the misses are bundg_zeus_9's, where we differ on purpose.
     static let overallTarget = 0.97
 
-    /// Logs whose gpsd TPVs come from UBX or CASIC binary frames, not from the NMEA in the log.
+    /// Logs whose gpsd TPVs come from UBX or CASIC binary frames, not from the NMEA in the log
+    /// (decoded by the binary navigation path; reported apart so the NMEA-only figure stays visible).
     static let binary: Set = ["quectel-l76k-binary.log", "quectel-l76k-dual.log", "ublox-neo-m8l.log", "ublox8-uniqid-monhw.log"]
 
     /// Logs below the target, with their floor and why.
@@ -95,8 +96,8 @@ struct ConformanceTests {
         print("conformance \(name): \(score.matched)/\(score.compared) epochs matched")
         #expect(score.ratio >= floor,
                 "\(name): \(score.matched)/\(score.compared) epochs matched, floor \(floor) (\(Conformance.floors[name]?.reason ?? "target"))")
-        // A log where gpsd reports fixes gives fixes here too (the binary-sourced ones aside).
-        if score.compared > 0, !Conformance.binary.contains(name) { #expect(score.matched > 0, "\(name): no fix matched") }
+        // A log where gpsd reports fixes gives fixes here too.
+        if score.compared > 0 { #expect(score.matched > 0, "\(name): no fix matched") }
     }
 
     @Test("the corpus is present, the floors name real logs, and the overall score is reported with and without the binary-sourced logs")
@@ -127,6 +128,7 @@ struct ConformanceTests {
             """)
         #expect(all.compared > 1500)
         #expect(nmea.ratio >= Conformance.overallTarget, "\(nmea.matched)/\(nmea.compared)")
+        #expect(all.ratio >= Conformance.overallTarget, "\(all.matched)/\(all.compared)")
     }
 
     private func percent(_ ratio: Double) -> String {
