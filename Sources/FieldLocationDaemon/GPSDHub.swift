@@ -50,6 +50,9 @@ final class GPSDHub: Sendable {
         var activated: UTCTime?
         var lastAttitudeAt: MonotonicInstant?
         var sawData = false
+        /// The driver learned from the fixes: gpsd switches a device to its binary driver (`u-blox`,
+        /// `CASIC`) on the first binary packet it decodes, whatever the device was opened as.
+        var learnedDriver: String?
         var accepting = true
         var statistics = GPSDServerStatistics()
     }
@@ -154,10 +157,10 @@ final class GPSDHub: Sendable {
     /// The device as DEVICE reports show it: only its path while nobody watches (as gpsd before it
     /// opens a device), with driver, activation time and serial settings while active.
     func deviceReport() -> GPSDDevice {
-        let (activated, sawData) = state.withLock { ($0.activated, $0.sawData) }
+        let (activated, sawData, learned) = state.withLock { ($0.activated, $0.sawData, $0.learnedDriver) }
         guard let activated else { return GPSDDevice(path: device.path) }
         let serial = device.bps != nil
-        return GPSDDevice(path: device.path, driver: device.driver, subtype: device.subtype, activated: activated,
+        return GPSDDevice(path: device.path, driver: learned ?? device.driver, subtype: device.subtype, activated: activated,
                           flags: sawData ? 1 : nil, native: 0, bps: device.bps, parity: serial ? GPSDParity.none : nil,
                           stopbits: serial ? 1 : nil, cycle: 1)
     }
@@ -234,11 +237,24 @@ final class GPSDHub: Sendable {
     }
 
     private func publishFix(_ fix: Fix, at: MonotonicInstant) {
+        var switched = false
         let watching = watchers { s in
             s.lastFix = fix
             if let time = fix.time { s.lastFixTime = (time, at) }
+            if let binary = fix.binaryProtocol {
+                let name = GPSDDevice.driverName(for: binary)
+                if name != (s.learnedDriver ?? device.driver) {
+                    s.learnedDriver = name
+                    switched = true
+                }
+            }
         }
         guard !watching.isEmpty else { return }
+        if switched {
+            // As gpsd announces a driver switch: a DEVICE report to every JSON watcher.
+            let report = allocator.buffer(string: GPSDReport.device(deviceReport()) + GPSDReport.lineTerminator)
+            for client in watching where client.policy.json { deliver(report, to: client) }
+        }
         var full: ByteBuffer?
         var coarse: ByteBuffer?
         var toff: ByteBuffer?
