@@ -132,7 +132,7 @@ let package = Package(
         .testTarget(name: "HeadingTests", dependencies: ["Heading"]),
         .testTarget(name: "HardwareInterfacesTests", dependencies: ["HardwareInterfaces"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig", "HardwareInterfaces"]),
-        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA", "SensorDrivers"]),
         .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces"]),
         .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces"]),
         .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),

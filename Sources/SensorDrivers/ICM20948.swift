@@ -1,12 +1,13 @@
 import HardwareInterfaces
 
-/// The accelerometer of the TDK InvenSense ICM-20948 (DS-000189), at 0x68 (AD0 low) or 0x69.
+/// The accelerometer and gyroscope of the TDK InvenSense ICM-20948 (DS-000189), at 0x68 (AD0
+/// low) or 0x69.
 ///
 /// Registers are in four banks chosen by REG_BANK_SEL (0x7F, bank in bits 5:4). Output
-/// registers are big-endian. ``configure(_:)`` wakes the chip, turns the gyroscope off and
-/// sets BYPASS_EN, so the AK09916 magnetometer answers at 0x0C on the same bus
-/// (drive it with ``AK09916``).
-public struct ICM20948: Accelerometer {
+/// registers are big-endian. ``configure(_:)`` wakes the chip, turns the gyroscope off (unless
+/// ``Configuration/gyroscope`` is given) and sets BYPASS_EN, so the AK09916 magnetometer answers
+/// at 0x0C on the same bus (drive it with ``AK09916``).
+public struct ICM20948: Gyroscope {
     /// Register addresses and values from the datasheet.
     public enum Register {
         /// WHO_AM_I (bank 0).
@@ -25,6 +26,16 @@ public struct ICM20948: Accelerometer {
         public static let intStatus1: UInt8 = 0x1A
         /// ACCEL_XOUT_H (bank 0): accelerometer, gyroscope and temperature follow, big-endian.
         public static let accelXOutH: UInt8 = 0x2D
+        /// GYRO_XOUT_H (bank 0): gyroscope X, Y, Z big-endian.
+        public static let gyroXOutH: UInt8 = 0x33
+        /// GYRO_SMPLRT_DIV (bank 2): the gyroscope rate is 1125 Hz / (1 + divider).
+        public static let gyroSampleRateDiv: UInt8 = 0x00
+        /// GYRO_CONFIG_1 (bank 2): GYRO_DLPFCFG bits 5:3, GYRO_FS_SEL bits 2:1, GYRO_FCHOICE bit 0.
+        public static let gyroConfig1: UInt8 = 0x01
+        /// GYRO_CONFIG_2 (bank 2): XGYRO_CTEN bit 5, Y bit 4, Z bit 3 (self-test), GYRO_AVGCFG bits 2:0.
+        public static let gyroConfig2: UInt8 = 0x02
+        /// SELF_TEST_X_GYRO (bank 1): the factory self-test code of X; Y and Z follow.
+        public static let selfTestXGyro: UInt8 = 0x02
         /// ACCEL_SMPLRT_DIV_1 (bank 2): divider bits 11:8; ACCEL_SMPLRT_DIV_2 follows.
         public static let accelSampleRateDiv1: UInt8 = 0x10
         /// ACCEL_CONFIG (bank 2): DLPFCFG bits 5:3, FS bits 2:1, FCHOICE bit 0.
@@ -71,13 +82,17 @@ public struct ICM20948: Accelerometer {
         public var lowPassFilter: UInt8?
         /// Whether ``ICM20948/read()`` also returns the temperature.
         public var temperature: Bool
+        /// The gyroscope's settings, or `nil` to keep it powered down (PWR_MGMT_2 = 0x07).
+        public var gyroscope: GyroscopeConfiguration?
 
-        /// Creates settings (default ±2 g, divider 10 = 102.3 Hz, DLPF 1, with temperature).
-        public init(range: Range = .g2, sampleRateDivider: UInt16 = 10, lowPassFilter: UInt8? = 1, temperature: Bool = true) {
+        /// Creates settings (default ±2 g, divider 10 = 102.3 Hz, DLPF 1, with temperature, gyroscope off).
+        public init(range: Range = .g2, sampleRateDivider: UInt16 = 10, lowPassFilter: UInt8? = 1, temperature: Bool = true,
+                    gyroscope: GyroscopeConfiguration? = nil) {
             self.range = range
             self.sampleRateDivider = sampleRateDivider
             self.lowPassFilter = lowPassFilter
             self.temperature = temperature
+            self.gyroscope = gyroscope
         }
 
         /// The output data rate in hertz.
@@ -117,8 +132,9 @@ public struct ICM20948: Accelerometer {
     }
 
     /// In bank 0: wakes the chip (PWR_MGMT_1 = 0x01), powers the gyroscope down (PWR_MGMT_2 =
-    /// 0x07), clears I2C_MST_EN and sets BYPASS_EN; in bank 2: writes the divider and
-    /// ACCEL_CONFIG; then returns to bank 0.
+    /// 0x07) or, with a gyroscope configuration, every axis up (0x00), clears I2C_MST_EN and sets
+    /// BYPASS_EN; in bank 2: writes GYRO_SMPLRT_DIV and GYRO_CONFIG_1 (with a gyroscope), the
+    /// accelerometer divider and ACCEL_CONFIG; then returns to bank 0.
     public mutating func configure(_ configuration: Configuration) throws(SensorError) {
         guard configuration.sampleRateDivider <= 0x0FFF else {
             throw .unsupported(chip: chip, feature: "sample-rate divider \(configuration.sampleRateDivider) (0...4095)")
@@ -126,12 +142,19 @@ public struct ICM20948: Accelerometer {
         if let dlpf = configuration.lowPassFilter, dlpf > 7 {
             throw .unsupported(chip: chip, feature: "DLPFCFG \(dlpf) (0...7)")
         }
+        if let dlpf = configuration.gyroscope?.lowPassFilter, dlpf > 7 {
+            throw .unsupported(chip: chip, feature: "GYRO_DLPFCFG \(dlpf) (0...7)")
+        }
         try io.write(Register.pwrMgmt1, Register.wake)
         pwrMgmt1 = Register.wake
-        try io.write(Register.pwrMgmt2, 0x07)
+        try io.write(Register.pwrMgmt2, configuration.gyroscope == nil ? 0x07 : 0x00)
         try io.write(Register.userCtrl, 0x00)
         try io.write(Register.intPinCfg, Register.bypass)
         try io.write(Register.bankSelect, 2 << 4)
+        if let gyroscope = configuration.gyroscope {
+            try io.write(Register.gyroSampleRateDiv, gyroscope.sampleRateDivider)
+            try io.write(Register.gyroConfig1, gyroscope.config1)
+        }
         let divider = configuration.sampleRateDivider
         try io.write(Register.accelSampleRateDiv1, UInt8(divider >> 8))
         try io.write(Register.accelSampleRateDiv1 + 1, UInt8(divider & 0xFF))
