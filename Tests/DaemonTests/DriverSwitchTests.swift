@@ -19,7 +19,9 @@ struct DriverSwitchTests {
         let path = try #require(log(name))
         var logger = Logger(label: "fieldlocd-tests")
         logger.logLevel = .warning
-        let feed = ReplayFeed(path: path, speed: 500, once: true, logger: logger)
+        // 50 epochs a second: fast, yet slow enough that a loaded machine's reader keeps up (a reader more than
+        // 256 KiB behind is dropped, as a slow gpsd client is).
+        let feed = ReplayFeed(path: path, speed: 50, once: true, logger: logger)
         var configuration = GPSDServerConfiguration()
         configuration.port = 0
         let server = GPSDServer(configuration: configuration, feed: feed, logger: logger)
