@@ -22,11 +22,12 @@
 //   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule
 // C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod):
 //   LinuxHardware        ──► HardwareInterfaces, CI2C, CGPIOD, Glibc
-// Foundation (the engine, the daemon and the two programs; only FieldLocationDaemon and fieldlocd use SwiftNIO and swift-log):
+// Foundation (the engine, the CLI's output, the daemon and the two programs; only FieldLocationDaemon and fieldlocd use SwiftNIO and swift-log):
 //   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol
+//   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
 //   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle
 //   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocation, BoardConfig, LinuxHardware, ArgumentParser, Logging, ServiceLifecycle
-//   fieldloc             ──► Foundation, FieldLocation, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser
+//   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
 //   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
 //   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, Glibc
@@ -107,6 +108,11 @@ let package = Package(
             name: "FieldLocation",
             dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol"]
         ),
+        // The CLI's output: the status view, fix lines, GPX, the geomag CSV, the detect and simulate reports.
+        .target(
+            name: "FieldLocationOutput",
+            dependencies: ["FieldLocation", "NMEA", "Heading", "HardwareInterfaces", "LocationServices", "PowerPolicy", "ReceiverProtocols", "SimulatedHardware"]
+        ),
         // The daemon's servers: the gpsd-compatible JSON socket (SwiftNIO) and the local client socket.
         .target(
             name: "FieldLocationDaemon",
@@ -131,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "fieldloc",
             dependencies: [
-                "FieldLocation", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
+                "FieldLocation", "FieldLocationOutput", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
                 "SimulatedHardware", "SensorDrivers", "LocationServices", "FieldLocationDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -151,7 +157,7 @@ let package = Package(
             name: "LinuxHardwareTests",
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA"]
         ),
-        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol"]),
+        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
         .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
         .testTarget(
@@ -165,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationManagerTests",
-            dependencies: ["FieldLocation", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]
+            dependencies: ["FieldLocation", "FieldLocationOutput", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]
         ),
 
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the

@@ -38,7 +38,8 @@
 #   they reference, against the modules Heading, NMEA and LinuxHardware (AtomicFile's file calls; its
 #   C modules CI2C and CGPIOD are found by -I of their module maps and link libi2c and libgpiod): Sources/FieldLocation/{HeadingFiles,
 #   AtomicFile,FixText,Geomag,CalibrationText}.swift (a build error here means the loader started to depend on
-#   another FieldLocation file: add that file to calibration_sources below).
+#   another FieldLocation file: add that file to calibration_sources below). They are compiled with
+#   -package-name FieldLocation, as SwiftPM does, for the `package` helpers they share with FieldLocationOutput.
 # Modules and fuzzers are rebuilt only when their inputs or flags change (a hash stamp beside each).
 set -euo pipefail
 # shellcheck disable=SC2046  # $(swift_files ...) splits into file names on purpose (no spaces in them)
@@ -194,7 +195,7 @@ build() {
         for f in "${calibration_sources[@]}"; do files+=("$here/Sources/FieldLocation/$f.swift"); done
         swiftc_cached "the calibration fuzzer" "$work/calibration-fuzzer" "$work/calibration-build.log" \
             "$work/modules/RealModule.swiftmodule $work/modules/Heading.swiftmodule $work/modules/NMEA.swiftmodule $work/modules/HardwareInterfaces.swiftmodule $work/modules/LinuxHardware.swiftmodule" \
-            "${flags[@]}" "${heading_flags[@]}" "${c_modules[@]}" -module-name CalibrationFuzz -I "$work/modules" \
+            "${flags[@]}" "${heading_flags[@]}" "${c_modules[@]}" -module-name CalibrationFuzz -package-name FieldLocation -I "$work/modules" \
             "${files[@]}" "$here/Tests/Fuzz/CalibrationFuzzer.swift" \
             "$work/modules/RealModule.o" "$work/modules/Heading.o" "$work/modules/NMEA.o" \
             "$work/modules/HardwareInterfaces.o" "$work/modules/LinuxHardware.o" -li2c -lgpiod \
