@@ -3,24 +3,34 @@
 // FieldLocation: a location service for Linux single-board computers with a UART GNSS
 // receiver and an I2C magnetometer + accelerometer.
 //
-// Layering (arrows point to what a target may import; nothing points upward):
+// Layering: each line names a target and every module its files may import. The lines go from the
+// bottom layer up: a target imports only targets declared above it, never one below. Every target
+// may also import the standard library's own modules (Swift, _Concurrency, Synchronization).
+// Tests/LayeringTests reads this block and checks every `import` of every target's files against
+// it, so keep it true.
 //
-//   fieldloc (CLI), fieldlocd (daemon) ──► FieldLocationDaemon (SwiftNIO servers: gpsd JSON, local clients)
-//                          │                          │
-//                          ▼                          ▼
-//                FieldLocation (LocationEngine, LocationManager, stores, status, replay; Foundation)
-//                          │
-//   ┌──────────┬───────────┼──────────────┬───────────────┬──────────────┬───────────────┐
-//   ▼          ▼           ▼              ▼               ▼              ▼               ▼
-// GPSDProtocol LocationServices  ReceiverProtocols  SensorDrivers  BoardConfig  SimulatedHardware  LinuxHardware ──► CI2C, CGPIOD, Glibc
-//   │          │   │   │           │    │            │              │              │                │
-//   ▼          ▼   ▼   ▼           ▼    ▼            ▼              ▼              ▼                ▼
-//  NMEA     NMEA PowerPolicy Heading  NMEA └──────────────────────── HardwareInterfaces ◄────────────┘
-//
-// Pure targets (NMEA, Heading, HardwareInterfaces, BoardConfig, PowerPolicy, SensorDrivers,
-// ReceiverProtocols, LocationServices, GPSDProtocol, SimulatedHardware) import only the standard
-// library (Heading, LocationServices and SimulatedHardware add swift-numerics' RealModule). Only
-// LinuxHardware touches C; only FieldLocationDaemon uses SwiftNIO.
+// Pure (the standard library only, plus swift-numerics' RealModule where named; no Foundation, no C):
+//   NMEA                 ──►
+//   HardwareInterfaces   ──►
+//   PowerPolicy          ──►
+//   Heading              ──► RealModule
+//   BoardConfig          ──► HardwareInterfaces
+//   SensorDrivers        ──► HardwareInterfaces
+//   ReceiverProtocols    ──► HardwareInterfaces, NMEA
+//   GPSDProtocol         ──► NMEA
+//   LocationServices     ──► NMEA, PowerPolicy, Heading, HardwareInterfaces, RealModule
+//   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule
+// C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod):
+//   LinuxHardware        ──► HardwareInterfaces, CI2C, CGPIOD, Glibc
+// Foundation (the engine, the CLI's output, the daemon and the two programs; only FieldLocationDaemon and fieldlocd use SwiftNIO and swift-log):
+//   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol
+//   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
+//   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle
+//   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocation, BoardConfig, LinuxHardware, ArgumentParser, Logging, ServiceLifecycle
+//   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser
+// Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
+//   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
+//   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, Glibc
 import PackageDescription
 
 let package = Package(
@@ -98,6 +108,11 @@ let package = Package(
             name: "FieldLocation",
             dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol"]
         ),
+        // The CLI's output: the status view, fix lines, GPX, the geomag CSV, the detect and simulate reports.
+        .target(
+            name: "FieldLocationOutput",
+            dependencies: ["FieldLocation", "NMEA", "Heading", "HardwareInterfaces", "LocationServices", "PowerPolicy", "ReceiverProtocols", "SimulatedHardware"]
+        ),
         // The daemon's servers: the gpsd-compatible JSON socket (SwiftNIO) and the local client socket.
         .target(
             name: "FieldLocationDaemon",
@@ -122,13 +137,15 @@ let package = Package(
         .executableTarget(
             name: "fieldloc",
             dependencies: [
-                "FieldLocation", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
+                "FieldLocation", "FieldLocationOutput", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
                 "SimulatedHardware", "SensorDrivers", "LocationServices", "FieldLocationDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         .testTarget(name: "NMEATests", dependencies: ["NMEA"]),
+        // Reads Package.swift's layering comment and every target's import lines; imports no target.
+        .testTarget(name: "LayeringTests"),
         .testTarget(name: "HeadingTests", dependencies: ["Heading"]),
         .testTarget(name: "HardwareInterfacesTests", dependencies: ["HardwareInterfaces"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig", "HardwareInterfaces"]),
@@ -140,7 +157,7 @@ let package = Package(
             name: "LinuxHardwareTests",
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA"]
         ),
-        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol"]),
+        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
         .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
         .testTarget(
@@ -154,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationManagerTests",
-            dependencies: ["FieldLocation", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]
+            dependencies: ["FieldLocation", "FieldLocationOutput", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]
         ),
 
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the

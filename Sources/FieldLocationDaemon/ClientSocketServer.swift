@@ -1,8 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FieldLocation
 import Foundation
+import LinuxHardware
 import LocationServices
 import Logging
 import NIOCore
@@ -80,7 +78,8 @@ public struct UnixPeerCredentials: Sendable, Equatable {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(ChannelError.operationUnsupported)
         }
-        return provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(UnixSockets.peerCredentialsOption.level), name: SocketOptionName(UnixSockets.peerCredentialsOption.name))
     }
 }
 
@@ -169,9 +168,9 @@ public final class ClientSocketServer: Service, Sendable {
         guard fresh else { throw StartError.alreadyStarted }
         let path = configuration.path
         try Self.preparePath(path)
-        var gid: gid_t?
+        var gid: UInt32?
         if let name = configuration.socketGroup {
-            guard let id = Self.groupID(name) else { throw StartError.configuration("the socket group '\(name)' does not exist") }
+            guard let id = UserDatabase.groupID(named: name) else { throw StartError.configuration("the socket group '\(name)' does not exist") }
             gid = id
         }
         let hub = self.hub
@@ -191,11 +190,13 @@ public final class ClientSocketServer: Service, Sendable {
         } catch {
             throw StartError.bind(path: path, reason: "\(error)")
         }
-        if chmod(path, mode_t(configuration.mode)) != 0 || (gid.map { chown(path, uid_t.max, $0) != 0 } ?? false) {
-            let reason = String(cString: strerror(errno))
+        do {
+            try FilePaths.setPermissions(path, configuration.mode)
+            if let gid { try FilePaths.setGroup(path, gid) }
+        } catch {
             try? await channel.close().get()
-            unlink(path)
-            throw StartError.bind(path: path, reason: "cannot set the socket's mode or group: \(reason)")
+            try? FilePaths.remove(path)
+            throw StartError.bind(path: path, reason: "cannot set the socket's mode or group: \(error.errno)")
         }
         state.withLock { $0.channel = channel }
         logger.info("client socket on \(path) (mode \(String(configuration.mode, radix: 8)))")
@@ -215,8 +216,7 @@ public final class ClientSocketServer: Service, Sendable {
         while hub.connectionCount > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        var info = stat()
-        if lstat(configuration.path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK { unlink(configuration.path) }
+        if FilePaths.status(configuration.path)?.kind == .socket { try? FilePaths.remove(configuration.path) }
         logger.info("client socket closed")
     }
 
@@ -243,45 +243,18 @@ public final class ClientSocketServer: Service, Sendable {
     static func preparePath(_ path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-            if mkdir(folder, 0o755) != 0 && errno != EEXIST {
-                throw StartError.bind(path: path, reason: "cannot create \(folder): \(String(cString: strerror(errno)))")
-            }
+            do { try FilePaths.makeDirectory(folder, mode: 0o755) } catch where error.errno != .fileExists {
+                throw StartError.bind(path: path, reason: "cannot create \(folder): \(error.errno)")
+            } catch {}
         }
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        guard info.st_mode & S_IFMT == S_IFSOCK else {
+        guard let status = FilePaths.status(path) else { return }
+        guard status.kind == .socket else {
             throw StartError.pathInUse(path: path, reason: "the file there is not a socket")
         }
-        if answers(path) { throw StartError.pathInUse(path: path, reason: "another server answers there") }
-        if unlink(path) != 0 {
-            throw StartError.pathInUse(path: path, reason: "cannot remove the stale socket: \(String(cString: strerror(errno)))")
+        if UnixSockets.answers(path) { throw StartError.pathInUse(path: path, reason: "another server answers there") }
+        do { try FilePaths.remove(path) } catch {
+            throw StartError.pathInUse(path: path, reason: "cannot remove the stale socket: \(error.errno)")
         }
-    }
-
-    /// Whether something accepts connections on the socket at `path`.
-    static func answers(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        return result == 0
-    }
-
-    static func groupID(_ name: String) -> gid_t? {
-        var record = Glibc.group()
-        var result: UnsafeMutablePointer<Glibc.group>?
-        var buffer = [CChar](repeating: 0, count: 16_384)
-        guard getgrnam_r(name, &record, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return record.gr_gid
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardConfig
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import HardwareInterfaces
 import LinuxHardware

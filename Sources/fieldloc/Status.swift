@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardConfig
 import FieldLocation
+import FieldLocationOutput
 import FieldLocationDaemon
 import Foundation
 import HardwareInterfaces
