@@ -12,7 +12,7 @@
 //                          │
 //   ┌──────────┬───────────┼──────────────┬───────────────┬──────────────┬───────────────┐
 //   ▼          ▼           ▼              ▼               ▼              ▼               ▼
-// GPSDProtocol LocationServices  ReceiverProtocols  SensorDrivers  BoardConfig  SimulatedHardware  LinuxHardware ──► CI2C, CGPIOD, Glibc
+// GPSDProtocol LocationServices  ReceiverProtocols  SensorDrivers  BoardConfig  SimulatedHardware  LinuxHardware ──► CI2C, CGPIOD, CRefclock, Glibc
 //   │          │   │   │           │    │            │              │              │                │
 //   ▼          ▼   ▼   ▼           ▼    ▼            ▼              ▼              ▼                ▼
 //  NMEA     NMEA PowerPolicy Heading  NMEA └──────────────────────── HardwareInterfaces ◄────────────┘
@@ -82,7 +82,9 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
-        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD"]),
+        // chrony's SOCK sample and ntpd's SHM segment, declared with the platform's C types (no library).
+        .systemLibrary(name: "CRefclock"),
+        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD", "CRefclock"]),
 
         // Pure: the location services' state machines (delivery filters, regions, visits,
         // significant changes, deferred batches) over fixes; no I/O, no clock of its own.
@@ -112,7 +114,7 @@ let package = Package(
         .executableTarget(
             name: "fieldlocd",
             dependencies: [
-                "FieldLocationDaemon", "FieldLocation", "BoardConfig", "LinuxHardware",
+                "FieldLocationDaemon", "FieldLocation", "BoardConfig", "LinuxHardware", "HardwareInterfaces", "LocationServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
