@@ -201,3 +201,78 @@ struct TimeDaemonConfigurationTests {
         #expect(!text.contains("refid PPS") && !text.contains("--chrony-pps-sock"))
     }
 }
+
+/// A sink that keeps what it is given (and can be told to fail, as a missing chronyd).
+final class CapturingSink: TimeReferenceSink, @unchecked Sendable {
+    let name = "capture"
+    private let lock = NSLock()
+    private var kept: [TimeReferenceSample] = []
+    private var failing = false
+    var samples: [TimeReferenceSample] { lock.withLock { kept } }
+    func fail(_ value: Bool) { lock.withLock { failing = value } }
+    func submit(_ sample: TimeReferenceSample) throws(HardwareError) {
+        let refuse = lock.withLock { failing }
+        if refuse { throw HardwareError(.notFound, device: "capture", operation: "sendto") }
+        lock.withLock { kept.append(sample) }
+    }
+}
+
+@Suite("Time service: the epoch's first byte")
+struct TimeServiceStampTests {
+    @Test("a serial sample is stamped when the epoch's first byte arrived, less the chunk's time on the wire at the baud rate")
+    func firstByte() throws {
+        let now = Mutex<UInt64>(0)
+        let sink = CapturingSink()
+        // System time = monotonic + 1.7e18 ns.
+        let service = TimeService(sinks: .init(serial: [sink]), configuration: .init(timeOffset: 0.1), baudRate: 9600,
+                                  monotonicNow: { MonotonicInstant(nanoseconds: now.withLock { $0 }) },
+                                  systemNanoseconds: { Int64($0.nanoseconds) + 1_700_000_000_000_000_000 })
+        let base: Int64 = 1_700_000_000_000_000_000
+        for second in 0..<4 {
+            let start = UInt64(second) * 1_000_000_000 + 10_000_000_000
+            // 96 bytes at 9600 baud took 100 ms: the chunk read at start + 100 ms began at start.
+            now.withLock { $0 = start + 100_000_000 }
+            service.observe(.bytes([UInt8](repeating: 0x24, count: 96)))
+            now.withLock { $0 = start + 300_000_000 }
+            service.observe(.bytes([UInt8](repeating: 0x24, count: 96)))
+            var fix = Fix()
+            fix.mode = .threeD
+            fix.latitude = 1
+            fix.longitude = 1
+            // The receiver's second started 100 ms before its first byte (time_offset 0.1).
+            fix.time = UTCTime(nanosecondsSinceEpoch: base + Int64(start) - 100_000_000)
+            service.observe(.fix(fix, MonotonicInstant(nanoseconds: start + 400_000_000)))
+        }
+        #expect(sink.samples.count == 2, "three fixes confirm the time: samples for the third and fourth")
+        for sample in sink.samples {
+            #expect(abs(sample.offsetSeconds) < 1e-9, "offset \(sample.offsetSeconds)")
+        }
+        #expect(service.status.serialSamples == 2 && service.status.failingSinks.isEmpty)
+    }
+
+    @Test("a sink that fails is reported once and recovers with the next sample")
+    func failingSink() throws {
+        let sink = CapturingSink()
+        let clock = Mutex<UInt64>(10_000_000_000)
+        let service = TimeService(sinks: .init(serial: [sink]), baudRate: nil,
+                                  monotonicNow: { MonotonicInstant(nanoseconds: clock.withLock { $0 }) },
+                                  systemNanoseconds: { Int64($0.nanoseconds) })
+        func epoch(_ second: Int) {
+            let at = UInt64(second) * 1_000_000_000 + 10_000_000_000
+            clock.withLock { $0 = at }
+            var fix = Fix()
+            fix.mode = .twoD
+            fix.latitude = 1
+            fix.longitude = 1
+            fix.time = UTCTime(nanosecondsSinceEpoch: Int64(at))
+            service.observe(.fix(fix, MonotonicInstant(nanoseconds: at)))
+        }
+        for second in 0..<3 { epoch(second) }
+        sink.fail(true)
+        epoch(3)
+        #expect(service.status.failingSinks["capture"] != nil)
+        sink.fail(false)
+        epoch(4)
+        #expect(service.status.failingSinks.isEmpty && sink.samples.count == 2)
+    }
+}
