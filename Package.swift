@@ -20,13 +20,14 @@
 //   GPSDProtocol         ──► NMEA
 //   LocationServices     ──► NMEA, PowerPolicy, Heading, HardwareInterfaces, RealModule
 //   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule
-// C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod):
-//   LinuxHardware        ──► HardwareInterfaces, CI2C, CGPIOD, Glibc
+// C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod,
+// CRefclock declares chrony's SOCK sample and ntpd's SHM segment with the platform's C types):
+//   LinuxHardware        ──► HardwareInterfaces, CI2C, CGPIOD, CRefclock, Glibc
 // Foundation (the engine, the CLI's output, the daemon and the two programs; only FieldLocationDaemon and fieldlocd use SwiftNIO and swift-log):
 //   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol
 //   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
 //   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle
-//   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocation, BoardConfig, LinuxHardware, ArgumentParser, Logging, ServiceLifecycle
+//   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocation, BoardConfig, LinuxHardware, HardwareInterfaces, LocationServices, ArgumentParser, Logging, ServiceLifecycle
 //   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
 //   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
@@ -92,7 +93,9 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
-        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD"]),
+        // chrony's SOCK sample and ntpd's SHM segment, declared with the platform's C types (no library).
+        .systemLibrary(name: "CRefclock"),
+        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD", "CRefclock"]),
 
         // Pure: the location services' state machines (delivery filters, regions, visits,
         // significant changes, deferred batches) over fixes; no I/O, no clock of its own.
@@ -127,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "fieldlocd",
             dependencies: [
-                "FieldLocationDaemon", "FieldLocation", "BoardConfig", "LinuxHardware",
+                "FieldLocationDaemon", "FieldLocation", "BoardConfig", "LinuxHardware", "HardwareInterfaces", "LocationServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

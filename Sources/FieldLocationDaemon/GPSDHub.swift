@@ -137,7 +137,7 @@ final class GPSDHub: Sendable {
         demand.withLock { applied in
             let wanted = state.withLock { s -> GPSDDemand in
                 let watchers = s.clients.values.filter { $0.policy.watches(device: device.path) }
-                return GPSDDemand(active: !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json })
+                return GPSDDemand(active: configuration.holdsReceiver || !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json })
             }
             guard wanted != applied else { return }
             feed.demandChanged(wanted)
