@@ -74,6 +74,15 @@ extension LocationEngine {
         try receiver.openPort(at: clock.now())
     }
 
+    /// Closes the receiver's port without changing the receiver's power (for tools that only watch).
+    func closeReceiver() { runLock.withLock { receiver.closePort() } }
+
+    /// The period of heading samples while headings are wanted (100 ms unless a tool asks otherwise).
+    var headingPeriod: Duration {
+        get { runLock.withLock { sensors.headingPeriod } }
+        set { runLock.withLock { sensors.headingPeriod = newValue } }
+    }
+
     // MARK: the step
 
     /// Makes the subsystems' counters visible (before any event that follows from them is handed out).

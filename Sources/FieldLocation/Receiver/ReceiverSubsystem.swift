@@ -204,6 +204,11 @@ final class ReceiverSubsystem {
     /// Puts the receiver in `idle`'s state and closes the port.
     func shutdown(idle: PowerDecision) {
         executor?.apply(idle, lastFix: lastFixAt, ephemerisFresh: true)
+        closePort()
+    }
+
+    /// Closes the port, leaving the receiver as it is.
+    func closePort() {
         port?.close()
         port = nil
     }
