@@ -154,7 +154,9 @@ final class ReceiverSubsystem {
     }
 
     /// Runs bytes received at `now` through the NMEA engine; returns the fixes they complete.
+    /// (No bytes are no news: the watchdog's silence goes on.)
     func decode(_ bytes: [UInt8], at now: MonotonicInstant) -> [Fix] {
+        guard !bytes.isEmpty else { return [] }
         lastByteAt = now
         var fixes: [Fix] = []
         bytes.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
