@@ -36,6 +36,9 @@ public protocol EnginePlatform: Sendable {
     /// Seconds since 1970-01-01 UTC at `instant` of the platform's clock, for work that needs a
     /// date before a fix gives one (the magnetic model's epoch).
     func utcSeconds(at instant: MonotonicInstant) -> Double
+    /// Why this process may not use `board`'s devices (missing device nodes or permissions), or
+    /// `nil`: an in-process manager's authorisation.
+    func accessProblem(for board: BoardDescription) -> String?
 }
 
 /// A board on real hardware (``LinuxPlatform`` or any other ``HardwarePlatform``) in real time.
@@ -55,6 +58,7 @@ public struct HardwareEnginePlatform: EnginePlatform {
     }
     public func measuredReceiverEnergy() -> EnergyLedger? { nil }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { Date().timeIntervalSince1970 }
+    public func accessProblem(for board: BoardDescription) -> String? { DeviceAccess.problem(for: board) }
 }
 
 /// A simulated board: its ``SimulatedPlatform`` on a manual clock, and the receiver emulator behind
@@ -85,6 +89,7 @@ public struct SimulatedEnginePlatform: EnginePlatform {
     }
     public func measuredReceiverEnergy() -> EnergyLedger? { receiver?.ledger }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
+    public func accessProblem(for board: BoardDescription) -> String? { nil }
 }
 
 extension BoardHardware {
