@@ -131,41 +131,34 @@ public struct BoardWatch {
 /// Headings as JSON lines: `{"class":"HEADING","magnetic":…,"true":…,"accuracy":…,"pitch":…,"roll":…,
 /// "dip":…,"field_uT":…,"quality":"good","flags":[…]}`; missing values are omitted.
 public enum HeadingJSON {
-    /// One line.
+    /// One line for a reading of the heading engine.
     public static func line(_ r: HeadingReading, time: String? = nil) -> String {
-        var out = #"{"class":"HEADING""#
-        if let time { out += ",\"time\":\"\(time)\"" }
-        func add(_ key: String, _ value: Double?, _ digits: Int) {
-            guard let value, value.isFinite else { return }
-            out += ",\"\(key)\":\(FixText.fixed(value, digits))"
-        }
-        add("magnetic", r.magneticHeading, 2)
-        add("true", r.trueHeading, 2)
-        add("accuracy", r.accuracy, 2)
-        add("pitch", r.pitch, 2)
-        add("roll", r.roll, 2)
-        add("dip", r.inclination, 2)
-        add("field_uT", r.field.length, 2)
-        out += ",\"quality\":\"\(r.quality.rawValue)\",\"flags\":[" + r.flags.names.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
-        return out
+        line(time: time, magnetic: r.magneticHeading, true: r.trueHeading, accuracy: r.accuracy, pitch: r.pitch, roll: r.roll,
+             dip: r.inclination, field: r.field.length, quality: r.quality, flags: r.flags.names)
     }
 
-    /// One line for an engine's heading (the same keys; an invalid accuracy is omitted).
+    /// One line for an engine's heading (the same keys; an invalid, negative accuracy is omitted).
     public static func line(_ h: HeadingUpdate, time: String? = nil) -> String {
+        line(time: time, magnetic: h.magneticHeading, true: h.trueHeading, accuracy: h.headingAccuracy >= 0 ? h.headingAccuracy : nil,
+             pitch: h.pitch, roll: h.roll, dip: h.inclination, field: Vector3(h.x, h.y, h.z).length, quality: h.quality, flags: h.flags)
+    }
+
+    private static func line(time: String?, magnetic: Double?, true trueHeading: Double?, accuracy: Double?, pitch: Double?,
+                             roll: Double?, dip: Double?, field: Double, quality: HeadingQuality, flags: [String]) -> String {
         var out = #"{"class":"HEADING""#
         if let time { out += ",\"time\":\"\(time)\"" }
         func add(_ key: String, _ value: Double?, _ digits: Int) {
             guard let value, value.isFinite else { return }
             out += ",\"\(key)\":\(FixText.fixed(value, digits))"
         }
-        add("magnetic", h.magneticHeading, 2)
-        add("true", h.trueHeading, 2)
-        add("accuracy", h.headingAccuracy >= 0 ? h.headingAccuracy : nil, 2)
-        add("pitch", h.pitch, 2)
-        add("roll", h.roll, 2)
-        add("dip", h.inclination, 2)
-        add("field_uT", Vector3(h.x, h.y, h.z).length, 2)
-        out += ",\"quality\":\"\(h.quality.rawValue)\",\"flags\":[" + h.flags.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+        add("magnetic", magnetic, 2)
+        add("true", trueHeading, 2)
+        add("accuracy", accuracy, 2)
+        add("pitch", pitch, 2)
+        add("roll", roll, 2)
+        add("dip", dip, 2)
+        add("field_uT", field, 2)
+        out += ",\"quality\":\"\(quality.rawValue)\",\"flags\":[" + flags.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
         return out
     }
 }

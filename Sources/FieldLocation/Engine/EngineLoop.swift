@@ -89,19 +89,8 @@ extension LocationEngine {
     private func publishCounters() {
         let r = receiver.counters, s = sensors.counters
         published.withLock {
-            $0.counters.bytes = r.bytes
-            $0.counters.sentencesAccepted = r.sentencesAccepted
-            $0.counters.sentencesRejected = r.sentencesRejected
-            $0.counters.garbageBytes = r.garbageBytes
-            $0.counters.portFailures = r.portFailures
-            $0.counters.portReopens = r.portReopens
-            $0.counters.watchdogWakes = r.watchdogWakes
-            $0.counters.powerCycles = r.powerCycles
-            $0.counters.autobaudRuns = r.autobaudRuns
-            $0.counters.autobaudRecoveries = r.autobaudRecoveries
-            $0.counters.headingFailures = s.headingFailures
-            $0.counters.sensorFailures = s.sensorFailures
-            $0.counters.sensorReopens = s.sensorReopens
+            $0.receiverCounters = r
+            $0.sensorCounters = s
         }
     }
 

@@ -55,8 +55,25 @@ public final class LocationEngine: @unchecked Sendable {
         var lastLocation: Location?
         var lastHeading: HeadingUpdate?
         var decision: PowerDecision?
+        /// The coordinator's own counts (fixes, headings, mode changes); the subsystems' beside them.
         var counters = Counters()
+        var receiverCounters = ReceiverSubsystem.Counters()
+        var sensorCounters = SensorSubsystem.Counters()
         var stopRequested = false
+
+        /// Every count, as the status readout shows it.
+        var statistics: Counters {
+            var c = counters
+            let r = receiverCounters
+            c.bytes = r.bytes
+            (c.sentencesAccepted, c.sentencesRejected, c.garbageBytes) = (r.sentencesAccepted, r.sentencesRejected, r.garbageBytes)
+            (c.portFailures, c.portReopens) = (r.portFailures, r.portReopens)
+            (c.watchdogWakes, c.powerCycles) = (r.watchdogWakes, r.powerCycles)
+            (c.autobaudRuns, c.autobaudRecoveries) = (r.autobaudRuns, r.autobaudRecoveries)
+            let s = sensorCounters
+            (c.headingFailures, c.sensorFailures, c.sensorReopens) = (s.headingFailures, s.sensorFailures, s.sensorReopens)
+            return c
+        }
     }
 
     let registry: ClientRegistry
@@ -193,7 +210,7 @@ public final class LocationEngine: @unchecked Sendable {
     /// The policy's last decision.
     public var decision: PowerDecision? { published.withLock { $0.decision } }
     /// Counters.
-    public var statistics: Counters { published.withLock { $0.counters } }
+    public var statistics: Counters { published.withLock { $0.statistics } }
     /// Clients registered.
     public var clientCount: Int { registry.count }
     /// Whether the board has a magnetometer and accelerometer pair.
