@@ -7,8 +7,7 @@ import PowerPolicy
 /// merged into the policy's input, and what each client receives (per-client delivery filters,
 /// one-shot requests, batches, significant changes, visits, regions).
 ///
-/// Thread safety: every method may be called from any thread; the registry's own lock guards its
-/// records, and sinks and observers are called after it is released.
+/// Any thread may call it (see the thread and lock rule in `LocationEngine`).
 ///
 /// Inputs: locations, headings, the policy's state, events to broadcast. Outputs: ``ClientDemand``
 /// values for the policy, and ``EngineEvent`` values handed to each client's sink.

@@ -7,6 +7,8 @@ import PowerPolicy
 /// is asked instead; see ``EnginePlatform/measuredReceiverEnergy()``.
 ///
 /// Input: the decision in force and the instant of each tick. Output: an ``EnergyLedger``.
+///
+/// Only the thread that advances the engine touches it (see `LocationEngine`).
 struct EnergyAccounting {
     /// The receiver profile whose currents price each mode.
     let profile: ReceiverProfile

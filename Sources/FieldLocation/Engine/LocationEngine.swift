@@ -15,7 +15,7 @@ import Synchronization
 /// fixes and sensor reads into headings, and hands each client what its services ask for.
 ///
 /// The engine is a coordinator over subsystems that each own their state and exchange values:
-/// ``ReceiverSubsystem`` (port, watchdog, executor, NMEA stream: fixes out), `SensorSubsystem`
+/// `ReceiverSubsystem` (port, watchdog, executor, NMEA stream: fixes out), `SensorSubsystem`
 /// (sensors, calibration, heading, motion: headings and stillness out), `TimingSubsystem` (PPS),
 /// `ClientRegistry` (clients, demand, delivery) and `EnergyAccounting`.
 ///

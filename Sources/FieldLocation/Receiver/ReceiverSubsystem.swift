@@ -12,6 +12,8 @@ import ReceiverProtocols
 ///
 /// Inputs: the clock's instants, the policy's decisions. Outputs: bytes, ``Fix`` values, a
 /// ``FixHistory`` summary for the policy, and problems as ``LocationError`` values.
+///
+/// Only the thread that advances the engine touches it (see `LocationEngine`).
 final class ReceiverSubsystem {
     /// What the receiver did, for the engine's counters.
     struct Counters: Sendable, Equatable {

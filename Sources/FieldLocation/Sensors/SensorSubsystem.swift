@@ -14,6 +14,8 @@ import SensorDrivers
 /// Inputs: the policy's decision (``schedule(_:at:report:)``), locations (``updateReference(_:fix:fallbackUTC:)``,
 /// and the last one for the cross-check). Outputs: ``HeadingUpdate`` values, the ``MotionDetector``'s
 /// verdict, and problems as ``LocationError`` values.
+///
+/// Only the thread that advances the engine touches it (see `LocationEngine`).
 final class SensorSubsystem {
     /// What the sensors did, for the engine's counters.
     struct Counters: Sendable, Equatable {

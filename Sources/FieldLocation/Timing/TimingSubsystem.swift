@@ -7,6 +7,8 @@ import LocationServices
 ///
 /// Inputs: the clock, the fixes' UTC seconds. Outputs: ``PPSSample`` values and a ``PPSStatus``;
 /// a line that cannot be requested is reported once as a ``LocationError``.
+///
+/// Only the thread that advances the engine touches it (see `LocationEngine`).
 final class TimingSubsystem {
     private let board: BoardDescription
     private let hardware: any HardwarePlatform
