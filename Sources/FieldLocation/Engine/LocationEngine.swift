@@ -34,7 +34,10 @@ public final class LocationEngine: @unchecked Sendable {
     //   loop, `receiver`, `sensors`, `timing` and `energy` are touched only under `runLock`
     //   (they are plain, non-Sendable state and take no lock of their own).
     // • Order: `runLock` before the registry's lock or `published`; never the other way round, and
-    //   no sink or observer runs while the registry's lock or `published` is held.
+    //   no sink or observer runs while the registry's lock or `published` is held. Sinks and
+    //   observers do run on the advancing thread with `runLock` held: they must not call the
+    //   `runLock` queries (calibration, energyUsed, receiverFailures, controlsReceiver,
+    //   hardwareProblem, ppsStatus, watchdogTimeout) without hopping to another thread first.
 
     /// The board.
     public let board: BoardDescription
