@@ -94,14 +94,14 @@ extension LocationEngine {
         }
     }
 
-    /// A receiver problem: every client hears of it.
-    private func receiverProblem(_ error: LocationError) {
+    /// A receiver or PPS problem: every client hears of it.
+    private func reportToAll(_ error: LocationError) {
         publishCounters()
         registry.broadcast(.error(error))
     }
 
     /// A sensor problem: the clients running headings hear of it.
-    private func sensorProblem(_ error: LocationError) {
+    private func reportToHeadingClients(_ error: LocationError) {
         publishCounters()
         registry.broadcast(.error(error), onlyHeading: true)
     }
@@ -122,9 +122,9 @@ extension LocationEngine {
     }
 
     private func tick(_ now: MonotonicInstant) {
-        receiver.ensurePort(at: now, report: receiverProblem)
-        timing.ensureLine(report: receiverProblem)
-        receiver.watchdog(at: now, report: receiverProblem)
+        receiver.ensurePort(at: now, report: reportToAll)
+        timing.ensureLine(report: reportToAll)
+        receiver.watchdog(at: now, report: reportToAll)
         publishCounters()
         let records = registry.snapshot()
         let state = policyState(now)
@@ -138,13 +138,13 @@ extension LocationEngine {
         let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
         receiver.apply(decision, ephemerisFresh: ephemerisFresh)
         // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.
-        sensors.schedule(decision, at: now, report: sensorProblem)
+        sensors.schedule(decision, at: now, report: reportToHeadingClients)
         publishCounters()
         registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving)
     }
 
     private func readReceiver(until deadline: MonotonicInstant) {
-        let bytes = receiver.read(until: deadline, report: receiverProblem)
+        let bytes = receiver.read(until: deadline, report: reportToAll)
         timing.drain()
         if bytes.isEmpty { return }
         let now = clock.now()
@@ -167,7 +167,7 @@ extension LocationEngine {
     }
 
     private func sampleSensors() {
-        let heading = sensors.sample(lastLocation: lastLocation, report: sensorProblem)
+        let heading = sensors.sample(lastLocation: lastLocation, report: reportToHeadingClients)
         publishCounters()
         guard let heading else { return }
         published.withLock {
