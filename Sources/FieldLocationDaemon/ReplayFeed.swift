@@ -190,7 +190,9 @@ public struct EngineRunner: Service {
         }
         thread.name = "fieldlocd-engine"
         thread.start()
-        logger.info("engine running on board \(engine.board.name)\(engine.board.simulated ? " (simulated, speed \(speed))" : "")")
+        let paced: String
+        if case .manual = engine.platform.pacing { paced = " (simulated, speed \(speed))" } else { paced = "" }
+        logger.info("engine running on board \(engine.board.name)\(paced)")
         try? await gracefulShutdown()
         engine.stop()
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))

@@ -207,10 +207,6 @@ struct FieldLocD: AsyncParsableCommand {
     private func openEngine(logger: Logger) throws -> LocationEngine {
         let description: BoardDescription
         do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
-        if !description.simulated {
-            if speed != 1 { logger.warning("--speed applies to simulated boards only; \(description.name) runs in real time") }
-            if let problem = DeviceAccess.problem(for: description) { logger.warning("\(problem)") }
-        }
         let environment = ProcessInfo.processInfo.environment
         let directory = stateDirectory ?? environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
             ?? CalibrationStore.defaultDirectory()
@@ -220,6 +216,10 @@ struct FieldLocD: AsyncParsableCommand {
         } catch {
             throw ValidationError("board \(description.name): \(error.description)")
         }
+        if case .realTime = engine.platform.pacing, speed != 1 {
+            logger.warning("--speed applies to simulated boards only; \(description.name) runs in real time")
+        }
+        if let problem = engine.platform.accessProblem(for: description) { logger.warning("\(problem)") }
         if let magnetometer = description.magnetometer {
             let store = CalibrationStore(directory: directory)
             let path = store.path(board: description.name, sensor: magnetometer.chip.rawValue)
