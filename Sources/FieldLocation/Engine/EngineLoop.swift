@@ -19,18 +19,29 @@ extension LocationEngine {
     public func advance(until end: MonotonicInstant) { advance(until: end, stoppable: false) }
 
     private func advance(until end: MonotonicInstant, stoppable: Bool) {
-        runLock.withLock {
-            while clock.now() < end, !(stoppable && published.withLock({ $0.stopRequested })) {
-                let now = clock.now()
-                if now >= nextTick {
-                    tick(now)
-                    nextTick = now.advanced(by: .seconds(1))
-                }
-                let deadline = min(end, nextTick, sensors.nextSample)
-                readReceiver(until: deadline)
-                if clock.now() >= sensors.nextSample { sampleSensors() }
-            }
+        // One step per turn of `runLock` (see the lock rule in ``LocationEngine``).
+        while runLock.withLock({ step(until: end, stoppable: stoppable) }) {}
+    }
+
+    /// One step: the queued settings, the tick when due, one receiver read bounded by the next
+    /// tick or sample, the sensor sample when due, then the state for the queries. Returns whether
+    /// the loop goes on. Under `runLock`.
+    private func step(until end: MonotonicInstant, stoppable: Bool) -> Bool {
+        applyPendingSettings()
+        guard clock.now() < end, !(stoppable && published.withLock({ $0.stopRequested })) else {
+            publishState()
+            return false
         }
+        let now = clock.now()
+        if now >= nextTick {
+            tick(now)
+            nextTick = now.advanced(by: .seconds(1))
+        }
+        let deadline = min(end, nextTick, sensors.nextSample)
+        readReceiver(until: deadline)
+        if clock.now() >= sensors.nextSample { sampleSensors() }
+        publishState()
+        return true
     }
 
     /// Runs the engine on the calling thread until ``stop()``: a real board as its data comes, a
@@ -79,8 +90,11 @@ extension LocationEngine {
 
     /// The period of heading samples while headings are wanted (100 ms unless a tool asks otherwise).
     var headingPeriod: Duration {
-        get { runLock.withLock { sensors.headingPeriod } }
-        set { runLock.withLock { sensors.headingPeriod = newValue } }
+        get { published.withLock { $0.state.headingPeriod } }
+        set {
+            published.withLock { $0.state.headingPeriod = newValue }
+            apply { $0.sensors.headingPeriod = newValue }
+        }
     }
 
     // MARK: the step

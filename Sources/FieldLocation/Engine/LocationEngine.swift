@@ -30,14 +30,17 @@ public final class LocationEngine: @unchecked Sendable {
     // • Any thread: `published` (a Mutex) holds what the run thread makes visible — last
     //   location, last heading, last decision, counters, the stop flag. Written only by the thread
     //   that advances the engine; read by anyone.
-    // • One thread at a time advances the engine, holding `runLock` for the whole step: the run
-    //   loop, `receiver`, `sensors`, `timing` and `energy` are touched only under `runLock`
-    //   (they are plain, non-Sendable state and take no lock of their own).
+    // • One thread at a time advances the engine, holding `runLock` for one step at a time (a
+    //   tick, one bounded receiver read, one sensor sample): `receiver`, `sensors`, `timing` and
+    //   `energy` are touched only under `runLock` (plain, non-Sendable state with no lock of
+    //   their own). A real board's loop runs forever, so nothing else ever waits for `runLock`:
+    //   the status queries (calibration, energyUsed, receiverFailures, controlsReceiver,
+    //   hardwareProblem, ppsStatus, watchdogTimeout) read what each step publishes in
+    //   `published`, and the settings (calibration, watchdogTimeout, headingPeriod) are queued in
+    //   `published` and applied by the next step, or at once when no step is running.
     // • Order: `runLock` before the registry's lock or `published`; never the other way round, and
     //   no sink or observer runs while the registry's lock or `published` is held. Sinks and
-    //   observers do run on the advancing thread with `runLock` held: they must not call the
-    //   `runLock` queries (calibration, energyUsed, receiverFailures, controlsReceiver,
-    //   hardwareProblem, ppsStatus, watchdogTimeout) without hopping to another thread first.
+    //   observers run on the advancing thread with `runLock` held; every query is safe there.
 
     /// The board.
     public let board: BoardDescription
@@ -63,6 +66,10 @@ public final class LocationEngine: @unchecked Sendable {
         var receiverCounters = ReceiverSubsystem.Counters()
         var sensorCounters = SensorSubsystem.Counters()
         var stopRequested = false
+        /// What the status queries read, as the last step left it (see ``LocationEngine/publishState()``).
+        var state = EngineState()
+        /// Settings waiting for the next step (applied under `runLock`, in order).
+        var pendingSettings: [@Sendable (LocationEngine) -> Void] = []
 
         /// Every count, as the status readout shows it.
         var statistics: Counters {
@@ -91,8 +98,11 @@ public final class LocationEngine: @unchecked Sendable {
 
     /// Seconds of silence (or of bytes without a valid sentence) before the watchdog acts.
     public var watchdogTimeout: Duration {
-        get { runLock.withLock { receiver.watchdogTimeout } }
-        set { runLock.withLock { receiver.watchdogTimeout = newValue } }
+        get { published.withLock { $0.state.watchdogTimeout } }
+        set {
+            published.withLock { $0.state.watchdogTimeout = newValue }
+            apply { $0.receiver.watchdogTimeout = newValue }
+        }
     }
 
     /// Counters for the status readout.
@@ -158,6 +168,7 @@ public final class LocationEngine: @unchecked Sendable {
         timing = TimingSubsystem(board: board, hardware: platform.hardware)
         energy = EnergyAccounting(profile: profile)
         nextTick = clock.now()
+        publishState()
     }
 
     // MARK: clients
@@ -222,23 +233,72 @@ public final class LocationEngine: @unchecked Sendable {
     public var locationServicesEnabled: Bool { board.receiver != nil || platform.providesReceiver }
     /// The magnetometer calibration applied to headings (a stored one, `fieldloc calibrate --save`).
     public var calibration: MagnetometerCalibration? {
-        get { runLock.withLock { sensors.calibration } }
-        set { runLock.withLock { sensors.calibration = newValue } }
+        get { published.withLock { $0.state.calibration } }
+        set {
+            published.withLock { $0.state.calibration = newValue }
+            apply { $0.sensors.calibration = newValue }
+        }
     }
 
     /// The receiver's charge so far: the platform's measurement when it has one (the simulated
     /// receiver's own ledger on a `sim` board), else estimated from the time in each policy mode
     /// and the receiver profile's data-sheet currents.
-    public var energyUsed: EnergyLedger { platform.measuredReceiverEnergy() ?? runLock.withLock { energy.ledger } }
+    public var energyUsed: EnergyLedger { platform.measuredReceiverEnergy() ?? published.withLock { $0.state.energy } }
 
     /// Receiver commands that failed, most recent last (at most 20 kept).
-    public var receiverFailures: [String] {
-        runLock.withLock { (receiver.executor?.failures ?? []).suffix(20).map(\.description) }
-    }
+    public var receiverFailures: [String] { published.withLock { $0.state.receiverFailures } }
     /// Whether the engine drives the receiver's power (a receiver family with a command set).
-    public var controlsReceiver: Bool { runLock.withLock { receiver.executor != nil } }
+    public var controlsReceiver: Bool { published.withLock { $0.state.controlsReceiver } }
     /// A problem with the hardware now (port unavailable, sensors failing), for status readouts.
-    public var hardwareProblem: String? { runLock.withLock { receiver.portProblem ?? sensors.problem } }
-    /// Time quality from the PPS line.
-    public var ppsStatus: PPSStatus { runLock.withLock { timing.status(at: clock.now()) } }
+    public var hardwareProblem: String? { published.withLock { $0.state.hardwareProblem } }
+    /// Time quality from the PPS line, as of the last step.
+    public var ppsStatus: PPSStatus { published.withLock { $0.state.pps } }
+
+    /// Runs `setting` under `runLock`: now, when no step is running, else at the start of the next step.
+    func apply(_ setting: @escaping @Sendable (LocationEngine) -> Void) {
+        published.withLock { $0.pendingSettings.append(setting) }
+        if runLock.try() {
+            applyPendingSettings()
+            publishState()
+            runLock.unlock()
+        }
+    }
+
+    /// Applies the queued settings. Under `runLock`.
+    func applyPendingSettings() {
+        let settings = published.withLock { s in
+            defer { s.pendingSettings.removeAll() }
+            return s.pendingSettings
+        }
+        for setting in settings { setting(self) }
+    }
+
+    /// Makes the subsystems' state visible to the queries. Under `runLock`.
+    func publishState() {
+        let state = EngineState(hardwareProblem: receiver.portProblem ?? sensors.problem, pps: timing.status(at: clock.now()),
+                                receiverFailures: (receiver.executor?.failures ?? []).suffix(20).map(\.description),
+                                controlsReceiver: receiver.executor != nil, energy: energy.ledger,
+                                calibration: sensors.calibration, watchdogTimeout: receiver.watchdogTimeout,
+                                headingPeriod: sensors.headingPeriod)
+        published.withLock { p in
+            var next = state
+            if !p.pendingSettings.isEmpty {
+                // A setting made during this step is not applied yet: keep showing the new value.
+                (next.calibration, next.watchdogTimeout, next.headingPeriod) = (p.state.calibration, p.state.watchdogTimeout, p.state.headingPeriod)
+            }
+            p.state = next
+        }
+    }
+}
+
+/// What the engine's status queries read: the subsystems' state as the last step left it.
+struct EngineState: Sendable {
+    var hardwareProblem: String?
+    var pps: PPSStatus = .none
+    var receiverFailures: [String] = []
+    var controlsReceiver = false
+    var energy = EnergyLedger()
+    var calibration: MagnetometerCalibration?
+    var watchdogTimeout: Duration = .seconds(5)
+    var headingPeriod: Duration = .milliseconds(100)
 }
