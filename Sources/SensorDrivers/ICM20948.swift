@@ -230,28 +230,11 @@ public struct ICM20948: Gyroscope {
         let saved = configuration
         let result: Result<(off: [Double], on: [Double], codes: [UInt8]), SensorError>
         do {
-            try io.write(Register.pwrMgmt1, Register.wake)
-            try io.write(Register.pwrMgmt2, 0x07)  // gyroscope off
-            try io.write(Register.bankSelect, 2 << 4)
-            try io.write(Register.accelSampleRateDiv1, 0x00)
-            try io.write(Register.accelSampleRateDiv1 + 1, 0x00)
-            try io.write(Register.accelConfig, 2 << 3 | 0x01)  // DLPF 2, ±2 g, FCHOICE
-            try io.write(Register.accelConfig2, 0x00)
-            try io.write(Register.bankSelect, 0 << 4)
-            clock.sleep(for: .milliseconds(20))
-            let off = try averageCounts(clock)
-            try io.write(Register.bankSelect, 2 << 4)
-            try io.write(Register.accelConfig2, 0x1C)  // X, Y, Z self-test on
-            try io.write(Register.bankSelect, 0 << 4)
-            clock.sleep(for: .milliseconds(20))
-            let on = try averageCounts(clock)
-            try io.write(Register.bankSelect, 2 << 4)
-            try io.write(Register.accelConfig2, 0x00)
-            try io.write(Register.bankSelect, 1 << 4)
-            var codes: [UInt8] = []
-            for offset: UInt8 in 0..<3 { codes.append(try io.read(Register.selfTestXAccel + offset)) }
-            try io.write(Register.bankSelect, 0 << 4)
-            result = .success((off, on, codes))
+            result = .success(try measureSelfTest(InvenSenseSelfTest(
+                powerManagement2: 0x07,  // gyroscope off
+                bank2Setup: [(Register.accelSampleRateDiv1, 0x00), (Register.accelSampleRateDiv1 + 1, 0x00),
+                             (Register.accelConfig, 2 << 3 | 0x01)],  // DLPF 2, ±2 g, FCHOICE
+                config2: Register.accelConfig2, enable: 0x1C, output: Register.accelXOutH, codes: Register.selfTestXAccel), clock))
         } catch {
             result = .failure(error)
         }
@@ -284,12 +267,51 @@ public struct ICM20948: Gyroscope {
         }
     }
 
-    /// Averages ``selfTestSamples`` accelerometer samples, each after RAW_DATA_0_RDY; in counts.
-    private func averageCounts(_ clock: any MonotonicClock) throws(SensorError) -> [Double] {
+    /// What differs between InvenSense's accelerometer and gyroscope self-tests: the second power
+    /// register, the bank-2 rate and range set-up, the bank-2 register holding the self-test enable
+    /// bits, the first output register, and the bank-1 register of the first factory code.
+    struct InvenSenseSelfTest {
+        var powerManagement2: UInt8
+        var bank2Setup: [(UInt8, UInt8)]
+        var config2: UInt8, enable: UInt8, output: UInt8, codes: UInt8
+    }
+
+    /// InvenSense's self-test measurement: awake with `powerManagement2`, the bank-2 set-up with
+    /// self-test off, 20 ms, ``selfTestSamples`` averaged; the enable bits, 20 ms, averaged again;
+    /// enable bits cleared and the three factory codes read from bank 1; bank 0 selected. The
+    /// caller restores the configuration and judges the responses.
+    mutating func measureSelfTest(_ test: InvenSenseSelfTest, _ clock: any MonotonicClock)
+        throws(SensorError) -> (off: [Double], on: [Double], codes: [UInt8])
+    {
+        try io.write(Register.pwrMgmt1, Register.wake)
+        try io.write(Register.pwrMgmt2, test.powerManagement2)
+        try io.write(Register.bankSelect, 2 << 4)
+        for (register, value) in test.bank2Setup { try io.write(register, value) }
+        try io.write(test.config2, 0x00)
+        try io.write(Register.bankSelect, 0 << 4)
+        clock.sleep(for: .milliseconds(20))
+        let off = try averageCounts(test.output, clock)
+        try io.write(Register.bankSelect, 2 << 4)
+        try io.write(test.config2, test.enable)
+        try io.write(Register.bankSelect, 0 << 4)
+        clock.sleep(for: .milliseconds(20))
+        let on = try averageCounts(test.output, clock)
+        try io.write(Register.bankSelect, 2 << 4)
+        try io.write(test.config2, 0x00)
+        try io.write(Register.bankSelect, 1 << 4)
+        var codes: [UInt8] = []
+        for offset: UInt8 in 0..<3 { codes.append(try io.read(test.codes + offset)) }
+        try io.write(Register.bankSelect, 0 << 4)
+        return (off, on, codes)
+    }
+
+    /// Averages ``selfTestSamples`` samples from `output` (accelerometer or gyroscope), each after
+    /// RAW_DATA_0_RDY; in counts.
+    private func averageCounts(_ output: UInt8, _ clock: any MonotonicClock) throws(SensorError) -> [Double] {
         var sum = [0, 0, 0]
         for _ in 0..<Self.selfTestSamples {
             try io.waitFor(0x01, in: Register.intStatus1, polling: polling, clock: clock)
-            let b = try io.readBlock(Register.accelXOutH, count: 6)
+            let b = try io.readBlock(output, count: 6)
             for axis in 0..<3 { sum[axis] += int16BE(b, 2 * axis) }
         }
         return sum.map { Double($0) / Double(Self.selfTestSamples) }

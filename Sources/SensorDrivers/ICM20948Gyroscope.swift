@@ -101,27 +101,10 @@ extension ICM20948 {
         let saved = configuration
         let result: Result<(off: [Double], on: [Double], codes: [UInt8]), SensorError>
         do {
-            try io.write(Register.pwrMgmt1, Register.wake)
-            try io.write(Register.pwrMgmt2, 0x00)  // every axis on
-            try io.write(Register.bankSelect, 2 << 4)
-            try io.write(Register.gyroSampleRateDiv, 0x00)
-            try io.write(Register.gyroConfig1, 2 << 3 | 0x01)  // DLPF 2, ±250 dps, FCHOICE
-            try io.write(Register.gyroConfig2, 0x00)
-            try io.write(Register.bankSelect, 0 << 4)
-            clock.sleep(for: .milliseconds(20))
-            let off = try averageGyroscopeCounts(clock)
-            try io.write(Register.bankSelect, 2 << 4)
-            try io.write(Register.gyroConfig2, 0x38)  // X, Y, Z self-test on
-            try io.write(Register.bankSelect, 0 << 4)
-            clock.sleep(for: .milliseconds(20))
-            let on = try averageGyroscopeCounts(clock)
-            try io.write(Register.bankSelect, 2 << 4)
-            try io.write(Register.gyroConfig2, 0x00)
-            try io.write(Register.bankSelect, 1 << 4)
-            var codes: [UInt8] = []
-            for offset: UInt8 in 0..<3 { codes.append(try io.read(Register.selfTestXGyro + offset)) }
-            try io.write(Register.bankSelect, 0 << 4)
-            result = .success((off, on, codes))
+            result = .success(try measureSelfTest(InvenSenseSelfTest(
+                powerManagement2: 0x00,  // every axis on
+                bank2Setup: [(Register.gyroSampleRateDiv, 0x00), (Register.gyroConfig1, 2 << 3 | 0x01)],  // DLPF 2, ±250 dps, FCHOICE
+                config2: Register.gyroConfig2, enable: 0x38, output: Register.gyroXOutH, codes: Register.selfTestXGyro), clock))
         } catch {
             result = .failure(error)
         }
@@ -155,16 +138,5 @@ extension ICM20948 {
         guard failures.isEmpty else {
             throw .selfTestFailed(chip: chip, device: device, detail: failures.joined(separator: ", "))
         }
-    }
-
-    /// Averages ``selfTestSamples`` gyroscope samples, each after RAW_DATA_0_RDY; in counts.
-    private func averageGyroscopeCounts(_ clock: any MonotonicClock) throws(SensorError) -> [Double] {
-        var sum = [0, 0, 0]
-        for _ in 0..<Self.selfTestSamples {
-            try io.waitFor(0x01, in: Register.intStatus1, polling: polling, clock: clock)
-            let b = try io.readBlock(Register.gyroXOutH, count: 6)
-            for axis in 0..<3 { sum[axis] += int16BE(b, 2 * axis) }
-        }
-        return sum.map { Double($0) / Double(Self.selfTestSamples) }
     }
 }

@@ -201,51 +201,72 @@ public struct LSM6DSOX: Gyroscope {
     /// are written back to their previous values afterwards, also when a step fails.
     /// Throws ``SensorError/unsupported(chip:feature:)`` when the driver has no clock.
     public mutating func selfTest() throws(SensorError) {
+        try runSelfTest(STSelfTest(control: Register.ctrl1XL, setting: 0x38, savedIndex: 0, enable: 0x01, ready: 0x01,
+                                   output: Register.outXLA, thousandthsPerCount: 122, limits: Self.selfTestLimits, label: "", unit: "mg"))
+    }
+
+    /// One of ST's two self-tests (`lsm6dsox_self_test.c`), which differ only in their registers,
+    /// scale and window: `control` set to `setting` (rate and range) with BDU and IF_INC, 100 ms, one
+    /// sample discarded and five averaged with the self-test off; `enable` in CTRL5_C, 100 ms, the
+    /// same again; CTRL5_C cleared. CTRL3_C and `control` are written back afterwards, also when a
+    /// step fails; each axis must change by `limits`.
+    struct STSelfTest {
+        var control: UInt8, setting: UInt8, savedIndex: Int, enable: UInt8
+        /// The STATUS_REG data-ready bit and the first output register.
+        var ready: UInt8, output: UInt8
+        /// Output units (mg, dps) per count, in thousandths: 122 for 0.122 mg, 70 for 70 mdps.
+        var thousandthsPerCount: Int
+        var limits: ClosedRange<Double>
+        /// What failure texts name: "" for the accelerometer, "gyroscope " for the gyroscope.
+        var label: String, unit: String
+    }
+
+    mutating func runSelfTest(_ test: STSelfTest) throws(SensorError) {
         guard let clock else {
             throw .unsupported(chip: chip, feature: "self-test without a clock (open it with init(bus:address:clock:))")
         }
         let saved = ctrl
         let result: Result<(SensorVector, SensorVector), SensorError>
         do {
-            try io.write(Register.ctrl3C, 0x44)   // BDU + IF_INC
-            try io.write(Register.ctrl1XL, 0x38)  // 52 Hz, FS_XL 10 = ±4 g
+            try io.write(Register.ctrl3C, 0x44)  // BDU + IF_INC
+            try io.write(test.control, test.setting)
             clock.sleep(for: .milliseconds(100))
-            let off = try averageMilliG(clock)
-            try io.write(Register.ctrl5C, 0x01)   // ST_XL positive
+            let off = try average(test, clock)
+            try io.write(Register.ctrl5C, test.enable)
             clock.sleep(for: .milliseconds(100))
-            let on = try averageMilliG(clock)
+            let on = try average(test, clock)
             try io.write(Register.ctrl5C, 0x00)
             result = .success((off, on))
         } catch {
             result = .failure(error)
         }
         try io.write(Register.ctrl3C, saved[2])
-        try io.write(Register.ctrl1XL, saved[0])
+        try io.write(test.control, saved[test.savedIndex])
         let (off, on) = try result.get()
         var failures: [String] = []
-        let limits = Self.selfTestLimits
         for (axis, change) in [("X", abs(on.x - off.x)), ("Y", abs(on.y - off.y)), ("Z", abs(on.z - off.z))]
-        where !limits.contains(change) {
-            failures.append("\(axis) change \(change) mg outside \(limits)")
+        where !test.limits.contains(change) {
+            failures.append("\(test.label)\(axis) change \(change) \(test.unit) outside \(test.limits)")
         }
         guard failures.isEmpty else {
             throw .selfTestFailed(chip: chip, device: device, detail: failures.joined(separator: ", "))
         }
     }
 
-    /// Discards one sample, then averages five, each after XLDA; in milli-g at ±4 g (0.122 mg per count).
-    private func averageMilliG(_ clock: any MonotonicClock) throws(SensorError) -> SensorVector {
+    /// Discards one sample, then averages five, each after the data-ready bit, in the test's units.
+    private func average(_ test: STSelfTest, _ clock: any MonotonicClock) throws(SensorError) -> SensorVector {
         var sum = (x: 0, y: 0, z: 0)
         for index in 0..<6 {
-            try io.waitFor(0x01, in: Register.status, polling: polling, clock: clock)
-            let b = try io.readBlock(Register.outXLA, count: 6)
+            try io.waitFor(test.ready, in: Register.status, polling: polling, clock: clock)
+            let b = try io.readBlock(test.output, count: 6)
             if index == 0 { continue }
             sum.x += int16LE(b, 0)
             sum.y += int16LE(b, 2)
             sum.z += int16LE(b, 4)
         }
-        // 0.122 mg per count, kept exact as 122 micro-g.
-        return SensorVector(x: Double(sum.x * 122) / 5000, y: Double(sum.y * 122) / 5000, z: Double(sum.z * 122) / 5000)
+        // Exact: the sum of five counts times thousandths, over 5 × 1000.
+        let k = test.thousandthsPerCount
+        return SensorVector(x: Double(sum.x * k) / 5000, y: Double(sum.y * k) / 5000, z: Double(sum.z * k) / 5000)
     }
 
     mutating func set(_ index: Int, _ value: UInt8) throws(SensorError) {

@@ -107,49 +107,8 @@ extension LSM6DSOX {
     /// ``polling``; CTRL3_C and CTRL2_G are written back afterwards, also when a step fails.
     /// Throws ``SensorError/unsupported(chip:feature:)`` when the driver has no clock.
     public mutating func gyroscopeSelfTest() throws(SensorError) {
-        guard let clock else {
-            throw .unsupported(chip: chip, feature: "self-test without a clock (open it with init(bus:address:clock:))")
-        }
-        let saved = ctrl
-        let result: Result<(SensorVector, SensorVector), SensorError>
-        do {
-            try io.write(Register.ctrl3C, 0x44)  // BDU + IF_INC
-            try io.write(Register.ctrl2G, 0x5C)  // 208 Hz, FS_G 11 = ±2000 dps
-            clock.sleep(for: .milliseconds(100))
-            let off = try averageDegreesPerSecond(clock)
-            try io.write(Register.ctrl5C, 0x04)  // ST_G positive
-            clock.sleep(for: .milliseconds(100))
-            let on = try averageDegreesPerSecond(clock)
-            try io.write(Register.ctrl5C, 0x00)
-            result = .success((off, on))
-        } catch {
-            result = .failure(error)
-        }
-        try io.write(Register.ctrl3C, saved[2])
-        try io.write(Register.ctrl2G, saved[1])
-        let (off, on) = try result.get()
-        var failures: [String] = []
-        let limits = Self.gyroscopeSelfTestLimits
-        for (axis, change) in [("X", abs(on.x - off.x)), ("Y", abs(on.y - off.y)), ("Z", abs(on.z - off.z))]
-        where !limits.contains(change) {
-            failures.append("gyroscope \(axis) change \(change) dps outside \(limits)")
-        }
-        guard failures.isEmpty else {
-            throw .selfTestFailed(chip: chip, device: device, detail: failures.joined(separator: ", "))
-        }
-    }
-
-    /// Discards one sample, then averages five, each after GDA; in dps at ±2000 dps (70 mdps per count).
-    private func averageDegreesPerSecond(_ clock: any MonotonicClock) throws(SensorError) -> SensorVector {
-        var sum = (x: 0, y: 0, z: 0)
-        for index in 0..<6 {
-            try io.waitFor(0x02, in: Register.status, polling: polling, clock: clock)
-            let b = try io.readBlock(Register.outXLG, count: 6)
-            if index == 0 { continue }
-            sum.x += int16LE(b, 0)
-            sum.y += int16LE(b, 2)
-            sum.z += int16LE(b, 4)
-        }
-        return SensorVector(x: Double(sum.x * 70) / 5000, y: Double(sum.y * 70) / 5000, z: Double(sum.z * 70) / 5000)
+        try runSelfTest(STSelfTest(control: Register.ctrl2G, setting: 0x5C, savedIndex: 1, enable: 0x04, ready: 0x02,
+                                   output: Register.outXLG, thousandthsPerCount: 70, limits: Self.gyroscopeSelfTestLimits,
+                                   label: "gyroscope ", unit: "dps"))
     }
 }
