@@ -14,7 +14,8 @@ public enum HILChecks {
         i2cMissingAddress, i2cMissingBus,
         gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps, gpioPPSStuck,
         gnssNMEAAndCommand, gnssLineNoise, gnssSilence, gnssUSBUnplug, serialBusy,
-        driverLIS3MDL, driverLSM6DSOX, driverQMC5883L, driverICM20948, driverAK09916, driverMMC5983MA,
+        driverLIS3MDL, driverLSM6DSOX, driverLSM6DSOXGyroscope, driverQMC5883L, driverICM20948, driverAK09916,
+        driverICM20948Gyroscope, driverMMC5983MA,
     ]
 
     /// The check called `name`, if any.
