@@ -5,7 +5,7 @@ import LocationServices
 import NIOCore
 
 /// One connection of the client socket: framing, the peer's authorisation, its clients.
-final class ClientSocketConnection: ChannelInboundHandler {
+final class ClientSocketConnection: ChannelInboundHandler, ServerConnection {
     typealias InboundIn = LineDecoder.Item
     typealias OutboundOut = ByteBuffer
 

@@ -17,7 +17,7 @@ import NIOCore
 ///
 /// Output: every report line ends in CR LF. The channel's high write-buffer water mark is the output
 /// limit: a client whose unread output exceeds it is closed (a slow reader is never buffered without bound).
-final class GPSDConnectionHandler: ChannelInboundHandler {
+final class GPSDConnectionHandler: ChannelInboundHandler, ServerConnection {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
