@@ -1,6 +1,6 @@
 import FieldLocation
-import HardwareInterfaces
 import FieldLocationWire
+import HardwareInterfaces
 import LocationServices
 import NIOCore
 import NIOPosix

@@ -20,6 +20,7 @@ public struct LineDecoder: NIOSingleStepByteToMessageDecoder, Sendable {
         case tooLong(ByteBuffer)
     }
 
+    /// What ``decode(buffer:)`` produces.
     public typealias InboundOut = Item
 
     /// The longest line accepted, bytes without the LF (and without a stripped CR).
@@ -46,6 +47,9 @@ public struct LineDecoder: NIOSingleStepByteToMessageDecoder, Sendable {
         self.deliversUnterminatedLine = deliversUnterminatedLine
     }
 
+    /// The next line or over-long line in `buffer`, or `nil` when it needs more bytes (an over-long
+    /// line's rest is consumed as it arrives, so a sender cannot make the decoder hold more than
+    /// `maximumLength + 1` bytes). Never throws.
     public mutating func decode(buffer: inout ByteBuffer) throws -> Item? {
         while buffer.readableBytes > 0 {
             let view = buffer.readableBytesView
@@ -93,6 +97,9 @@ public struct LineDecoder: NIOSingleStepByteToMessageDecoder, Sendable {
         return !(stripsCarriageReturn && pending.last == 0x0D)
     }
 
+    /// The next item as ``decode(buffer:)`` finds it, then the bytes after the last LF: a line when
+    /// ``deliversUnterminatedLine``, else dropped. The gpsd server calls it with `seenEOF: false`
+    /// when its client pauses; decoding can go on afterwards. Never throws.
     public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> Item? {
         if let item = try decode(buffer: &buffer) { return item }
         defer { if seenEOF { discarding = false } }
