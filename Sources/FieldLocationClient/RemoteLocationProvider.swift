@@ -168,7 +168,7 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
             return
         }
         var request = ClientRequest(op: "services", client: id)
-        request.services = services
+        request.services = Checked(services)
         if case .failure(let error) = core.call(request) { core.deliver(.error(error), to: id) }
     }
 

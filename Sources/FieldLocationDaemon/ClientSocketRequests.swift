@@ -19,14 +19,9 @@ extension ClientSocketConnection {
             do {
                 request = try ClientSocketCodec.decode(ClientRequest.self, from: line, decoder: decoder)
             } catch {
+                hub.count { $0.malformedLines += 1 }
                 let id = (try? ClientSocketCodec.decode(RequestID.self, from: line, decoder: decoder))?.id
-                if let refusal = error as? LocationError {
-                    // A value out of range (the services' checks): refused as such, not as a malformed line.
-                    send(.reply(id, error: refusal))
-                } else {
-                    hub.count { $0.malformedLines += 1 }
-                    send(.reply(id, error: .invalidArgument("malformed request: \(ClientSocketCodec.describe(error))")))
-                }
+                send(.reply(id, error: .invalidArgument("malformed request: \(ClientSocketCodec.describe(error))")))
                 return
             }
             do {
@@ -78,7 +73,8 @@ extension ClientSocketConnection {
             reply.problems = registration.problems
         case "services":
             let (id, c) = try client(request)
-            guard var services = request.services else { throw .invalidArgument("services: missing key 'services'") }
+            guard let checked = request.services else { throw .invalidArgument("services: missing key 'services'") }
+            var services = try checked.result.get()
             clients[id]?.wantsReduced = services.reducedAccuracy
             services.reducedAccuracy = services.reducedAccuracy || (peer.accuracy == .reducedAccuracy && !c.fullAccuracy)
             engine.update(c.engineID) { $0 = services }

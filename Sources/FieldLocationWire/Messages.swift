@@ -18,9 +18,29 @@ package struct ClientPeer: Codable, Sendable, Equatable {
     }
 }
 
+/// A value whose decoder may refuse it with a ``LocationError`` (``ClientServices`` out of range):
+/// decoding keeps the refusal, so the daemon reports it where it acts on the value, after the checks
+/// that come first (the protocol version, the op, the access policy, the client).
+package struct Checked<Value: Codable & Sendable>: Codable, Sendable {
+    /// The value, or why it was refused.
+    package let result: Result<Value, LocationError>
+
+    package init(_ value: Value) { result = .success(value) }
+
+    package init(from decoder: any Decoder) throws {
+        do { result = .success(try Value(from: decoder)) } catch let refusal as LocationError { result = .failure(refusal) }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        switch result {
+        case .success(let value): try value.encode(to: encoder)
+        case .failure(let refusal):
+            throw EncodingError.invalidValue(refusal, .init(codingPath: encoder.codingPath, debugDescription: refusal.message))
+        }
+    }
+}
+
 /// A request line (client to daemon); see ``ClientSocketProtocol`` for the ops and their fields.
-/// Decoding checks `services` (``ClientServices``'s ranges) and throws ``LocationError/invalidArgument(_:)``
-/// for values out of range.
 package struct ClientRequest: Codable, Sendable {
     package var version: Int?
     package var id: Int?
@@ -28,7 +48,7 @@ package struct ClientRequest: Codable, Sendable {
     package var client: Int?
     package var name: String?
     package var persistent: String?
-    package var services: ClientServices?
+    package var services: Checked<ClientServices>?
     package var timeout: Double?
     package var region: CircularRegion?
     package var identifier: String?
