@@ -51,31 +51,40 @@ struct LineDecoderTests {
     }
 
     /// A stream of lines: short ones, empty ones, CR LF, over-long ones (some of them much longer), in a seeded order.
+    /// A deterministic pseudo-random sequence (a 64-bit linear congruential generator, top bits).
+    struct Sequence {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+    }
+
     static func stream(seed: UInt64, limit: Int) -> [UInt8] {
-        var rng = SeededGenerator(seed: seed)
+        var sequence = Sequence(state: seed)
         var bytes: [UInt8] = []
         for _ in 0..<200 {
             let length: Int
-            switch Int.random(in: 0..<10, using: &rng) {
+            switch sequence.next(10) {
             case 0: length = 0
             case 1: length = limit
             case 2: length = limit + 1
-            case 3: length = limit * 3 + Int.random(in: 0..<5, using: &rng)
-            default: length = Int.random(in: 1..<limit, using: &rng)
+            case 3: length = limit * 3 + sequence.next(5)
+            default: length = 1 + sequence.next(limit - 1)
             }
-            bytes += (0..<length).map { _ in UInt8.random(in: 0x21...0x7E, using: &rng) }
-            if Bool.random(using: &rng) { bytes.append(0x0D) }
+            bytes += (0..<length).map { _ in UInt8(0x21 + sequence.next(0x5E)) }
+            if sequence.next(2) == 0 { bytes.append(0x0D) }
             bytes.append(0x0A)
         }
         return bytes
     }
 
     static func bursts(_ bytes: [UInt8], seed: UInt64) -> [[UInt8]] {
-        var rng = SeededGenerator(seed: seed)
+        var sequence = Sequence(state: seed)
         var out: [[UInt8]] = []
         var start = 0
         while start < bytes.count {
-            let end = min(bytes.count, start + Int.random(in: 1...40, using: &rng))
+            let end = min(bytes.count, start + 1 + sequence.next(40))
             out.append(Array(bytes[start..<end]))
             start = end
         }
@@ -128,18 +137,5 @@ struct LineDecoderTests {
         #expect(out.count == 2 && out.last == Self.line("?DEVICES;"))
         // The client socket drops what a peer left unterminated when it closed.
         #expect(try Self.run([Array("{\"op\":\"hello\"}\n{\"op\":".utf8)], ClientSocketCodec.lineDecoder()) == [Self.line("{\"op\":\"hello\"}")])
-    }
-}
-
-/// SplitMix64: a small seeded generator, so the streams are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
