@@ -5,7 +5,7 @@ import LocationServices
 import NIOCore
 
 /// One connection of the client socket: framing, the peer's authorisation, its clients.
-final class ClientSocketConnection: ChannelInboundHandler, ServerConnection {
+final class ClientSocketConnection: ServerConnection {
     typealias InboundIn = LineDecoder.Item
     typealias OutboundOut = ByteBuffer
 
@@ -108,16 +108,6 @@ final class ClientSocketConnection: ChannelInboundHandler, ServerConnection {
             hub.remove(connectionID)
         }
     }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { gate.caught(error) }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        gate.dropIfSlowReader()
-        context.fireChannelWritabilityChanged()
-    }
-
-    /// Closes the connection (idempotent).
-    func close(reason: String) { gate.close(reason: reason) }
 
     // MARK: output
 

@@ -1,9 +1,23 @@
 import NIOCore
 
-/// A connection handler of one of the daemon's servers: the server closes it at stop, on its event loop.
-protocol ServerConnection: AnyObject, SendableMetatype {
+/// A connection handler of one of the daemon's servers (the gpsd socket's, the local client
+/// socket's): its ``ConnectionGate`` closes it (at stop, on its event loop), on an error, and when
+/// its client stops reading.
+protocol ServerConnection: ChannelInboundHandler, SendableMetatype {
+    /// The connection's gate.
+    var gate: ConnectionGate { get }
+}
+
+extension ServerConnection {
     /// Closes the connection (idempotent), logging `reason`.
-    func close(reason: String)
+    func close(reason: String) { gate.close(reason: reason) }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { gate.caught(error) }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        gate.dropIfSlowReader()
+        context.fireChannelWritabilityChanged()
+    }
 }
 
 /// The connection hub both servers share (the gpsd socket's ``GPSDHub`` and the local client

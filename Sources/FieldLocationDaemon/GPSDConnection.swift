@@ -17,14 +17,14 @@ import NIOCore
 ///
 /// Output: every report line ends in CR LF. The channel's high write-buffer water mark is the output
 /// limit: a client whose unread output exceeds it is closed (a slow reader is never buffered without bound).
-final class GPSDConnectionHandler: ChannelInboundHandler, ServerConnection {
+final class GPSDConnectionHandler: ServerConnection {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let hub: GPSDHub
     private let configuration: GPSDServerConfiguration
     private let logger: Logger
-    private let gate: ConnectionGate
+    let gate: ConnectionGate
     private var id: Int?
     /// The line decoder, driven by hand so that a pause can hand over an unterminated request.
     private let lines: NIOSingleStepByteToMessageProcessor<LineDecoder>
@@ -79,16 +79,6 @@ final class GPSDConnectionHandler: ChannelInboundHandler, ServerConnection {
             hub.remove(id)
         }
     }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { gate.caught(error) }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        gate.dropIfSlowReader()
-        context.fireChannelWritabilityChanged()
-    }
-
-    /// Closes the connection (idempotent).
-    func close(reason: String) { gate.close(reason: reason) }
 
     // MARK: output
 
