@@ -23,11 +23,14 @@
 // C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod,
 // CRefclock declares chrony's SOCK sample and ntpd's SHM segment with the platform's C types):
 //   LinuxHardware        ──► HardwareInterfaces, CI2C, CGPIOD, CRefclock, Glibc
-// Foundation (the engine, the CLI's output, the daemon and the two programs; only FieldLocationDaemon and fieldlocd use SwiftNIO and swift-log):
+// Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
+// FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon and fieldlocd; swift-log only in the last two):
 //   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol
 //   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
-//   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle
-//   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocation, BoardConfig, LinuxHardware, HardwareInterfaces, LocationServices, ArgumentParser, Logging, ServiceLifecycle
+//   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore
+//   FieldLocationClient  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, LocationServices, HardwareInterfaces, LinuxHardware, NIOCore, NIOPosix
+//   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle
+//   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocationWire, FieldLocation, BoardConfig, LinuxHardware, HardwareInterfaces, LocationServices, ArgumentParser, Logging, ServiceLifecycle
 //   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
 //   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
@@ -49,6 +52,7 @@ let package = Package(
         .library(name: "LocationServices", targets: ["LocationServices"]),
         .library(name: "GPSDProtocol", targets: ["GPSDProtocol"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
+        .library(name: "FieldLocationClient", targets: ["FieldLocationClient"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
         .executable(name: "fieldloc-hil", targets: ["fieldloc-hil"]),
         .executable(name: "fieldlocd", targets: ["fieldlocd"]),
@@ -116,11 +120,26 @@ let package = Package(
             name: "FieldLocationOutput",
             dependencies: ["FieldLocation", "NMEA", "Heading", "HardwareInterfaces", "LocationServices", "PowerPolicy", "ReceiverProtocols", "SimulatedHardware"]
         ),
+        // The local client socket's protocol: its messages, the values' JSON forms, the line decoder
+        // (a SwiftNIO decoder shared with the gpsd server); no sockets.
+        .target(
+            name: "FieldLocationWire",
+            dependencies: ["FieldLocation", "LocationServices", "HardwareInterfaces", "Heading", "PowerPolicy", .product(name: "NIOCore", package: "swift-nio")]
+        ),
+        // RemoteLocationProvider: the manager API over fieldlocd's local socket, for apps (no server code).
+        .target(
+            name: "FieldLocationClient",
+            dependencies: [
+                "FieldLocation", "FieldLocationWire", "LocationServices", "HardwareInterfaces", "LinuxHardware",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The daemon's servers: the gpsd-compatible JSON socket (SwiftNIO) and the local client socket.
         .target(
             name: "FieldLocationDaemon",
             dependencies: [
-                "FieldLocation", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware",
+                "FieldLocation", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -130,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "fieldlocd",
             dependencies: [
-                "FieldLocationDaemon", "FieldLocation", "BoardConfig", "LinuxHardware", "HardwareInterfaces", "LocationServices",
+                "FieldLocationDaemon", "FieldLocationWire", "FieldLocation", "BoardConfig", "LinuxHardware", "HardwareInterfaces", "LocationServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -166,9 +185,11 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "FieldLocationDaemon", "FieldLocation", "GPSDProtocol", "LocationServices", "BoardConfig", "SimulatedHardware", "NMEA",
+                "FieldLocationDaemon", "FieldLocationWire", "FieldLocationClient", "FieldLocation", "GPSDProtocol", "LocationServices",
+                "BoardConfig", "SimulatedHardware", "NMEA", "HardwareInterfaces",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

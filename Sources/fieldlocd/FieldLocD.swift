@@ -2,6 +2,7 @@ import ArgumentParser
 import BoardConfig
 import FieldLocation
 import FieldLocationDaemon
+import FieldLocationWire
 import HardwareInterfaces
 import LocationServices
 import Foundation
