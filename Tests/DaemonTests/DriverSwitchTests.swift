@@ -3,6 +3,7 @@ import FieldLocation
 import Foundation
 import GPSDProtocol
 import Logging
+import NMEA
 import Testing
 
 /// gpsd names a device by the driver that decoded it: a log replayed from a u-blox or CASIC unit in
@@ -19,33 +20,46 @@ struct DriverSwitchTests {
         let path = try #require(log(name))
         var logger = Logger(label: "fieldlocd-tests")
         logger.logLevel = .warning
-        // 10 epochs a second, and the wait counts what the client saw: a loaded machine's reader keeps
-        // up (a reader more than 256 KiB behind is dropped, as a slow gpsd client is).
-        let feed = ReplayFeed(path: path, speed: 10, once: true, logger: logger)
+        let feed = ReplayFeed(path: path, once: true, logger: logger)
         var configuration = GPSDServerConfiguration()
         configuration.port = 0
         let server = GPSDServer(configuration: configuration, feed: feed, logger: logger)
         let address = try await server.start()
         let port = try #require(address.port)
-        let player = Task { try await feed.run() }
-        defer { player.cancel() }
-        let client = try LineClient(port: port)
-        _ = client.readLine(seconds: 5)
-        try client.send("?WATCH={\"enable\":true,\"json\":true}\n")
-        var announced: [String] = []
-        var timed = 0
-        let lines = try client.readLines(seconds: 30) { line in
-            if reportClass(line) == "TPV", (json(line)?["time"] as? String)?.isEmpty == false { timed += 1 }
-            return timed > epochs
+        // The test plays the log itself, on a thread of its own, one fix at a time, reading each fix's
+        // reports before the next: no task of the cooperative pool (shared with every other suite)
+        // and no timing are involved. The hub is the same one `fieldlocd --replay` feeds.
+        let result = try await Self.offPool { () throws -> ([String], String?) in
+            let client = try LineClient(port: port)
+            _ = client.readLine(seconds: 5)
+            try client.send("?WATCH={\"enable\":true,\"json\":true}\n")
+            var seen = try client.readLines(seconds: 10) { reportClass($0) == "WATCH" }
+            let stream = LogReplay(path: path).makeStream()
+            var timed = 0
+            playing: for line in try ReplayFeed.lines(of: path) {
+                var fixes: [Fix] = []
+                line.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
+                for fix in fixes {
+                    server.publish(.fix(fix, ReplayFeed.monotonicNow()))
+                    seen += try client.readLines(seconds: 10) { reportClass($0) == "TPV" }
+                    if fix.time != nil { timed += 1 }
+                    if timed > epochs { break playing }
+                }
+            }
+            let announced = seen.filter { reportClass($0) == "DEVICE" }.compactMap { json($0)?["driver"] as? String }
+            try client.send("?DEVICES;\n")
+            let answer = try client.readLines(seconds: 5) { reportClass($0) == "DEVICES" }.last
+            return (announced, answer.flatMap { json($0)?["devices"] as? [[String: Any]] }?.first?["driver"] as? String)
         }
-        for line in lines where reportClass(line) == "DEVICE" {
-            if let driver = json(line)?["driver"] as? String { announced.append(driver) }
-        }
-        try client.send("?DEVICES;\n")
-        let answer = try client.readLines(seconds: 5) { reportClass($0) == "DEVICES" }.last
-        let devices = answer.flatMap { json($0)?["devices"] as? [[String: Any]] }?.first?["driver"] as? String
         await server.stop()
-        return (announced, devices)
+        return (result.0, result.1)
+    }
+
+    /// Runs blocking `body` on a new thread and awaits its result.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
     }
 
     @Test("a UBX log switches the device to u-blox, once, and ?DEVICES says so",
