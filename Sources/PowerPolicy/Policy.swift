@@ -80,6 +80,9 @@ public struct PowerDecision: Sendable, Hashable {
     public var governingClient: String?
     /// Why, in words (for logs and the status readout).
     public var reasons: [String]
+    /// The activity the receiver's dynamic model is set for: the most dynamic of the clients that
+    /// want locations (``ActivityType/merged(_:)``); `nil` when none does.
+    public var activity: ActivityType? = nil
 
     /// The mean receiver current this decision costs in its steady state with `profile`, mA:
     /// the schedule plus ``upkeepPerHour`` of tracking spread over the hour.
@@ -269,7 +272,7 @@ public struct PowerPolicy: Sendable {
                              motionDetection: idle || paused || !location.isEmpty,
                              samplingPeriod: period.flatMap { $0.isInfinite ? nil : $0 },
                              ephemerisUpkeep: upkeep, paused: paused, upkeepPerHour: upkeepPerHour,
-                             governingClient: governing, reasons: reasons)
+                             governingClient: governing, reasons: reasons, activity: .merged(location))
     }
 }
 

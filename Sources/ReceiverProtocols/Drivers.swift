@@ -42,6 +42,8 @@ public protocol ReceiverDriver {
     func setCyclicTracking(_ on: Bool) throws(ReceiverError)
     /// Switches the binary navigation output (UBX, CASIC) on or off; families without one accept only `.nmea`.
     func setBinaryOutput(_ mode: BinaryOutputMode) throws(ReceiverError)
+    /// Sets the navigation filter's dynamic platform model; families without one throw unsupported.
+    func setDynamicModel(_ model: DynamicModel) throws(ReceiverError)
 }
 
 extension ReceiverDriver {

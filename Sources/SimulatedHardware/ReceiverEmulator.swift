@@ -37,6 +37,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var outputs: Set<String> = ["GGA", "RMC", "GSA", "GSV"]
         /// Binary navigation messages switched on (ReceiverEmulatorBinary.swift): none at power-up.
         var binaryOutputs: Set<String> = []
+        /// The dynamic model, in the family's numbering (ReceiverEmulatorSettings.swift).
+        var dynamicModel = 0
         var powerSave = false
         var asleep = false
         var powered = true
@@ -54,7 +56,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var geoidSeparation = 47.0
     }
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     /// Creates a receiver of `family` with `profile`'s currents, following `trajectory` from
     /// `start`, with fresh ephemerides: awake and starting hot, or asleep in backup when `awake`
@@ -98,6 +100,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     public func setPower(_ on: Bool, at instant: MonotonicInstant) {
         state.withLock { s in
             advance(&s, to: instant)
+            if !on && s.powered { resetConfiguration(&s) }
             s.powered = on
             if on {
                 s.model.wake()
@@ -315,6 +318,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             s.powerSave = p[1] == 1
             applyPowerSave(&s)
             ack(&s, c, i, ok: true, at: at)
+        case (0x06, 0x24):  // CFG-NAV5
+            setNavigationEngine(&s, p, m10: m10, at: at)
         case (0x06, 0x3B), (0x06, 0x86), (0x06, 0x09):  // CFG-PM2, CFG-PMS, CFG-CFG
             ack(&s, c, i, ok: !m10 || i == 0x09, at: at)
         case (0x06, 0x8A):  // CFG-VALSET
@@ -328,6 +333,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
                 for k in 0..<size { value |= UInt64(p[o + 4 + k]) << (8 * UInt64(k)) }
                 switch key {
                 case 0x3021_0001: setInterval(&s, .milliseconds(Int(value)), at: at)
+                case 0x2011_0021: s.dynamicModel = Int(value)
                 case 0x20D0_0001:
                     s.powerSave = value == 2
                     applyPowerSave(&s)
@@ -374,15 +380,6 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         if value > 0 { s.outputs.insert(name) } else { s.outputs.remove(name) }
     }
 
-    func u32(_ p: [UInt8], _ o: Int) -> UInt32 {
-        guard p.count >= o + 4 else { return 0 }
-        return UInt32(p[o]) | UInt32(p[o + 1]) << 8 | UInt32(p[o + 2]) << 16 | UInt32(p[o + 3]) << 24
-    }
-
-    func pad(_ text: String, _ n: Int) -> [UInt8] {
-        Array(Array(text.utf8).prefix(n)) + [UInt8](repeating: 0, count: max(0, n - text.utf8.count))
-    }
-
     func restart(_ s: inout State, _ kind: StartKind, at: MonotonicInstant) {
         if kind == .cold { s.model.sleep(nil) } else { s.model.sleep(.standby) }
         s.model.wake()
@@ -421,7 +418,9 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             case "605":
                 s.pending.append((at, sentence("PMTK705,AXN_2.31_3339_13101700,5632,PA6H,1.0")))
                 return
-            case "000", "251", "313", "301", "886", "869", "353":
+            case "886":
+                flag = setMediaTekMode(&s, fields)
+            case "000", "251", "313", "301", "869", "353":
                 break
             default:
                 flag = 1
@@ -434,6 +433,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
                 let order = ["GGA", "GLL", "GSA", "GSV", "RMC", "VTG", "ZDA"]
                 for (k, name) in order.enumerated() where k + 1 < fields.count { set(&s, name, UInt64(fields[k + 1]) ?? 0) }
                 if fields.count > 14 { set(&s, "GST", UInt64(fields[14]) ?? 0) }
+            case "PCAS11": setCASICModel(&s, fields)
             case "PCAS06": s.pending.append((at, sentence("GPTXT,01,01,02,SW=URANUS5,V5.3.0.0")))
             case "PCAS10": restart(&s, fields.count > 1 && fields[1] == "2" ? .cold : .hot, at: at)
             case "PCAS12":

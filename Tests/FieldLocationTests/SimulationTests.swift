@@ -53,7 +53,8 @@ struct SimulationTests {
     @Test("the energy ledger adds up to the time simulated, and every wake of a warm receiver is hot")
     func ledger() {
         let r = run("walk", .hundredMeters)
-        #expect(r.ledger.seconds(.receiver) == 3600)
+        // A sum of many intervals (the settings' command exchanges split some seconds): rounding only.
+        #expect(abs(r.ledger.seconds(.receiver) - 3600) < 1e-9)
         #expect(abs(r.ledger.charge(.receiver) - r.energy) < 1e-12)
         #expect((r.starts[.warm] ?? 0) == 0 && (r.starts[.cold] ?? 0) == 0)
         #expect((r.starts[.hot] ?? 0) > 40)

@@ -4,7 +4,13 @@ import ReceiverProtocols
 
 /// Carries out the power policy's decisions on a receiver, through its driver: the only caller
 /// of the driver's power and rate commands. It remembers what it did (awake, cyclic, the periodic
-/// window) so each decision turns into the fewest commands.
+/// window, the settings sent) so each decision turns into the fewest commands.
+///
+/// Settings (issue 20): once awake it switches on the sentences the engine reads (``outputs``) and
+/// the board's binary output, sets the navigation interval from the decision (`continuous(rate:)`,
+/// 1 Hz otherwise) and the dynamic model from the clients' merged activity, each sent when it
+/// changes and not again while it holds. A backup (or a power cycle, ``configurationLost()``) loses
+/// the receiver's RAM configuration, so all of them are sent again after the next wake.
 public final class ReceiverExecutor {
     /// The receiver's driver.
     public let driver: any ReceiverDriver
@@ -22,7 +28,18 @@ public final class ReceiverExecutor {
     /// The binary navigation output to switch on once awake (the board's `output`, issue 16); sent
     /// again after each backup, which loses the receiver's RAM configuration.
     public var binaryOutput: BinaryOutputMode = .nmea
-    private var binaryOutputSent = false
+    /// The NMEA sentences the engine reads and how often (every Nth fix): position and fix quality
+    /// (GGA), speed, course and date (RMC), DOPs (GSA), the sky (GSV, every 5th fix) and accuracy
+    /// (GST). Not sent with a `binary` output, which switches NMEA off.
+    public var outputs: [NMEASentenceType: Int] = [.gga: 1, .rmc: 1, .gsa: 1, .gsv: 5, .gst: 1]
+    /// Whether the outputs and the binary output have been sent since the last loss of configuration.
+    private var outputsSent = false
+    /// The navigation interval last sent, ms (`nil`: none since the last loss of configuration).
+    public private(set) var rateSent: Int?
+    /// The dynamic model last sent (`nil`: none since the last loss of configuration).
+    public private(set) var dynamicModelSent: DynamicModel?
+    /// Whether the driver refused dynamic models (a family without one): not asked again.
+    private var dynamicModelUnsupported = false
 
     /// Creates an executor for a receiver that is `awake` or asleep now.
     public init(driver: any ReceiverDriver, clock: any MonotonicClock, awake: Bool) {
@@ -60,7 +77,58 @@ public final class ReceiverExecutor {
         }
         awake = false
         windowStart = nil
-        if state == .backup { binaryOutputSent = false }
+        if state == .backup { configurationLost() }
+    }
+
+    /// The receiver lost its RAM configuration (a backup, a power cycle): outputs, rate and dynamic
+    /// model are sent again once it is awake.
+    public func configurationLost() {
+        outputsSent = false
+        rateSent = nil
+        dynamicModelSent = nil
+    }
+
+    /// The navigation interval `action` asks for on `family`, ms: `continuous(rate:)`'s period (the
+    /// nearest the family takes), 1 s for every other mode (cyclic tracking runs at 1 Hz).
+    static func rateMilliseconds(_ action: ReceiverAction, family: ReceiverFamily) -> Int {
+        guard case .continuous(let rate) = action, rate > 0, rate.isFinite else { return 1000 }
+        return family.legalRate(milliseconds: Int((1000 / rate).rounded()))
+    }
+
+    /// The dynamic model for a merged activity: automotive for cars, pedestrian on foot, airborne
+    /// (< 1 g) in the air, portable otherwise (boats, trains and bicycles included).
+    public static func dynamicModel(for activity: ActivityType) -> DynamicModel {
+        switch activity {
+        case .automotiveNavigation: return .automotive
+        case .fitness: return .pedestrian
+        case .airborne: return .airborne
+        case .other, .otherNavigation: return .portable
+        }
+    }
+
+    func setRate(_ milliseconds: Int) {
+        guard awake, rateSent != milliseconds else { return }
+        rateSent = milliseconds
+        attempt { () throws(ReceiverError) in try driver.setRate(milliseconds: milliseconds) }
+    }
+
+    /// Outputs, binary output and dynamic model, where not sent since the last loss of configuration.
+    func configure(activity: ActivityType?) {
+        guard awake else { return }
+        if !outputsSent {
+            outputsSent = true
+            if binaryOutput != .binary { attempt { () throws(ReceiverError) in try driver.setOutputs(outputs) } }
+            if binaryOutput != .nmea { attempt { () throws(ReceiverError) in try driver.setBinaryOutput(binaryOutput) } }
+        }
+        if let activity, !dynamicModelUnsupported {
+            let model = Self.dynamicModel(for: activity)
+            if dynamicModelSent != model {
+                dynamicModelSent = model
+                do { try driver.setDynamicModel(model) } catch {
+                    if case .unsupported = error { dynamicModelUnsupported = true } else { failures.append(error) }
+                }
+            }
+        }
     }
 
     /// Sends the wake sequence again whatever the executor believes (the watchdog's first step
@@ -81,13 +149,16 @@ public final class ReceiverExecutor {
     /// open until they are).
     public func apply(_ decision: PowerDecision, lastFix: MonotonicInstant?, ephemerisFresh: Bool) {
         let now = clock.now()
+        let rate = Self.rateMilliseconds(decision.receiver, family: driver.family)
         switch decision.receiver {
         case .continuous:
             wake()
+            // Out of power save before a faster rate (power save takes only 1 Hz or 2 Hz).
             setCyclic(false)
             windowStart = nil
         case .cyclicTracking:
             wake()
+            setRate(rate)
             setCyclic(true)
             windowStart = nil
         case .periodic(let period, let onTime, let sleepState):
@@ -113,9 +184,7 @@ public final class ReceiverExecutor {
                 sleep(sleepState)
             }
         }
-        if awake, !binaryOutputSent, binaryOutput != .nmea {
-            binaryOutputSent = true
-            attempt { () throws(ReceiverError) in try driver.setBinaryOutput(binaryOutput) }
-        }
+        configure(activity: decision.activity)
+        setRate(rate)
     }
 }

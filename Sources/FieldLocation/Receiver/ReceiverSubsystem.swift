@@ -255,6 +255,8 @@ final class ReceiverSubsystem {
                 clock.sleep(for: .seconds(1))
                 try? line.set(true)
             }
+            // The power cycle cleared the receiver's RAM configuration: outputs, rate and model again.
+            executor?.configurationLost()
             watchdogStage = 2
         default:
             report(.hardware(.receiverSilent, "\(port.name): the receiver stays silent; check its supply, wiring and baud rate"))
