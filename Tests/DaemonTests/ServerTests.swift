@@ -325,9 +325,16 @@ struct ServerTests {
             }
             let elapsed = ContinuousClock.now - start
             #expect(await waitUntil(seconds: 10) { fixture.server.statistics.connected == 0 && fixture.engine.clientCount == 0 })
-            let after = openFileDescriptors()
+            // Other suites run beside this one and open descriptors of their own (sockets, a chronyd's
+            // pipes): wait for the count to come back, and tell a leak (one a cycle would leave
+            // hundreds) from their few.
+            var after = openFileDescriptors()
+            _ = await waitUntil(seconds: 5) {
+                after = openFileDescriptors()
+                return after <= before
+            }
             print("1000 connect/disconnect cycles in \(elapsed): open fds \(before) before, \(after) after; engine clients \(fixture.engine.clientCount); accepted \(fixture.server.statistics.accepted)")
-            #expect(after <= before, "file descriptors leaked: \(before) -> \(after)")
+            #expect(after - before < 20, "file descriptors leaked: \(before) -> \(after)")
             #expect(fixture.engine.clientCount == 0)
             #expect(fixture.server.statistics.accepted == 1010)
         }
