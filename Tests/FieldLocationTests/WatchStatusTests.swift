@@ -1,0 +1,45 @@
+import BoardConfig
+import FieldLocation
+import Foundation
+import SimulatedHardware
+import Testing
+
+@Suite("fieldloc watch: fix loss and recovery as STATUS lines, and the update interval")
+struct WatchStatusTests {
+    @Test("a 20 s outage on the sim board prints the loss (mode 1) and the recovery before the next fix")
+    func outage() throws {
+        let board = try BoardCatalog.load(builtin: "sim")
+        let simulated = try BoardHardware.simulatedBoard(for: board)
+        simulated.receiver.addSkyOutage(from: 30, seconds: 20)
+        var watch = BoardWatch(board: board, platform: SimulatedEnginePlatform(platform: simulated.platform, receiver: simulated.receiver))
+        watch.headingRate = 0
+        var lines: [String] = []
+        _ = try watch.run(duration: .seconds(90)) { lines.append($0) }
+        let statuses = lines.filter { $0.hasPrefix(#"{"class":"STATUS""#) }
+        #expect(statuses.count == 2, "\(statuses)")
+        let lost = try #require(statuses.first)
+        #expect(lost.contains(#""status":"fix lost","mode":1,"transient":true"#), "\(lost)")
+        #expect(lost.contains("no usable fix for 10 s"), "\(lost)")
+        let recovered = try #require(lines.firstIndex { $0.contains(#""status":"fix recovered""#) })
+        #expect(lines[recovered].contains(#""diagnostic":"fix recovered after "#), "\(lines[recovered])")
+        let outage = try #require(lines[recovered].split(separator: ",").first { $0.hasPrefix(#""outage_s":"#) })
+        let seconds = try #require(Double(outage.dropFirst(#""outage_s":"#.count)))
+        #expect(seconds >= 20 && seconds <= 23, "\(outage)")
+        // Fixes with a position come again right after the recovery.
+        #expect(lines[recovered + 1].hasPrefix(#"{"class":"FIX""#), "\(lines[recovered + 1])")
+        #expect(try #require(lines.firstIndex(of: lost)) < recovered)
+    }
+
+    @Test("an interval of 300 s prints one fix each five minutes")
+    func interval() throws {
+        let board = try BoardCatalog.load(builtin: "sim")
+        let simulated = try BoardHardware.simulatedBoard(for: board)
+        var watch = BoardWatch(board: board, platform: SimulatedEnginePlatform(platform: simulated.platform, receiver: simulated.receiver))
+        watch.headingRate = 0
+        watch.updateInterval = 300
+        var lines: [String] = []
+        let summary = try watch.run(duration: .seconds(1200)) { lines.append($0) }
+        #expect(summary.fixes == 4, "\(lines.filter { $0.hasPrefix(#"{"class":"FIX""#) })")
+        #expect(!lines.contains { $0.contains(#""class":"STATUS""#) })
+    }
+}
