@@ -176,7 +176,7 @@ public final class LocationManager: @unchecked Sendable {
 
     func fail(_ error: LocationError) { dispatch { $0.locationManager($1, didFailWithError: error) } }
 
-    private func apply(_ change: (inout ClientServices) -> Void) {
+    func apply(_ change: (inout ClientServices) -> Void) {
         let accuracy = provider.authorization(policy: policy).accuracy
         let snapshot: ClientServices = lock.withLock {
             change(&options)
@@ -272,50 +272,6 @@ public final class LocationManager: @unchecked Sendable {
                 return
             }
             apply { $0.batchingMaximumDelay = newValue }
-        }
-    }
-
-    /// The period standard updates want fixes at, seconds (Android's fused provider's interval):
-    /// the receiver takes one fix each interval and sleeps between them, whatever the accuracy
-    /// level; `nil` (default) leaves the period to the accuracy and the speed. Refused unless
-    /// positive and finite.
-    public var updateInterval: Double? {
-        get { lock.withLock { options.updateInterval } }
-        set {
-            if let d = newValue, !(d.isFinite && d > 0) {
-                fail(.invalidArgument("updateInterval \(d): must be a positive number of seconds, or nil for none"))
-                return
-            }
-            apply { $0.updateInterval = newValue }
-        }
-    }
-
-    /// The shortest time between two deliveries of standard updates, seconds (Android's minimum
-    /// update interval, with half a second of tolerance for the receiver's epoch jitter); `nil` (default)
-    /// means ``updateInterval``. Refused unless positive and finite.
-    public var minimumUpdateInterval: Double? {
-        get { lock.withLock { options.minimumUpdateInterval } }
-        set {
-            if let d = newValue, !(d.isFinite && d > 0) {
-                fail(.invalidArgument("minimumUpdateInterval \(d): must be a positive number of seconds, or nil for the update interval"))
-                return
-            }
-            apply { $0.minimumUpdateInterval = newValue }
-        }
-    }
-
-    /// Seconds without a usable fix, while the receiver is scheduled to give them, before standard
-    /// updates report `locationUnknown` (transient; ``LocationManagerDelegate/locationManager(_:didRecoverFix:)``
-    /// and the location follow when fixes return); `nil` (default) means `max(3 × the expected fix
-    /// period, 10 s)`. Refused unless positive and finite.
-    public var fixLossTimeout: Double? {
-        get { lock.withLock { options.fixLossTimeout } }
-        set {
-            if let d = newValue, !(d.isFinite && d > 0) {
-                fail(.invalidArgument("fixLossTimeout \(d): must be a positive number of seconds, or nil for the default"))
-                return
-            }
-            apply { $0.fixLossTimeout = newValue }
         }
     }
 
