@@ -13,15 +13,41 @@ public struct LocationRequest: Sendable, Hashable {
     public var pausesAutomatically: Bool
     /// The oldest a delivered location may be, seconds.
     public var maximumAge: Double
+    /// The period fixes are wanted at, seconds (Android's fused provider's interval; see
+    /// ``ClientServices/updateInterval``); `nil` leaves it to the accuracy and the speed.
+    public var updateInterval: Double?
+    /// The shortest time between two deliveries, seconds (Android's minimum update interval);
+    /// `nil` means ``updateInterval``.
+    public var minimumUpdateInterval: Double?
+    /// Seconds without a usable fix before the sequence yields `locationUnknown`; `nil` means
+    /// `max(3 × the expected fix period, 10 s)`.
+    public var fixLossTimeout: Double?
 
     /// Creates a request.
     public init(desiredAccuracy: DesiredAccuracy = .best, distanceFilter: Double? = nil, activityType: ActivityType = .other,
-                pausesAutomatically: Bool = true, maximumAge: Double = 2) {
+                pausesAutomatically: Bool = true, maximumAge: Double = 2, updateInterval: Double? = nil,
+                minimumUpdateInterval: Double? = nil, fixLossTimeout: Double? = nil) {
         self.desiredAccuracy = desiredAccuracy
         self.distanceFilter = distanceFilter
         self.activityType = activityType
         self.pausesAutomatically = pausesAutomatically
         self.maximumAge = maximumAge
+        self.updateInterval = updateInterval
+        self.minimumUpdateInterval = minimumUpdateInterval
+        self.fixLossTimeout = fixLossTimeout
+    }
+
+    /// Writes the request into a client's services.
+    func apply(to s: inout ClientServices) {
+        s.updatingLocation = true
+        s.desiredAccuracy = desiredAccuracy
+        s.distanceFilter = distanceFilter
+        s.activityType = activityType
+        s.pausesAutomatically = pausesAutomatically
+        s.maximumAge = maximumAge
+        s.updateInterval = updateInterval
+        s.minimumUpdateInterval = minimumUpdateInterval
+        s.fixLossTimeout = fixLossTimeout
     }
 
     /// Refuses out-of-range values with a message naming the argument.
@@ -30,6 +56,10 @@ public struct LocationRequest: Sendable, Hashable {
             throw .invalidArgument("distanceFilter \(d): must be a positive number of metres, or nil for none")
         }
         if !(maximumAge.isFinite && maximumAge > 0) { throw .invalidArgument("maximumAge \(maximumAge): must be a positive number of seconds") }
+        for (name, value) in [("updateInterval", updateInterval), ("minimumUpdateInterval", minimumUpdateInterval),
+                              ("fixLossTimeout", fixLossTimeout)] {
+            if let v = value, !(v.isFinite && v > 0) { throw .invalidArgument("\(name) \(v): must be a positive number of seconds, or nil") }
+        }
     }
 }
 
@@ -41,8 +71,10 @@ public enum LocationUpdate: Sendable {
     case paused
     /// Resumed on motion.
     case resumed
-    /// An error (see `isTransient`).
+    /// An error (see `isTransient`); a fix loss is `locationUnknown` (see ``LocationError/isFixLoss``).
     case error(LocationError)
+    /// Fixes are back after a reported loss; the recovered location follows as `locations`.
+    case recovered(FixRecovery)
 }
 
 /// Holds demand on the engine for as long as it lives (or until ``invalidate()``): a service that
@@ -56,11 +88,10 @@ public final class LocationSession: Sendable {
         self.engine = engine
         id = engine.register(name: "session", persistentName: nil, sink: { _ in }).id
         engine.update(id) { s in
-            s.updatingLocation = true
-            s.desiredAccuracy = request.desiredAccuracy
-            s.distanceFilter = request.distanceFilter
-            s.activityType = request.activityType
-            s.pausesAutomatically = request.pausesAutomatically
+            // As before the update interval existed, a session does not set the maximum age.
+            let maximumAge = s.maximumAge
+            request.apply(to: &s)
+            s.maximumAge = maximumAge
         }
     }
 
@@ -81,9 +112,15 @@ extension LocationProvider {
     private func sequence<Element: Sendable>(
         _ name: String, configure: (Int) -> Void, map: @escaping @Sendable (EngineEvent) -> Element?
     ) -> EngineSequence<Element> {
+        sequence(name, configure: configure, mapAll: { event in map(event).map { [$0] } ?? [] })
+    }
+
+    private func sequence<Element: Sendable>(
+        _ name: String, configure: (Int) -> Void, mapAll: @escaping @Sendable (EngineEvent) -> [Element]
+    ) -> EngineSequence<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(LocationEngine.sequenceBuffer))
         let id = register(name: name, persistentName: nil) { event in
-            if let element = map(event) { continuation.yield(element) }
+            for element in mapAll(event) { continuation.yield(element) }
         }.id
         continuation.onTermination = { [weak self] _ in self?.unregister(id) }
         configure(id)
@@ -94,22 +131,17 @@ extension LocationProvider {
     /// its task) stops the service.
     public func locationUpdates(_ request: LocationRequest = LocationRequest()) throws(LocationError) -> EngineSequence<LocationUpdate> {
         try request.validate()
+        let tracker = FixLossBox()
         return sequence("updates", configure: { id in
-            update(id) { s in
-                s.updatingLocation = true
-                s.desiredAccuracy = request.desiredAccuracy
-                s.distanceFilter = request.distanceFilter
-                s.activityType = request.activityType
-                s.pausesAutomatically = request.pausesAutomatically
-                s.maximumAge = request.maximumAge
-            }
-        }, map: { event in
+            update(id) { s in request.apply(to: &s) }
+        }, mapAll: { event in
+            let recovery = tracker.note(event)
             switch event {
-            case .locations(let l): return .locations(l)
-            case .paused: return .paused
-            case .resumed: return .resumed
-            case .error(let e): return .error(e)
-            default: return nil
+            case .locations(let l): return (recovery.map { [.recovered($0)] } ?? []) + [.locations(l)]
+            case .paused: return [.paused]
+            case .resumed: return [.resumed]
+            case .error(let e): return [.error(e)]
+            default: return []
             }
         })
     }

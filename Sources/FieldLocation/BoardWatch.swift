@@ -25,6 +25,9 @@ public struct BoardWatch {
     /// The receiver's energy account, when the platform keeps one (a simulated receiver does);
     /// printed at the end as a `POWER` line. Without it, the engine platform's measurement is used.
     public var energy: (@Sendable () -> EnergyLedger)?
+    /// Seconds between the fixes printed (the watch's update interval: the receiver takes one fix
+    /// each interval and sleeps between); `nil` prints every epoch the receiver sends.
+    public var updateInterval: Double?
     private var enginePlatform: (any EnginePlatform)?
 
     /// Creates a watch on hardware (a ``SimulatedPlatform`` runs on its manual clock).
@@ -53,9 +56,11 @@ public struct BoardWatch {
     }
 
     private enum Line: Sendable {
-        case fix(Fix)
+        case fix(Fix, MonotonicInstant)
+        case delivered(MonotonicInstant)
         case heading(HeadingUpdate)
         case warning(String)
+        case status(String)
     }
 
     /// Runs for `duration` of the platform's clock, calling `emit` with each JSON line. A receiver
@@ -71,16 +76,20 @@ public struct BoardWatch {
         let lines = Mutex<[Line]>([])
         let observer = engine.observe { observation in
             switch observation {
-            case .fix(let fix, _): lines.withLock { $0.append(.fix(fix)) }
+            case .fix(let fix, let at): lines.withLock { $0.append(.fix(fix, at)) }
             case .heading(let heading): lines.withLock { $0.append(.heading(heading)) }
             case .bytes, .pps: break
             }
         }
         defer { engine.removeObserver(observer) }
+        let loss = FixLossBox()
         let client = engine.register(name: "watch") { event in
+            if let recovery = loss.note(event) { lines.withLock { $0.append(.status(Self.statusLine(recovery))) } }
             switch event {
+            case .error(let error) where error.isFixLoss: lines.withLock { $0.append(.status(Self.statusLine(lost: error))) }
             case .error(.headingFailure(let reason)): lines.withLock { $0.append(.warning("no heading: \(reason)")) }
             case .error(let error): lines.withLock { $0.append(.warning("\(error)")) }
+            case .locations(let l): lines.withLock { $0.append(contentsOf: l.map { .delivered($0.receivedAt) }) }
             default: break
             }
         }.id
@@ -90,13 +99,20 @@ public struct BoardWatch {
             s.pausesAutomatically = false
             s.updatingHeading = headings
             s.headingFilter = nil
+            s.updateInterval = updateInterval
         }
         var summary = Summary()
         var lastTime: String? = nil
         func flush() {
-            for line in lines.withLock({ l in defer { l.removeAll() }; return l }) {
+            let batch = lines.withLock { l in defer { l.removeAll() }; return l }
+            // With an update interval, only the fixes the watch's client was given are printed.
+            let delivered = Set(batch.compactMap { if case .delivered(let at) = $0 { return at } else { return nil } })
+            for line in batch {
                 switch line {
-                case .fix(let fix):
+                case .delivered: break
+                case .status(let text): emit(text)
+                case .fix(let fix, let at):
+                    if updateInterval != nil && !delivered.contains(at) { continue }
                     emit(FixJSON.line(fix))
                     summary.fixes += 1
                     lastTime = fix.time.map { $0.iso8601(fractionDigits: 3) }
@@ -125,6 +141,19 @@ public struct BoardWatch {
                  + ",\"mean_mA\":" + FixText.fixed(ledger.meanCurrent(.receiver), 3) + ",\"states\":{" + states.joined(separator: ",") + "}}")
         }
         return summary
+    }
+
+    /// The `STATUS` line of a fix loss: gpsd's mode 1 (no fix) and the diagnostic.
+    static func statusLine(lost error: LocationError) -> String {
+        #"{"class":"STATUS","status":"fix lost","mode":1,"transient":"# + (error.isTransient ? "true" : "false")
+            + #","diagnostic":"# + JSONText.quote(error.description) + "}"
+    }
+
+    /// The `STATUS` line of a recovery: the recovered fix's mode, the outage and the diagnostic.
+    static func statusLine(_ recovery: FixRecovery) -> String {
+        var out = #"{"class":"STATUS","status":"fix recovered","mode":"# + (recovery.location.altitude != nil ? "3" : "2")
+        if let outage = recovery.outage { out += #","outage_s":"# + FixText.fixed(outage, 1) }
+        return out + #","diagnostic":"# + JSONText.quote(recovery.description) + "}"
     }
 }
 

@@ -42,6 +42,9 @@ public protocol LocationManagerDelegate: AnyObject, Sendable {
     func locationManager(_ manager: LocationManager, didFinishDeferredUpdatesWithError error: LocationError?)
     /// The authorisation changed.
     func locationManagerDidChangeAuthorization(_ manager: LocationManager)
+    /// Fixes are back after a loss that standard updates reported as `locationUnknown`; the
+    /// recovered location follows through `didUpdateLocations`.
+    func locationManager(_ manager: LocationManager, didRecoverFix recovery: FixRecovery)
 }
 
 extension LocationManagerDelegate {
@@ -58,6 +61,7 @@ extension LocationManagerDelegate {
     public func locationManager(_ manager: LocationManager, didVisit visit: Visit) {}
     public func locationManager(_ manager: LocationManager, didFinishDeferredUpdatesWithError error: LocationError?) {}
     public func locationManagerDidChangeAuthorization(_ manager: LocationManager) {}
+    public func locationManager(_ manager: LocationManager, didRecoverFix recovery: FixRecovery) {}
 }
 
 /// Runs a job on an actor's executor.
@@ -82,13 +86,16 @@ public final class LocationManager: @unchecked Sendable {
     /// The name regions are persisted under.
     public let name: String
     private let delivery: DeliveryTarget
-    private let policy: AccessPolicy
-    private let lock = NSLock()
+    let policy: AccessPolicy
+    let lock = NSLock()
     private weak var delegateValue: (any LocationManagerDelegate)?
-    private var clientID = 0
+    private(set) var clientID = 0
     private var status: AuthorizationStatus = .notDetermined
     private var temporaryFullAccuracy = false
-    private var options = ClientServices()
+    var options = ClientServices()
+    private var fixLoss = FixLossTracker()
+    /// The one-shot requests running (`requestLocation`), each its own client of the provider.
+    var oneShots: Set<Int> = []
     private var pending: AsyncStream<@Sendable () -> Void>.Continuation?
     /// Problems met while restoring persisted regions.
     public let restoreProblems: [String]
@@ -121,6 +128,7 @@ public final class LocationManager: @unchecked Sendable {
 
     deinit {
         provider.unregister(clientID)
+        for id in oneShots { provider.unregister(id) }
         pending?.finish()
     }
 
@@ -134,7 +142,7 @@ public final class LocationManager: @unchecked Sendable {
         set { lock.withLock { delegateValue = newValue } }
     }
 
-    private func dispatch(_ call: @escaping @Sendable (any LocationManagerDelegate, LocationManager) -> Void) {
+    func dispatch(_ call: @escaping @Sendable (any LocationManagerDelegate, LocationManager) -> Void) {
         guard let delegate = self.delegate else { return }
         let job: @Sendable () -> Void = { [self] in call(delegate, self) }
         switch delivery {
@@ -144,7 +152,10 @@ public final class LocationManager: @unchecked Sendable {
         }
     }
 
-    private func receive(_ event: EngineEvent) {
+    func receive(_ event: EngineEvent) {
+        if let recovery = lock.withLock({ fixLoss.note(event) }) {
+            dispatch { $0.locationManager($1, didRecoverFix: recovery) }
+        }
         switch event {
         case .locations(let l): dispatch { $0.locationManager($1, didUpdateLocations: l) }
         case .paused: dispatch { $0.locationManagerDidPauseLocationUpdates($1) }
@@ -163,9 +174,9 @@ public final class LocationManager: @unchecked Sendable {
         }
     }
 
-    private func fail(_ error: LocationError) { dispatch { $0.locationManager($1, didFailWithError: error) } }
+    func fail(_ error: LocationError) { dispatch { $0.locationManager($1, didFailWithError: error) } }
 
-    private func apply(_ change: (inout ClientServices) -> Void) {
+    func apply(_ change: (inout ClientServices) -> Void) {
         let accuracy = provider.authorization(policy: policy).accuracy
         let snapshot: ClientServices = lock.withLock {
             change(&options)
@@ -266,10 +277,17 @@ public final class LocationManager: @unchecked Sendable {
 
     // MARK: last values and availability
 
-    /// The last known location (may be old: check `receivedAt`); `nil` before the first fix.
+    /// The last known location (may be old: check `receivedAt`, or use ``cachedLocation(maxAge:)``);
+    /// `nil` before the first fix.
     public var location: Location? {
         guard let l = provider.lastLocation else { return nil }
         return accuracyAuthorization == .reducedAccuracy ? l.reduced() : l
+    }
+
+    /// The last known location when it is at most `maxAge` seconds old on the provider's clock, else `nil`.
+    public func cachedLocation(maxAge: Double) -> Location? {
+        guard let l = location, l.age(at: provider.clock.now()) <= maxAge else { return nil }
+        return l
     }
 
     /// The last heading.
@@ -342,13 +360,19 @@ public final class LocationManager: @unchecked Sendable {
     }
 
     /// Whether services may start; when not, the delegate hears why.
-    private func authorized() -> Bool {
+    func authorized() -> Bool {
+        guard let problem = authorizationProblem() else { return true }
+        fail(problem)
+        return false
+    }
+
+    /// Why services may not start (asking for when-in-use authorisation first), or `nil`.
+    func authorizationProblem() -> LocationError? {
         if authorizationStatus == .notDetermined { evaluate(always: false) }
         let s = authorizationStatus
-        if s.allowsLocations { return true }
+        if s.allowsLocations { return nil }
         let reason = lock.withLock { deniedReason }
-        fail(.denied(reason.isEmpty ? "authorization is \(s.rawValue)" : reason))
-        return false
+        return .denied(reason.isEmpty ? "authorization is \(s.rawValue)" : reason)
     }
 
     // MARK: services
@@ -361,14 +385,6 @@ public final class LocationManager: @unchecked Sendable {
 
     /// Stops standard location updates.
     public func stopUpdatingLocation() { apply { $0.updatingLocation = false } }
-
-    /// Asks for one fresh location, delivered once through `didUpdateLocations` (never a cached
-    /// fix older than the request), or `locationUnknown` after `timeout`.
-    public func requestLocation(timeout: Duration = .seconds(60)) {
-        guard authorized() else { return }
-        apply { _ in }
-        provider.requestLocation(clientID, timeout: timeout)
-    }
 
     /// Starts heading updates; `didFailWithError(.headingFailure)` when the board has no sensors.
     public func startUpdatingHeading() {

@@ -106,7 +106,9 @@ public struct ClientDemand: Sendable, Hashable {
     public var desiredAccuracy: DesiredAccuracy?
     /// Metres between deliveries; `nil` for every fix.
     public var distanceFilter: Double?
-    /// Longest wanted time between fixes, seconds; `nil` for no bound.
+    /// The period the client wants fixes at, seconds (Android's fused provider's interval): it
+    /// sets the client's period whatever the accuracy level and motion (a distance filter may still
+    /// ask for fixes sooner while moving); `nil` leaves the period to the accuracy budget and speed.
     public var updateInterval: Double?
     /// What the client is doing.
     public var activity: ActivityType

@@ -109,9 +109,11 @@ public struct PowerDecision: Sendable, Hashable {
 ///
 /// For each client with an accuracy budget `A`, the period is the longest that keeps the
 /// believed position within budget while the unit moves at `v`:
-/// `T = min((A − e95) / (0.95 v), 0.5 · distanceFilter / v, updateInterval, T_max)`, with `v`
+/// `T = min((A − e95) / (0.95 v), 0.5 · distanceFilter / v, T_max)`, with `v`
 /// from recent fixes, the accelerometer and the activity's priors, and `e95` the expected 95 %
-/// fix error (5 m tracking, 15 m for the first fix after a wake). The most demanding client wins.
+/// fix error (5 m tracking, 15 m for the first fix after a wake); a client with an update
+/// interval has that period instead (shortened only by its distance filter while moving). The
+/// most demanding client wins.
 /// `T` then picks a rung: continuous, cyclic tracking (1-10 s, where the receiver has it and the
 /// fix is good), periodic with software standby (below the receiver's crossover period) or
 /// hardware backup (above it), or idle when the unit is still.
@@ -145,6 +147,11 @@ public struct PowerPolicy: Sendable {
         if demand.significantChangesOnly {
             return v == 0 ? .infinity : min(300, 0.5 * 500 / v)
         }
+        if let interval = demand.updateInterval, interval > 0, interval.isFinite {
+            // The client's own period (a logger's one fix every five minutes): kept when still too.
+            if let d = demand.distanceFilter, d > 0, v > 0 { return min(interval, 0.5 * d / v) }
+            return interval
+        }
         if v == 0 && state.timeSinceFix == nil {
             // Still, but with no location at all yet: one fix is needed (a wake now), then idle.
             return accuracy.budget == nil ? nil : accuracy.maximumPeriod
@@ -158,7 +165,6 @@ public struct PowerPolicy: Sendable {
         let e95 = budget <= 10 ? 5.0 : 15.0
         var t = max(0, budget - e95) / (0.95 * v)
         if let d = demand.distanceFilter, d > 0 { t = min(t, 0.5 * d / v) }
-        if let interval = demand.updateInterval, interval > 0 { t = min(t, interval) }
         // Below the level's shortest periodic period the ladder moves to the next faster rung by
         // itself (cyclic tracking from 1 to 10 s, continuous below 1 s).
         return min(t, accuracy.maximumPeriod)

@@ -44,6 +44,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var powered = true
         var wakeAt: MonotonicInstant? = nil
         var fixLostUntil: Double = -1
+        /// Windows without sky, seconds since `start`: `from` up to (not including) `until`.
+        var skyOutages: [(from: Double, until: Double)] = []
         var pending: [(at: MonotonicInstant, bytes: [UInt8])] = []
         var input: [UInt8] = []
         var commands: [String] = []
@@ -74,6 +76,14 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     /// reports (GGA fields 9 and 11), metres.
     public func setAltitude(_ metres: Double, geoidSeparation: Double = 47) {
         state.withLock { $0.altitude = metres; $0.geoidSeparation = geoidSeparation }
+    }
+
+    /// Takes the sky away for `seconds` from `start` seconds after the emulator's start (a tunnel,
+    /// dense canopy): the receiver keeps sending its epochs, without a fix (GGA quality 0, RMC
+    /// status V, GSA mode 1), and has its fix again from the window's end.
+    public func addSkyOutage(from start: Double, seconds: Double) {
+        guard start.isFinite, seconds.isFinite, seconds > 0 else { return }
+        state.withLock { $0.skyOutages.append((start, start + seconds)) }
     }
 
     /// The receiver's charge per state so far (mAh), for energy accounting.
@@ -187,7 +197,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     func epoch(_ s: inout State, at instant: MonotonicInstant) -> [UInt8] {
         let seconds = (instant - s.start).secondsDouble
         let truth = s.trajectory.at(seconds)
-        let lost = seconds < s.fixLostUntil
+        let lost = seconds < s.fixLostUntil || s.skyOutages.contains { seconds >= $0.from && seconds < $0.until }
         let hasFix = s.model.hasFix && !lost
         let earth = 6_371_008.8
         let lat = truth.latitude + s.lastError.north / earth * 180 / Double.pi

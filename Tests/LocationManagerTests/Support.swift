@@ -11,6 +11,7 @@ final class Recorder: LocationManagerDelegate, @unchecked Sendable {
         case locations([Location]), error(LocationError), paused, resumed, heading(HeadingUpdate)
         case enter(String, Location), exit(String, Location), dwell(String, Location), determined(RegionState, String)
         case regionFailed(String?, LocationError), visit(Visit), deferredFinished(LocationError?), authorization
+        case recovered(FixRecovery)
     }
     private let lock = NSLock()
     private var storage: [Event] = []
@@ -23,6 +24,7 @@ final class Recorder: LocationManagerDelegate, @unchecked Sendable {
     var errors: [LocationError] { events.compactMap { if case .error(let e) = $0 { return e } else { return nil } } }
     var headings: [HeadingUpdate] { events.compactMap { if case .heading(let h) = $0 { return h } else { return nil } } }
     var visits: [Visit] { events.compactMap { if case .visit(let v) = $0 { return v } else { return nil } } }
+    var recoveries: [FixRecovery] { events.compactMap { if case .recovered(let r) = $0 { return r } else { return nil } } }
     var pauses: Int { events.filter { if case .paused = $0 { return true } else { return false } }.count }
     var resumes: Int { events.filter { if case .resumed = $0 { return true } else { return false } }.count }
 
@@ -39,6 +41,7 @@ final class Recorder: LocationManagerDelegate, @unchecked Sendable {
     func locationManager(_ m: LocationManager, didVisit visit: Visit) { add(.visit(visit)) }
     func locationManager(_ m: LocationManager, didFinishDeferredUpdatesWithError error: LocationError?) { add(.deferredFinished(error)) }
     func locationManagerDidChangeAuthorization(_ m: LocationManager) { add(.authorization) }
+    func locationManager(_ m: LocationManager, didRecoverFix recovery: FixRecovery) { add(.recovered(recovery)) }
 }
 
 /// The sim board on a manual clock, following `legs` from Zürich.

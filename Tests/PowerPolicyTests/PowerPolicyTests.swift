@@ -84,6 +84,31 @@ struct PowerPolicyTests {
         #expect(sleep == .standby)  // below the M10's 39 s crossover
     }
 
+    @Test("an update interval is the client's period at every accuracy level, still or moving (Android's interval)")
+    func updateIntervalIsThePeriod() {
+        let still = PolicyState(timeSinceFix: 30, recentSpeed: 0, moving: false, stillFor: 60, ephemerisAge: 600, satellitesUsed: 9)
+        for accuracy in [DesiredAccuracy.best, .nearestTenMeters, .hundredMeters, .kilometer] {
+            for state in [walking, still] {
+                var demand = walker(accuracy)
+                demand.pausesAutomatically = false
+                demand.updateInterval = 300
+                guard case .periodic(let period, _, let sleep) = m10.decide([demand], state: state).receiver else {
+                    Issue.record("\(accuracy): not periodic"); continue
+                }
+                #expect(period == 300)
+                #expect(sleep == .backup)  // above the M10's 39 s crossover
+            }
+        }
+        // Without an interval the same still client needs no fix at all.
+        #expect(m10.decide([walker(.hundredMeters)], state: still).receiver == .idle(.backup))
+        // A distance filter still asks for fixes sooner while moving: 0.5 x 100 m / 1.4 m/s.
+        var both = walker(.kilometer)
+        both.updateInterval = 300
+        both.distanceFilter = 100
+        guard case .periodic(let p, _, _) = m10.decide([both], state: walking).receiver else { Issue.record("not periodic"); return }
+        #expect(abs(p - 50 / 1.4) < 1e-9)
+    }
+
     @Test("stillness: stationary scheduling after 20 s, pause after the activity's window, upkeep while still")
     func stillness() {
         let still = PolicyState(timeSinceFix: 30, recentSpeed: 0, moving: false, stillFor: 60, ephemerisAge: 8000, satellitesUsed: 9)

@@ -16,7 +16,7 @@ extension ClientRegistry {
                 let name = "\(c.name)#\(id)"
                 if s.updatingLocation {
                     out.append(ClientDemand(client: name, desiredAccuracy: s.reducedAccuracy ? .reduced : s.desiredAccuracy,
-                                            distanceFilter: s.distanceFilter, activity: s.activityType,
+                                            distanceFilter: s.distanceFilter, updateInterval: s.updateInterval, activity: s.activityType,
                                             pausesAutomatically: s.pausesAutomatically, wantsHeading: s.updatingHeading,
                                             headingFilter: s.headingFilter))
                 } else if s.updatingHeading {
@@ -70,7 +70,12 @@ extension ClientRegistry {
                 guard let c = clients[id] else { continue }
                 let s = c.services
                 let delivered = s.reducedAccuracy ? location.reduced() : location
-                if s.updatingLocation && !c.paused && c.filter.admit(location, now: now) {
+                // The first fix after a reported loss is the recovery: delivered whatever the filters say.
+                let recovering = s.updatingLocation && c.loss.fixArrived(at: now)
+                if recovering { c.filter.reset() }
+                if s.updatingLocation && !c.paused && (recovering || c.intervalAllows(now))
+                    && c.filter.admit(location, now: now) {
+                    c.lastDeliveredAt = now
                     if var b = c.batcher {
                         if let batch = b.add(delivered) {
                             out.append((c.sink, .locations(batch.batch)))
@@ -140,8 +145,11 @@ extension ClientRegistry {
     }
 
     /// Time-driven client work at `now`: pause and resume (as `policy` judges `state`), request
-    /// timeouts, deferral timeouts, visits from stillness (`moving`, the motion detector's verdict).
-    func housekeeping(_ records: [(Int, Record)], at now: MonotonicInstant, policy: PowerPolicy, state: PolicyState, moving: Bool?) {
+    /// timeouts, deferral timeouts, visits from stillness (`moving`, the motion detector's verdict),
+    /// fix loss (`expectedPeriod`: seconds between the fixes `decision` schedules, `nil` when it
+    /// schedules none).
+    func housekeeping(_ records: [(Int, Record)], at now: MonotonicInstant, policy: PowerPolicy, state: PolicyState, moving: Bool?,
+                      expectedPeriod: Double? = nil) {
         var out: [(Sink, EngineEvent)] = []
         let still = moving == false
         lock.withLock {
@@ -155,6 +163,8 @@ extension ClientRegistry {
                         c.paused = paused
                         out.append((c.sink, paused ? .paused : .resumed))
                     }
+                    let expected = c.paused ? nil : expectedPeriod
+                    if let lost = c.loss.check(at: now, expectedPeriod: expected, services: s) { out.append((c.sink, .error(lost))) }
                 }
                 if let r = c.request, now >= r.deadline {
                     c.request = nil

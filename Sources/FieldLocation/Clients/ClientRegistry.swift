@@ -28,6 +28,10 @@ final class ClientRegistry: @unchecked Sendable {
         var batcher: DeferredBatcher?
         var paused = false
         var request: (since: MonotonicInstant, deadline: MonotonicInstant, best: Location?, firstFix: MonotonicInstant?)?
+        /// Fix loss of standard updates (see `FixLoss.swift`).
+        var loss = FixLossState()
+        /// When standard updates last delivered (the minimum update interval counts from it).
+        var lastDeliveredAt: MonotonicInstant?
         init(name: String, regions: RegionMonitor, regionFile: String?, sink: @escaping Sink) {
             self.name = name
             self.regions = regions
@@ -112,7 +116,12 @@ final class ClientRegistry: @unchecked Sendable {
             let was = c.services
             change(&c.services)
             let s = c.services
-            if s.updatingLocation && !was.updatingLocation { c.filter.reset(); c.paused = false }
+            if s.updatingLocation && !was.updatingLocation {
+                c.filter.reset()
+                c.paused = false
+                c.loss = FixLossState()
+                c.lastDeliveredAt = nil
+            }
             c.filter.distanceFilter = s.distanceFilter
             c.filter.maximumAge = s.maximumAge
             c.headingFilter.headingFilter = s.headingFilter
@@ -140,6 +149,11 @@ final class ClientRegistry: @unchecked Sendable {
     /// A one-shot request from `now` until `now + timeout`.
     func requestLocation(_ id: Int, now: MonotonicInstant, timeout: Duration) {
         lock.withLock { clients[id]?.request = (now, now.advanced(by: timeout), nil, nil) }
+    }
+
+    /// Ends a client's one-shot request without an answer (its demand goes with it).
+    func cancelRequest(_ id: Int) {
+        lock.withLock { clients[id]?.request = nil }
     }
 
     // MARK: regions

@@ -154,7 +154,8 @@ extension LocationEngine {
         // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.
         sensors.schedule(decision, at: now, report: reportToHeadingClients)
         publishCounters()
-        registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving)
+        registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving,
+                              expectedPeriod: decision.receiver.expectedFixPeriod)
     }
 
     private func readReceiver(until deadline: MonotonicInstant) {

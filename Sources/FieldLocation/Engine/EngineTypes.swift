@@ -113,6 +113,18 @@ public struct ClientServices: Sendable {
     public var deferral: (distance: Double?, timeout: Double?)?
     /// Batching: the longest a location is held, seconds; `nil` delivers at once.
     public var batchingMaximumDelay: Double?
+    /// The period the client wants fixes at, seconds (Android's fused provider's interval): the
+    /// receiver is scheduled for one fix each interval whatever the accuracy level, and sleeps
+    /// between them. `nil` leaves the period to the accuracy and the speed.
+    public var updateInterval: Double?
+    /// The shortest time between two deliveries of standard updates, seconds (Android's minimum
+    /// update interval); `nil` means ``updateInterval`` (every fix when that is `nil` too). Fixes
+    /// are taken to be on time within half a second (10 % of shorter intervals), the receiver's epoch jitter.
+    public var minimumUpdateInterval: Double?
+    /// Seconds without a usable fix, while fixes are expected, before standard updates report
+    /// `locationUnknown` (transient); `nil` means `max(3 × the expected fix period, 10 s)`, the
+    /// expected period being the longer of ``updateInterval`` and the schedule in force.
+    public var fixLossTimeout: Double?
 
     /// Creates a client's services (none running).
     public init() {}
