@@ -3,8 +3,9 @@
 /// ``writeDouble(_:to:)`` writes exactly what `Double.description` (and so `"\(value)"`) gives: the
 /// shortest digits that read back as the same `Double`, the closest to it when several are as short,
 /// in fixed notation from 0.0001 up to 2^53 and exponential notation outside. Values from 0.0001 to
-/// 10^15 (all a fix carries in practice) are converted here by exact integer arithmetic: the value
-/// rounded to 15, then 16, then 17 significant digits, the first that reads back being the shortest.
+/// 10^15 (all a fix carries in practice) are converted here: decimals of up to three fraction digits
+/// by a division that reads them back, others by exact integer arithmetic (the value rounded to 15,
+/// then 16, then 17 significant digits, the first that reads back being the shortest).
 /// Others take the standard library's conversion through a `TextOutputStream` (no `String` is built
 /// for them unless the text is longer than fifteen bytes).
 enum DecimalText {
@@ -44,6 +45,21 @@ enum DecimalText {
         guard magnitude >= 0.0001, magnitude < 1e15 else { return writeByStandardLibrary(value, to: out) }
         var p = out
         if value.sign == .minus { p.pointee = 0x2D; p += 1 }
+        if magnitude < 1e9 {
+            // Short decimals first (what receivers send: 83.1, 1.25): the fewest fraction digits, up
+            // to three, whose integer reads back as the value. The products stay far below 2^53, so
+            // adding one half and truncating finds the nearest integer (a value next to a half-way
+            // point has no such decimal anyway), and the division of two exact doubles rounds as
+            // reading the decimal would.
+            var power = 1.0
+            for fractionDigits in 0...3 {
+                let nearest = UInt64(magnitude * power + 0.5)
+                if Double(nearest) / power == magnitude {
+                    return out.distance(to: p) + writeFixed(nearest, scale: fractionDigits, to: p)
+                }
+                power *= 10
+            }
+        }
         // magnitude = significand * 2^-shift exactly; it is normal, so the significand has 53 bits.
         let significand = UInt128(magnitude.significandBitPattern | 1 << 52)
         let shift = 52 - Int(magnitude.exponent)    // 3...66
@@ -72,6 +88,13 @@ enum DecimalText {
             digits /= 10
             scale -= 1
         }
+        return out.distance(to: p) + writeFixed(digits, scale: scale, to: p)
+    }
+
+    /// Writes `digits / 10^scale` in fixed notation, with at least one fraction digit (`100.0`, `0.05`).
+    @inline(__always)
+    private static func writeFixed(_ digits: UInt64, scale: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var p = out
         let divisor = UInt64(truncatingIfNeeded: powers[scale])
         let integerPart = digits / divisor
         p += writeUnsigned(integerPart, to: p)
