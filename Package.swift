@@ -3,24 +3,38 @@
 // FieldLocation: a location service for Linux single-board computers with a UART GNSS
 // receiver and an I2C magnetometer + accelerometer.
 //
-// Layering (arrows point to what a target may import; nothing points upward):
+// Layering: each line names a target and every module its files may import. The lines go from the
+// bottom layer up: a target imports only targets declared above it, never one below. Every target
+// may also import the standard library's own modules (Swift, _Concurrency, Synchronization).
+// Tests/LayeringTests reads this block and checks every `import` of every target's files against
+// it, so keep it true.
 //
-//   fieldloc (CLI), fieldlocd (daemon) ──► FieldLocationDaemon (SwiftNIO servers: gpsd JSON, local clients)
-//                          │                          │
-//                          ▼                          ▼
-//                FieldLocation (LocationEngine, LocationManager, stores, status, replay; Foundation)
-//                          │
-//   ┌──────────┬───────────┼──────────────┬───────────────┬──────────────┬───────────────┐
-//   ▼          ▼           ▼              ▼               ▼              ▼               ▼
-// GPSDProtocol LocationServices  ReceiverProtocols  SensorDrivers  BoardConfig  SimulatedHardware  LinuxHardware ──► CI2C, CGPIOD, Glibc
-//   │          │   │   │           │    │            │              │              │                │
-//   ▼          ▼   ▼   ▼           ▼    ▼            ▼              ▼              ▼                ▼
-//  NMEA     NMEA PowerPolicy Heading  NMEA └──────────────────────── HardwareInterfaces ◄────────────┘
-//
-// Pure targets (NMEA, Heading, HardwareInterfaces, BoardConfig, PowerPolicy, SensorDrivers,
-// ReceiverProtocols, LocationServices, GPSDProtocol, SimulatedHardware) import only the standard
-// library (Heading, LocationServices and SimulatedHardware add swift-numerics' RealModule). Only
-// LinuxHardware touches C; only FieldLocationDaemon uses SwiftNIO.
+// Pure (the standard library only, plus swift-numerics' RealModule where named; no Foundation, no C):
+//   NMEA                 ──►
+//   HardwareInterfaces   ──►
+//   PowerPolicy          ──►
+//   Heading              ──► RealModule
+//   BoardConfig          ──► HardwareInterfaces
+//   SensorDrivers        ──► HardwareInterfaces
+//   ReceiverProtocols    ──► HardwareInterfaces, NMEA
+//   GPSDProtocol         ──► NMEA
+//   LocationServices     ──► NMEA, PowerPolicy, Heading, HardwareInterfaces, RealModule
+//   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule
+// C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod,
+// CRefclock declares chrony's SOCK sample and ntpd's SHM segment with the platform's C types):
+//   LinuxHardware        ──► HardwareInterfaces, CI2C, CGPIOD, CRefclock, Glibc
+// Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
+// FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon and fieldlocd; swift-log only in the last two):
+//   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol
+//   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
+//   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore
+//   FieldLocationClient  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, LocationServices, HardwareInterfaces, LinuxHardware, NIOCore, NIOPosix
+//   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle
+//   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocationWire, FieldLocation, BoardConfig, LinuxHardware, HardwareInterfaces, LocationServices, ArgumentParser, Logging, ServiceLifecycle
+//   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser
+// Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
+//   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
+//   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, Glibc
 import PackageDescription
 
 let package = Package(
@@ -38,6 +52,7 @@ let package = Package(
         .library(name: "LocationServices", targets: ["LocationServices"]),
         .library(name: "GPSDProtocol", targets: ["GPSDProtocol"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
+        .library(name: "FieldLocationClient", targets: ["FieldLocationClient"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
         .executable(name: "fieldloc-hil", targets: ["fieldloc-hil"]),
         .executable(name: "fieldlocd", targets: ["fieldlocd"]),
@@ -82,7 +97,9 @@ let package = Package(
             pkgConfig: "libgpiod",
             providers: [.apt(["libgpiod-dev"])]
         ),
-        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD"]),
+        // chrony's SOCK sample and ntpd's SHM segment, declared with the platform's C types (no library).
+        .systemLibrary(name: "CRefclock"),
+        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD", "CRefclock"]),
 
         // Pure: the location services' state machines (delivery filters, regions, visits,
         // significant changes, deferred batches) over fixes; no I/O, no clock of its own.
@@ -98,11 +115,31 @@ let package = Package(
             name: "FieldLocation",
             dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol"]
         ),
+        // The CLI's output: the status view, fix lines, GPX, the geomag CSV, the detect and simulate reports.
+        .target(
+            name: "FieldLocationOutput",
+            dependencies: ["FieldLocation", "NMEA", "Heading", "HardwareInterfaces", "LocationServices", "PowerPolicy", "ReceiverProtocols", "SimulatedHardware"]
+        ),
+        // The local client socket's protocol: its messages, the values' JSON forms, the line decoder
+        // (a SwiftNIO decoder shared with the gpsd server); no sockets.
+        .target(
+            name: "FieldLocationWire",
+            dependencies: ["FieldLocation", "LocationServices", "HardwareInterfaces", "Heading", "PowerPolicy", .product(name: "NIOCore", package: "swift-nio")]
+        ),
+        // RemoteLocationProvider: the manager API over fieldlocd's local socket, for apps (no server code).
+        .target(
+            name: "FieldLocationClient",
+            dependencies: [
+                "FieldLocation", "FieldLocationWire", "LocationServices", "HardwareInterfaces", "LinuxHardware",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The daemon's servers: the gpsd-compatible JSON socket (SwiftNIO) and the local client socket.
         .target(
             name: "FieldLocationDaemon",
             dependencies: [
-                "FieldLocation", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware",
+                "FieldLocation", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "fieldlocd",
             dependencies: [
-                "FieldLocationDaemon", "FieldLocation", "BoardConfig", "LinuxHardware",
+                "FieldLocationDaemon", "FieldLocationWire", "FieldLocation", "BoardConfig", "LinuxHardware", "HardwareInterfaces", "LocationServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -122,17 +159,19 @@ let package = Package(
         .executableTarget(
             name: "fieldloc",
             dependencies: [
-                "FieldLocation", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
+                "FieldLocation", "FieldLocationOutput", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
                 "SimulatedHardware", "SensorDrivers", "LocationServices", "FieldLocationDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         .testTarget(name: "NMEATests", dependencies: ["NMEA"]),
+        // Reads Package.swift's layering comment and every target's import lines; imports no target.
+        .testTarget(name: "LayeringTests"),
         .testTarget(name: "HeadingTests", dependencies: ["Heading"]),
         .testTarget(name: "HardwareInterfacesTests", dependencies: ["HardwareInterfaces"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig", "HardwareInterfaces"]),
-        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA", "SensorDrivers"]),
         .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces"]),
         .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces"]),
         .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),
@@ -140,21 +179,23 @@ let package = Package(
             name: "LinuxHardwareTests",
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA"]
         ),
-        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol"]),
+        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
         .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "FieldLocationDaemon", "FieldLocation", "GPSDProtocol", "LocationServices", "BoardConfig", "SimulatedHardware", "NMEA",
+                "FieldLocationDaemon", "FieldLocationWire", "FieldLocationClient", "FieldLocation", "GPSDProtocol", "LocationServices",
+                "BoardConfig", "SimulatedHardware", "NMEA", "HardwareInterfaces",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "LocationManagerTests",
-            dependencies: ["FieldLocation", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]
+            dependencies: ["FieldLocation", "FieldLocationOutput", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]
         ),
 
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the

@@ -34,10 +34,12 @@
 #   swift-numerics checkout SwiftPM resolved (.build/checkouts, else `swift package resolve` into
 #   WORKDIR/spm); its C shim module is header-only, so -Xcc -I of its include folder is enough.
 # - calibration: the loader lives in the Foundation-using FieldLocation target, whose full module
-#   chain includes LinuxHardware (libi2c, libgpiod) and the simulators. The fuzzer module is the real
-#   files that hold the loader and what they reference: Sources/FieldLocation/{HeadingFiles,
+#   chain includes the simulators. The fuzzer module is the real files that hold the loader and what
+#   they reference, against the modules Heading, NMEA and LinuxHardware (AtomicFile's file calls; its
+#   C modules CI2C and CGPIOD are found by -I of their module maps and link libi2c and libgpiod): Sources/FieldLocation/{HeadingFiles,
 #   AtomicFile,FixText,Geomag,CalibrationText}.swift (a build error here means the loader started to depend on
-#   another FieldLocation file: add that file to calibration_sources below).
+#   another FieldLocation file: add that file to calibration_sources below). They are compiled with
+#   -package-name FieldLocation, as SwiftPM does, for the `package` helpers they share with FieldLocationOutput.
 # Modules and fuzzers are rebuilt only when their inputs or flags change (a hash stamp beside each).
 set -euo pipefail
 # shellcheck disable=SC2046  # $(swift_files ...) splits into file names on purpose (no spaces in them)
@@ -185,13 +187,18 @@ build() {
         build_module RealModule real_flags "" $(swift_files "$numerics/Sources/RealModule") || return 1
         build_module Heading heading_flags "RealModule" $(swift_files "$here/Sources/Heading") || return 1
         build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
+        local c_modules=(-I "$here/Sources/CI2C" -I "$here/Sources/CGPIOD")
+        local linux_flags=("${swift6[@]}" "${c_modules[@]}")
+        build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
+        build_module LinuxHardware linux_flags "HardwareInterfaces" $(swift_files "$here/Sources/LinuxHardware") || return 1
         local files=() f
         for f in "${calibration_sources[@]}"; do files+=("$here/Sources/FieldLocation/$f.swift"); done
         swiftc_cached "the calibration fuzzer" "$work/calibration-fuzzer" "$work/calibration-build.log" \
-            "$work/modules/RealModule.swiftmodule $work/modules/Heading.swiftmodule $work/modules/NMEA.swiftmodule" \
-            "${flags[@]}" "${heading_flags[@]}" -module-name CalibrationFuzz -I "$work/modules" \
+            "$work/modules/RealModule.swiftmodule $work/modules/Heading.swiftmodule $work/modules/NMEA.swiftmodule $work/modules/HardwareInterfaces.swiftmodule $work/modules/LinuxHardware.swiftmodule" \
+            "${flags[@]}" "${heading_flags[@]}" "${c_modules[@]}" -module-name CalibrationFuzz -package-name FieldLocation -I "$work/modules" \
             "${files[@]}" "$here/Tests/Fuzz/CalibrationFuzzer.swift" \
             "$work/modules/RealModule.o" "$work/modules/Heading.o" "$work/modules/NMEA.o" \
+            "$work/modules/HardwareInterfaces.o" "$work/modules/LinuxHardware.o" -li2c -lgpiod \
             -o "$work/calibration-fuzzer"
         ;;
     esac

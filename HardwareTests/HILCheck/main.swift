@@ -5,8 +5,10 @@
 //   fieldloc-hil --only a,b        run the named checks
 //   fieldloc-hil --list            print each check's name and what it proves
 //   fieldloc-hil --fixture         print the i2c-stub preload, one `addr reg value` per line
-//   fieldloc-hil --configuration   print the registers the checks leave configured (for i2cget)
+//   fieldloc-hil --configuration   print the registers the checks leave configured (for i2cget;
+//                                  `select ADDR REG VALUE` lines select a register bank with i2cset)
 //   fieldloc-hil --chips           print the i2c-stub chip addresses, comma-separated
+//   fieldloc-hil --banks           print the banked chips, ADDR:BANK_REG:BANK_MASK:START:END, comma-separated
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,6 +43,9 @@ while index < arguments.count {
     case "--chips":
         say(StubFixture.chipAddresses.map(hex).joined(separator: ","))
         exit(0)
+    case "--banks":
+        say(StubFixture.banks.map(\.description).joined(separator: ","))
+        exit(0)
     case "--only":
         guard index + 1 < arguments.count else { fail("--only needs a comma-separated list of check names") }
         var checks: [HILCheck] = []
@@ -53,7 +58,7 @@ while index < arguments.count {
         selected = checks
         index += 1
     case "-h", "--help":
-        say("usage: fieldloc-hil [--only NAME,...] [--list] [--fixture] [--configuration] [--chips]")
+        say("usage: fieldloc-hil [--only NAME,...] [--list] [--fixture] [--configuration] [--chips] [--banks]")
         say("devices come from: " + HILConfiguration.variables.joined(separator: " "))
         exit(0)
     default:

@@ -69,7 +69,7 @@ extension HILChecks {
     /// TDK ICM-20948 accelerometer at 0x68.
     public static let driverICM20948 = HILCheck(
         name: "driver-icm20948",
-        proves: "the ICM-20948 driver selects bank 0 and identifies the chip (0x00 = 0xea), its configure wakes it, turns the gyroscope and I2C master off, sets BYPASS_EN and writes the bank-2 divider and ACCEL_CONFIG (read back), and the 14-byte big-endian burst from 0x2d decodes to m/s² (±4 g, 8192 LSB/g) and °C"
+        proves: "the ICM-20948 driver selects bank 0 (bank 2 was left selected) and identifies the chip (0x00 = 0xea), its configure wakes it, turns the gyroscope and I2C master off, sets BYPASS_EN and writes the bank-2 divider and ACCEL_CONFIG (read back in bank 2 of the banked stub), and the 14-byte big-endian burst from 0x2d decodes to m/s² (±4 g, 8192 LSB/g) and °C"
     ) { context throws(HILFailure) in
         guard context.configuration.stubFixture else { return skipWithoutStub }
         let bus = try openBus(context)
@@ -78,19 +78,7 @@ extension HILChecks {
         try sensor { () throws(SensorError) in
             try driver.configure(.init(range: .g4, sampleRateDivider: ICM20948Fixture.sampleRateDivider, lowPassFilter: 3, temperature: true))
         }
-        let bank0 = ICM20948Fixture.configured.filter { !ICM20948Fixture.bank2Registers.contains($0.register) }
-        let bank2 = ICM20948Fixture.configured.filter { ICM20948Fixture.bank2Registers.contains($0.register) }
-        try readBack(bank0, on: bus)
-        try hardware("select bank 2 of \(bus.deviceName(address))") { try bus.writeRegister(0x7F, 0x20, at: address) }
-        let bank2Result: Result<Void, HILFailure>
-        do throws(HILFailure) {
-            try readBack(bank2, on: bus)
-            bank2Result = .success(())
-        } catch {
-            bank2Result = .failure(error)
-        }
-        try hardware("select bank 0 of \(bus.deviceName(address))") { try bus.writeRegister(0x7F, 0x00, at: address) }
-        try bank2Result.get()
+        try readBack(ICM20948Fixture.configured.readback, on: bus)
         try requireReady(driver.chip) { () throws(SensorError) in try driver.isDataReady() }
         let sample = try sensor { () throws(SensorError) in try driver.read() }
         try requireVector(sample.acceleration, ICM20948Fixture.acceleration, unit: "m/s²", driver.chip)
@@ -145,16 +133,38 @@ extension HILChecks {
 
 // MARK: - Helpers
 
-private let skipWithoutStub = HILOutcome.skipped(reason: "needs the i2c-stub fixture (FIELDLOC_HIL_STUB_FIXTURE=1)")
+let skipWithoutStub = HILOutcome.skipped(reason: "needs the i2c-stub fixture (FIELDLOC_HIL_STUB_FIXTURE=1)")
 
 /// The fixture's 7-bit address as an `I2CAddress`.
-private func stubAddress(_ value: UInt8) throws(HILFailure) -> I2CAddress {
+func stubAddress(_ value: UInt8) throws(HILFailure) -> I2CAddress {
     guard let address = I2CAddress(value) else { throw HILFailure("fixture address \(hex(value)) is not a 7-bit I2C address") }
     return address
 }
 
+/// Performs `steps` through `bus` in order: a selection is written, an expected register is read
+/// and must hold its value. Every step runs even after a mismatch (so a bank selected on the way
+/// is deselected again); the first mismatch is thrown at the end.
+func readBack(_ steps: [ReadbackStep], on bus: any I2CBus) throws(HILFailure) {
+    var firstFailure: HILFailure?
+    for step in steps {
+        do throws(HILFailure) {
+            switch step {
+            case .expect(let value): try readBack([value], on: bus)
+            case .select(let value):
+                let address = try stubAddress(value.address)
+                try hardware("select \(bus.deviceName(address)) register \(hex(value.register)) = \(hex(value.value))") {
+                    try bus.writeRegister(value.register, value.value, at: address)
+                }
+            }
+        } catch {
+            if firstFailure == nil { firstFailure = error }
+        }
+    }
+    if let firstFailure { throw firstFailure }
+}
+
 /// Reads every register of `expected` through `bus` and requires its value.
-private func readBack(_ expected: [RegisterValue], on bus: any I2CBus) throws(HILFailure) {
+func readBack(_ expected: [RegisterValue], on bus: any I2CBus) throws(HILFailure) {
     for value in expected {
         let address = try stubAddress(value.address)
         let found = try hardware("read back \(bus.deviceName(address)) register \(hex(value.register))") {
@@ -166,13 +176,13 @@ private func readBack(_ expected: [RegisterValue], on bus: any I2CBus) throws(HI
 }
 
 /// Requires the driver's data-ready test to say yes (the stub's status register is preloaded ready).
-private func requireReady(_ chip: SensorChip, _ body: () throws(SensorError) -> Bool) throws(HILFailure) {
+func requireReady(_ chip: SensorChip, _ body: () throws(SensorError) -> Bool) throws(HILFailure) {
     let ready = try sensor(body)
     try require(ready, "\(chip) isDataReady() is false, but its status register was preloaded with the ready bit")
 }
 
 /// Requires each axis of `found` to equal `expected` (to rounding).
-private func requireVector(
+func requireVector(
     _ found: SensorVector, _ expected: (x: Double, y: Double, z: Double), unit: String, _ chip: SensorChip
 ) throws(HILFailure) {
     try require(close(found.x, expected.x) && close(found.y, expected.y) && close(found.z, expected.z),
@@ -180,7 +190,7 @@ private func requireVector(
 }
 
 /// Requires a temperature equal to `expected` (to rounding).
-private func requireTemperature(_ found: Double?, _ expected: Double, _ chip: SensorChip) throws(HILFailure) {
+func requireTemperature(_ found: Double?, _ expected: Double, _ chip: SensorChip) throws(HILFailure) {
     try require(found.map { close($0, expected) } ?? false,
                 "\(chip) temperature \(found.map { "\($0)" } ?? "missing") °C, expected \(expected) °C")
 }

@@ -4,8 +4,8 @@
 /// the datasheet scales, and the registers the driver's `configure` must leave behind.
 ///
 /// i2c-stub has plain register files without device behaviour (see `StubFixture`): a value is
-/// read back exactly as last written, block reads walk consecutive stub registers, and there are
-/// no banks. Where a driver writes 0x00, the preload puts the chip's power-on value (or what a
+/// read back exactly as last written and block reads walk consecutive stub registers. Only the
+/// ICM-20948 gets register banks (``ICM20948Fixture/banks``). Where a driver writes 0x00, the preload puts the chip's power-on value (or what a
 /// previous user may have left) there first, so that a missing write is seen.
 public enum DriverFixtures {
     /// Every chip's preload, after ``StubFixture``'s own.
@@ -14,11 +14,13 @@ public enum DriverFixtures {
             + AK09916Fixture.preload + MMC5983MAFixture.preload
     }
 
-    /// What every chip's registers hold after `fieldloc-hil` has run all checks; the guest's
-    /// `run.sh` reads them with `i2cget`.
-    public static var finalState: [RegisterValue] {
-        LIS3MDLFixture.configured + LSM6DSOXFixture.configured + QMC5883LFixture.configured
-            + ICM20948Fixture.configured + AK09916Fixture.configured + MMC5983MAFixture.finalState
+    /// What every chip's registers hold after `fieldloc-hil` has run all checks, in the order the
+    /// guest's `run.sh` reads them with `i2cget`. The gyroscope checks run after the
+    /// accelerometer checks of the same chip, so their configuration is the one left.
+    public static var finalState: [ReadbackStep] {
+        (LIS3MDLFixture.configured + LSM6DSOXFixture.gyroscopeConfigured + QMC5883LFixture.configured).map(ReadbackStep.expect)
+            + ICM20948Fixture.gyroscopeConfigured.readback
+            + (AK09916Fixture.configured + MMC5983MAFixture.finalState).map(ReadbackStep.expect)
     }
 
     /// The stub's chip addresses for these drivers (the LSM303AGR's two come on top: 8 of the stub's 10).
@@ -66,7 +68,8 @@ public enum LIS3MDLFixture {
     ]
 }
 
-/// ST LSM6DSOX at 0x6a. Its driver relies on IF_INC, so bursts start at the plain sub-address.
+/// ST LSM6DSOX at 0x6a. Its driver relies on IF_INC, so bursts start at the plain sub-address:
+/// OUT_TEMP (0x20), then the gyroscope (OUTX_L_G, 0x22) and the accelerometer (OUTX_L_A, 0x28).
 public enum LSM6DSOXFixture {
     /// The chip's address (SA0 low).
     public static let address: UInt8 = 0x6A
@@ -81,16 +84,22 @@ public enum LSM6DSOXFixture {
     /// 25 °C + 1280 / 256.
     public static let temperature = 30.0
 
+    /// Gyroscope counts X, Y, Z at ±2000 dps (70 mdps/LSB, DS12814 table 2); Z is near full scale.
+    public static let gyroscopeCounts: (x: Int16, y: Int16, z: Int16) = (1000, -2000, 28571)
+    /// counts x 70 mdps.
+    public static let rotationRate: (x: Double, y: Double, z: Double) = (1000 * 0.070, -2000 * 0.070, 28571 * 0.070)
+
     /// Identity, status, data; CTRL3_C at its power-on 0x04 and the gyroscope left on (CTRL2_G 0x40).
     public static var preload: [RegisterValue] {
         [
             RegisterValue(address, 0x0F, 0x6C),  // WHO_AM_I
             RegisterValue(address, 0x11, 0x40),  // CTRL2_G: gyroscope 104 Hz, as a previous user may leave it
             RegisterValue(address, 0x12, 0x04),  // CTRL3_C power-on: IF_INC
-            RegisterValue(address, 0x1E, 0x05),  // STATUS_REG: XLDA, TDA
+            RegisterValue(address, 0x1E, 0x07),  // STATUS_REG: XLDA, GDA, TDA
         ]
-            + littleEndianWords(address, 0x20, [temperatureCount])             // OUT_TEMP_L
-            + littleEndianWords(address, 0x28, [counts.x, counts.y, counts.z])  // OUTX_L_A
+            + littleEndianWords(address, 0x20, [temperatureCount])                                   // OUT_TEMP_L
+            + littleEndianWords(address, 0x22, [gyroscopeCounts.x, gyroscopeCounts.y, gyroscopeCounts.z])  // OUTX_L_G
+            + littleEndianWords(address, 0x28, [counts.x, counts.y, counts.z])                        // OUTX_L_A
     }
 
     /// After configure(104 Hz, ±4 g, temperature on).
@@ -98,6 +107,16 @@ public enum LSM6DSOXFixture {
         RegisterValue(address, 0x10, 0x48),  // CTRL1_XL: ODR 104 Hz, FS_XL 10 = ±4 g
         RegisterValue(address, 0x11, 0x00),  // CTRL2_G: gyroscope off
         RegisterValue(address, 0x12, 0x44),  // CTRL3_C: BDU, IF_INC
+    ]
+
+    /// After configure(104 Hz, ±4 g, temperature on, gyroscope 208 Hz, ±2000 dps, LPF1 FTYPE 3),
+    /// following the accelerometer-only configuration (CTRL2_G 0x00, CTRL4_C and CTRL6_C 0x00).
+    public static let gyroscopeConfigured: [RegisterValue] = [
+        RegisterValue(address, 0x10, 0x48),  // CTRL1_XL: ODR 104 Hz, FS_XL 10 = ±4 g
+        RegisterValue(address, 0x11, 0x5C),  // CTRL2_G: ODR_G 0101 = 208 Hz, FS_G 11 = ±2000 dps
+        RegisterValue(address, 0x12, 0x44),  // CTRL3_C: BDU, IF_INC
+        RegisterValue(address, 0x13, 0x02),  // CTRL4_C: LPF1_SEL_G
+        RegisterValue(address, 0x15, 0x03),  // CTRL6_C: FTYPE 011
     ]
 }
 
@@ -131,57 +150,112 @@ public enum QMC5883LFixture {
     ]
 }
 
-/// TDK ICM-20948 at 0x68. Output registers are big-endian. The stub has no banks, so the
-/// bank-2 registers ACCEL_SMPLRT_DIV_1/2 (0x10, 0x11) and ACCEL_CONFIG (0x14) land in the same
-/// flat register file; the check still selects bank 2 to read them, as it must on a chip.
+/// TDK ICM-20948 at 0x68. Output registers are big-endian. Its registers are in four banks
+/// chosen by REG_BANK_SEL (0x7f, bits 5:4), and the guest loads i2c-stub with banks for this chip
+/// (``banks``: bank_reg 0x7f, bank_mask 0x30, registers 0x00...0x7e banked, 0x7f in every bank).
+/// So bank 2's GYRO_SMPLRT_DIV (0x00), GYRO_CONFIG_1 (0x01), ACCEL_SMPLRT_DIV_1/2 (0x10, 0x11) and
+/// ACCEL_CONFIG (0x14) are registers of their own beside bank 0's WHO_AM_I (0x00), as on the chip.
+/// The stub switches banks only for byte and word transfers: its block reads always reach bank 0,
+/// which is where every burst of the driver starts (ACCEL_XOUT_H, 0x2d), so a burst read in the
+/// wrong bank would not be seen here.
 public enum ICM20948Fixture {
     /// The chip's address (AD0 low).
     public static let address: UInt8 = 0x68
+    /// The i2c-stub module parameters for this chip's banks.
+    public static let banks = StubBanks(address: address, register: 0x7F, mask: 0x30, start: 0x00, end: 0x7E)
+    /// REG_BANK_SEL with bank 2 selected.
+    static let bank2 = RegisterValue(address, 0x7F, 0x20)
     /// Accelerometer counts X, Y, Z at ±4 g (8192 LSB/g).
     public static let counts: (x: Int16, y: Int16, z: Int16) = (4096, -2048, 8200)
     /// counts / 8192 g x 9.80665 m/s² per g.
     public static let acceleration: (x: Double, y: Double, z: Double) = (
         4096.0 / 8192 * 9.806_65, -2048.0 / 8192 * 9.806_65, 8200.0 / 8192 * 9.806_65
     )
-    /// Gyroscope counts, between the accelerometer and the temperature in the 14-byte burst; the
-    /// driver must skip them.
-    public static let gyroscopeCounts: [Int16] = [0x1234, -0x0567, 0x7FFF]
+    /// Gyroscope counts X, Y, Z, between the accelerometer and the temperature in the 14-byte
+    /// burst: the accelerometer-only read must skip them, the inertial read decodes them.
+    public static let gyroscopeCounts: (x: Int16, y: Int16, z: Int16) = (0x1234, -0x0567, 0x7FFF)
+    /// counts / 16.4 dps at ±2000 dps (DS-000189 table 1; 0x7fff is full scale).
+    public static let rotationRate: (x: Double, y: Double, z: Double) = (0x1234 / 16.4, -0x0567 / 16.4, 0x7FFF / 16.4)
     /// TEMP_OUT counts (333.87 LSB/°C, 0 at 21 °C).
     public static let temperatureCount: Int16 = 3339
     /// 21 °C + 3339 / 333.87.
     public static let temperature = 21 + 3339 / 333.87
 
-    /// Identity, status, data; PWR_MGMT_1 asleep (power-on), I2C_MST_EN set and bank 2 selected
-    /// by a previous user, ACCEL_CONFIG at its power-on 0x01.
+    /// In bank 0: identity, status, data, PWR_MGMT_1 asleep (power-on), I2C_MST_EN set by a
+    /// previous user; then bank 2 selected (and left selected, as a previous user may leave it)
+    /// and its GYRO_SMPLRT_DIV, GYRO_CONFIG_1 and ACCEL_CONFIG at their power-on 0x00, 0x01, 0x01.
+    /// Without banks in the stub, the bank-2 0x00 would overwrite WHO_AM_I and `init` would fail.
     public static var preload: [RegisterValue] {
         [
             RegisterValue(address, 0x00, 0xEA),  // WHO_AM_I
             RegisterValue(address, 0x03, 0x20),  // USER_CTRL: I2C_MST_EN
             RegisterValue(address, 0x06, 0x41),  // PWR_MGMT_1 power-on: SLEEP
-            RegisterValue(address, 0x14, 0x01),  // ACCEL_CONFIG (bank 2) power-on
             RegisterValue(address, 0x1A, 0x01),  // INT_STATUS_1: RAW_DATA_0_RDY
-            RegisterValue(address, 0x7F, 0x20),  // REG_BANK_SEL: bank 2
         ]
-            + bigEndianWords(address, 0x2D, [counts.x, counts.y, counts.z] + gyroscopeCounts + [temperatureCount])
+            + bigEndianWords(address, 0x2D, [counts.x, counts.y, counts.z, gyroscopeCounts.x, gyroscopeCounts.y,
+                                             gyroscopeCounts.z, temperatureCount])
+            + [
+                bank2,                               // REG_BANK_SEL: bank 2
+                RegisterValue(address, 0x00, 0x00),  // GYRO_SMPLRT_DIV (bank 2) power-on
+                RegisterValue(address, 0x01, 0x01),  // GYRO_CONFIG_1 (bank 2) power-on
+                RegisterValue(address, 0x14, 0x01),  // ACCEL_CONFIG (bank 2) power-on
+            ]
     }
 
-    /// The sample-rate divider the check configures (1125 / 292 Hz).
+    /// The sample-rate divider the checks configure (1125 / 292 Hz).
     public static let sampleRateDivider: UInt16 = 0x123
+    /// The gyroscope divider the gyroscope check configures (1125 / 22 = 51.1 Hz).
+    public static let gyroscopeSampleRateDivider: UInt8 = 0x15
 
     /// After configure(±4 g, divider 0x123, DLPF 3, temperature on), in bank 0 again.
-    public static let configured: [RegisterValue] = [
-        RegisterValue(address, 0x03, 0x00),  // USER_CTRL: I2C master off
-        RegisterValue(address, 0x06, 0x01),  // PWR_MGMT_1: awake, auto clock
-        RegisterValue(address, 0x07, 0x07),  // PWR_MGMT_2: gyroscope off
-        RegisterValue(address, 0x0F, 0x02),  // INT_PIN_CFG: BYPASS_EN
-        RegisterValue(address, 0x7F, 0x00),  // REG_BANK_SEL: bank 0
-        RegisterValue(address, 0x10, 0x01),  // ACCEL_SMPLRT_DIV_1 (bank 2)
-        RegisterValue(address, 0x11, 0x23),  // ACCEL_SMPLRT_DIV_2 (bank 2)
-        RegisterValue(address, 0x14, 0x1B),  // ACCEL_CONFIG (bank 2): DLPFCFG 3, ±4 g, FCHOICE
-    ]
+    public static let configured = ICM20948Registers(
+        bank0: [
+            RegisterValue(address, 0x00, 0xEA),  // WHO_AM_I: untouched by the bank-2 writes
+            RegisterValue(address, 0x03, 0x00),  // USER_CTRL: I2C master off
+            RegisterValue(address, 0x06, 0x01),  // PWR_MGMT_1: awake, auto clock
+            RegisterValue(address, 0x07, 0x07),  // PWR_MGMT_2: gyroscope off
+            RegisterValue(address, 0x0F, 0x02),  // INT_PIN_CFG: BYPASS_EN
+            RegisterValue(address, 0x7F, 0x00),  // REG_BANK_SEL: bank 0
+        ],
+        bank2: [
+            RegisterValue(address, 0x10, 0x01),  // ACCEL_SMPLRT_DIV_1
+            RegisterValue(address, 0x11, 0x23),  // ACCEL_SMPLRT_DIV_2
+            RegisterValue(address, 0x14, 0x1B),  // ACCEL_CONFIG: DLPFCFG 3, ±4 g, FCHOICE
+        ]
+    )
 
-    /// The registers of ``configured`` that live in bank 2.
-    public static let bank2Registers: Set<UInt8> = [0x10, 0x11, 0x14]
+    /// After configure(the same accelerometer settings, gyroscope ±2000 dps, divider 0x15, DLPF 5).
+    public static let gyroscopeConfigured = ICM20948Registers(
+        bank0: [
+            RegisterValue(address, 0x00, 0xEA),  // WHO_AM_I: not overwritten by GYRO_SMPLRT_DIV
+            RegisterValue(address, 0x03, 0x00),  // USER_CTRL: I2C master off
+            RegisterValue(address, 0x06, 0x01),  // PWR_MGMT_1: awake, auto clock
+            RegisterValue(address, 0x07, 0x00),  // PWR_MGMT_2: every accelerometer and gyroscope axis on
+            RegisterValue(address, 0x0F, 0x02),  // INT_PIN_CFG: BYPASS_EN
+            RegisterValue(address, 0x7F, 0x00),  // REG_BANK_SEL: bank 0
+        ],
+        bank2: [
+            RegisterValue(address, 0x00, 0x15),  // GYRO_SMPLRT_DIV: 21
+            RegisterValue(address, 0x01, 0x2F),  // GYRO_CONFIG_1: GYRO_DLPFCFG 5, GYRO_FS_SEL 11 = ±2000 dps, FCHOICE
+            RegisterValue(address, 0x10, 0x01),  // ACCEL_SMPLRT_DIV_1
+            RegisterValue(address, 0x11, 0x23),  // ACCEL_SMPLRT_DIV_2
+            RegisterValue(address, 0x14, 0x1B),  // ACCEL_CONFIG: DLPFCFG 3, ±4 g, FCHOICE
+        ]
+    )
+}
+
+/// ICM-20948 registers expected in bank 0 and in bank 2.
+public struct ICM20948Registers: Sendable, Hashable {
+    /// Bank-0 registers, REG_BANK_SEL included.
+    public var bank0: [RegisterValue]
+    /// Bank-2 registers.
+    public var bank2: [RegisterValue]
+
+    /// Read bank 0, select bank 2 and read it, select bank 0 again (as on the chip).
+    public var readback: [ReadbackStep] {
+        bank0.map(ReadbackStep.expect) + [.select(ICM20948Fixture.bank2)] + bank2.map(ReadbackStep.expect)
+            + [.select(RegisterValue(ICM20948Fixture.address, 0x7F, 0x00))]
+    }
 }
 
 /// AKM AK09916 at 0x0c (answers because the ICM-20948 sets BYPASS_EN; the stub answers anyway).

@@ -21,6 +21,52 @@ public struct RegisterValue: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(hex(address)) \(hex(register)) \(hex(value))" }
 }
 
+/// One line of the guest's `i2cget` read-back (`fieldloc-hil --configuration`), in order.
+public enum ReadbackStep: Sendable, Hashable, CustomStringConvertible {
+    /// Read the register and require the value: `0x68 0x06 0x01`.
+    case expect(RegisterValue)
+    /// Write the register first, to select a register bank: `select 0x68 0x7f 0x20`.
+    case select(RegisterValue)
+
+    /// The line `run.sh` reads: `ADDR REG VALUE` (i2cget and compare) or `select ADDR REG VALUE` (i2cset).
+    public var description: String {
+        switch self {
+        case .expect(let value): return value.description
+        case .select(let value): return "select \(value)"
+        }
+    }
+}
+
+/// A chip whose registers i2c-stub keeps in banks: the module parameters `bank_reg`,
+/// `bank_mask`, `bank_start` and `bank_end` (arrays in `chip_addr` order). A byte write to
+/// `register` selects bank `(value & mask) >> shift`; in banks other than 0, byte and word
+/// transfers to `start...end` reach that bank's own registers. I2C block transfers ignore the
+/// banks and always reach bank 0 (drivers/i2c/i2c-stub.c).
+public struct StubBanks: Sendable, Hashable, CustomStringConvertible {
+    /// The chip's 7-bit address.
+    public var address: UInt8
+    /// The bank-select register (`bank_reg`).
+    public var register: UInt8
+    /// The bank bits of that register (`bank_mask`, contiguous).
+    public var mask: UInt8
+    /// The first banked register (`bank_start`).
+    public var start: UInt8
+    /// The last banked register (`bank_end`).
+    public var end: UInt8
+
+    /// Creates a bank layout.
+    public init(address: UInt8, register: UInt8, mask: UInt8, start: UInt8, end: UInt8) {
+        self.address = address
+        self.register = register
+        self.mask = mask
+        self.start = start
+        self.end = end
+    }
+
+    /// `0x68:0x7f:0x30:0x00:0x7e`, the form the guest's `/init` takes (`hil_i2c_banks=`).
+    public var description: String { [address, register, mask, start, end].map(hex).joined(separator: ":") }
+}
+
 /// The LSM303AGR as the guest's i2c-stub holds it: identity and data registers preloaded by the
 /// guest's `run.sh` with `i2cset` (`fieldloc-hil --fixture` prints them), so the checks read
 /// values that an independent tool wrote.
@@ -83,8 +129,11 @@ public enum StubFixture {
 
     /// Every register the guest's `run.sh` reads back with `i2cget` after `fieldloc-hil` exits:
     /// ``configuration`` and what the other drivers' checks leave behind
-    /// (``DriverFixtures/finalState``).
-    public static var readback: [RegisterValue] { configuration + DriverFixtures.finalState }
+    /// (``DriverFixtures/finalState``), with the bank selections the ICM-20948 needs.
+    public static var readback: [ReadbackStep] { configuration.map(ReadbackStep.expect) + DriverFixtures.finalState }
+
+    /// The chips the guest's `/init` loads into i2c-stub with register banks.
+    public static var banks: [StubBanks] { [ICM20948Fixture.banks] }
 
     /// The addresses i2c-stub must hold (its limit is 10): the LSM303AGR's two dies, then
     /// ``DriverFixtures/addresses``. The guest's `/init` passes the same list as `chip_addr`.

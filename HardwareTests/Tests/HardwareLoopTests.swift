@@ -80,16 +80,15 @@ struct HILHarnessTests {
     }
 
     @Test func fixtureBytesEncodeTheDocumentedValues() {
-        let bytes = Dictionary(uniqueKeysWithValues: StubFixture.preload.map { (UInt16($0.address) << 8 | UInt16($0.register), $0.value) })
+        let stub = StubModel(preloaded: StubFixture.preload)
         func word(_ address: UInt8, _ register: UInt8) -> Int16 {
-            let low = bytes[UInt16(address) << 8 | UInt16(register)] ?? 0
-            let high = bytes[UInt16(address) << 8 | UInt16(register + 1)] ?? 0
-            return Int16(bitPattern: UInt16(low) | UInt16(high) << 8)
+            let bytes = stub.readBlock(address, register, count: 2)
+            return Int16(bitPattern: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
         }
         #expect(Double(word(0x1E, 0x68)) * 0.15 == StubFixture.magneticField.x)
         #expect(Double(word(0x1E, 0x6A)) * 0.15 == StubFixture.magneticField.y)
         #expect(word(0x19, 0xAC) >> 4 == StubFixture.accelerometerCounts.z)
-        #expect(bytes[0x190F] == 0x33 && bytes[0x1E4F] == 0x40)
+        #expect(stub.read(0x19, 0x0F) == 0x33 && stub.read(0x1E, 0x4F) == 0x40)
     }
 
     @Test func everyCheckHasAUniqueName() {

@@ -83,6 +83,10 @@ public struct ReceiverDescription: Sendable, Equatable {
     /// What the receiver is told to output (`output = nmea | binary | both`); see
     /// ``ReceiverOutputMode/default(family:model:)`` for the default.
     public var output: ReceiverOutputMode
+    /// Seconds from the start of a UTC second to the first byte of the receiver's epoch for it
+    /// (`time_offset`, gpsd's `fudge time1`, chrony's `offset`); the time service adds it to the
+    /// serial time. `fieldlocd` measures it against PPS and reports it.
+    public var timeOffset: Double = 0
 
     /// Creates a receiver description; `output` defaults to the family's and model's default.
     public init(uart: String?, baudRate: BaudRate, family: ReceiverFamily, model: String?, wake: [WakeMethod],

@@ -13,7 +13,7 @@ public enum BoardLoader {
     /// The keys allowed at the top level of a board file.
     public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim"]
     /// The keys allowed in `[receiver]`.
-    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output"]
+    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset"]
     /// The keys allowed in `[i2c]`.
     public static let i2cKeys = ["bus"]
     /// The keys allowed in each `[[sensor]]`.
@@ -183,7 +183,17 @@ public enum BoardLoader {
             }
             output = mode
         }
-        return ReceiverDescription(uart: uart?.value, baudRate: baudRate, family: family, model: model, wake: wake, output: output)
+        var timeOffset = 0.0
+        if let entry = try section.number("time_offset") {
+            guard entry.value.isFinite, abs(entry.value) < 2 else {
+                throw section.error("time_offset \(entry.value) is not a delay in seconds within ±2 (the receiver's sentences after the pulse, 0.0 to about 0.6)",
+                                    key: "time_offset", at: entry.location)
+            }
+            timeOffset = entry.value
+        }
+        var receiver = ReceiverDescription(uart: uart?.value, baudRate: baudRate, family: family, model: model, wake: wake, output: output)
+        receiver.timeOffset = timeOffset
+        return receiver
     }
 
     private static func readSensor(_ section: Section, gpio: GPIODescription?) throws(BoardError) -> (SensorDescription, SourceLocation) {

@@ -271,6 +271,7 @@ baud = 9600               # MT3339 factory default
 family = "mtk"
 model = "MT3339 (Adafruit Ultimate GPS HAT)"
 wake = ["uart-byte", "power-enable"]   # any byte ends $PMTK161 standby; EN for full off
+time_offset = 0.5         # the MT3339's sentences start about 500 ms after the pulse at 9600 baud; fieldlocd measures it against PPS
 
 [i2c]
 bus = 1

@@ -6,11 +6,13 @@ import Heading
 import NMEA
 import PowerPolicy
 import SensorDrivers
+import Synchronization
 
-/// Runs a board for a while: the receiver's NMEA through the NMEA engine into fixes, the sensors
-/// through the drivers and the heading engine into headings (true heading once a fix gives the
-/// WMM reference), each printed as one JSON line. The same code runs a simulated board on a
-/// manual clock (fast) and a real one on the system clock.
+/// Runs a board for a while and prints what its ``LocationEngine`` sees, one JSON line each: every
+/// fix the engine assembles, and the engine's headings (true heading once a fix gives the WMM
+/// reference) at ``headingRate``. The watch is an observer and a client of the engine, with no
+/// receiver loop of its own; the same code runs a simulated board on a manual clock (fast) and a
+/// real one on the system clock.
 public struct BoardWatch {
     /// The board.
     public var board: BoardDescription
@@ -21,13 +23,21 @@ public struct BoardWatch {
     /// Stored calibration to apply, if any.
     public var calibration: MagnetometerCalibration?
     /// The receiver's energy account, when the platform keeps one (a simulated receiver does);
-    /// printed at the end as a `POWER` line.
+    /// printed at the end as a `POWER` line. Without it, the engine platform's measurement is used.
     public var energy: (@Sendable () -> EnergyLedger)?
+    private var enginePlatform: (any EnginePlatform)?
 
-    /// Creates a watch.
+    /// Creates a watch on hardware (a ``SimulatedPlatform`` runs on its manual clock).
     public init(board: BoardDescription, platform: any HardwarePlatform) {
         self.board = board
         self.platform = platform
+    }
+
+    /// Creates a watch on an engine platform (see ``BoardHardware/enginePlatform(for:linux:)``).
+    public init(board: BoardDescription, platform: any EnginePlatform) {
+        self.board = board
+        self.platform = platform.hardware
+        enginePlatform = platform
     }
 
     /// What happened during a run.
@@ -42,80 +52,71 @@ public struct BoardWatch {
         public var warnings: [String] = []
     }
 
-    /// Runs for `duration` of the platform's clock, calling `emit` with each JSON line.
+    private enum Line: Sendable {
+        case fix(Fix)
+        case heading(HeadingUpdate)
+        case warning(String)
+    }
+
+    /// Runs for `duration` of the platform's clock, calling `emit` with each JSON line. A receiver
+    /// port that cannot be opened is thrown at once.
     public func run(duration: Duration, emit: (String) -> Void) throws(HardwareError) -> Summary {
-        var summary = Summary()
-        let clock = platform.clock
-        let end = clock.now().advanced(by: duration)
-        let portName = board.simulated ? BoardHardware.simulatedPortName : (board.receiver?.uart ?? "")
-        let port = try platform.openSerialPort(portName, baudRate: board.receiver?.baudRate ?? .b9600)
-        defer { port.close() }
-        var sensors: BoardSensors? = nil
-        if headingRate > 0 && board.magnetometer != nil {
-            do {
-                sensors = try BoardSensors.open(board, platform: platform)
-                if let calibration { sensors?.engine.calibration = calibration }
-            } catch {
-                summary.warnings.append("no heading: \(error)")
-                emit(#"{"class":"WARNING","message":"# + JSONText.quote("no heading: \(error)") + "}")
+        let platform = enginePlatform ?? BoardHardware.enginePlatform(self.platform)
+        let engine = LocationEngine(board: board, platform: platform)
+        let headings = headingRate > 0 && board.magnetometer != nil
+        if headings { engine.headingPeriod = .nanoseconds(Int64(1e9 / headingRate)) }
+        if let calibration { engine.calibration = calibration }
+        try engine.openReceiver()
+        defer { engine.closeReceiver() }
+        let lines = Mutex<[Line]>([])
+        let observer = engine.observe { observation in
+            switch observation {
+            case .fix(let fix, _): lines.withLock { $0.append(.fix(fix)) }
+            case .heading(let heading): lines.withLock { $0.append(.heading(heading)) }
+            case .bytes, .pps: break
             }
         }
-        let stream = NMEAStream(assemblerOptions: AssemblerOptions(provenance: board.simulated ? .simulator : .receiver))
-        var referencePosition: (Double, Double)? = nil
-        let interval = headingRate > 0 ? Duration.nanoseconds(Int64(1e9 / headingRate)) : .seconds(3600)
-        // The first heading one interval in: the sensors need that long for their first sample.
-        var nextHeading = clock.now().advanced(by: interval)
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        var lastTime: String? = nil
-        var lastMotion: (course: Double, speed: Double, at: MonotonicInstant)? = nil
-        while clock.now() < end {
-            let readDeadline = sensors == nil ? end : min(end, nextHeading)
-            let result = buffer.withUnsafeMutableBytes { raw in
-                Result { () throws(HardwareError) -> Int in try port.read(into: raw, deadline: readDeadline) }
+        defer { engine.removeObserver(observer) }
+        let client = engine.register(name: "watch") { event in
+            switch event {
+            case .error(.headingFailure(let reason)): lines.withLock { $0.append(.warning("no heading: \(reason)")) }
+            case .error(let error): lines.withLock { $0.append(.warning("\(error)")) }
+            default: break
             }
-            let count = try result.get()
-            if count > 0 {
-                var fixes: [Fix] = []
-                buffer[0..<count].withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
-                for fix in fixes {
+        }.id
+        defer { engine.unregister(client) }
+        engine.update(client) { s in
+            s.updatingLocation = true
+            s.pausesAutomatically = false
+            s.updatingHeading = headings
+            s.headingFilter = nil
+        }
+        var summary = Summary()
+        var lastTime: String? = nil
+        func flush() {
+            for line in lines.withLock({ l in defer { l.removeAll() }; return l }) {
+                switch line {
+                case .fix(let fix):
                     emit(FixJSON.line(fix))
                     summary.fixes += 1
                     lastTime = fix.time.map { $0.iso8601(fractionDigits: 3) }
-                    if let course = fix.course, let speed = fix.speed { lastMotion = (course, speed, clock.now()) }
-                    if let lat = fix.latitude, let lon = fix.longitude, var s = sensors {
-                        let moved = referencePosition.map { Geodesy.distance(latitude1: $0.0, longitude1: $0.1, latitude2: lat, longitude2: lon) } ?? .infinity
-                        if moved > 1000 {
-                            let year = fix.time.map { t in GeomagCSV.decimalYear(CalendarDate(daysSinceEpoch: Int((t.secondsSinceEpoch / 86_400).rounded(.down)))) } ?? 2026.0
-                            let e = WorldMagneticModel.wmm2025.evaluate(latitude: lat, longitude: lon,
-                                                                        heightKm: (fix.altitudeHAE ?? fix.altitudeMSL ?? 0) / 1000, decimalYear: year)
-                            s.engine.reference = ReferenceField(e)
-                            sensors = s
-                            referencePosition = (lat, lon)
-                        }
-                    }
-                }
-            }
-            if var s = sensors, clock.now() >= nextHeading {
-                nextHeading = nextHeading.advanced(by: interval)
-                do {
-                    var reading = try s.heading()
-                    // While moving, the GNSS course cross-checks the heading (x axis along the track).
-                    if let motion = lastMotion, clock.now() - motion.at < .seconds(2) {
-                        HeadingEngine.crossCheck(&reading, course: motion.course, speed: motion.speed)
-                    }
-                    emit(HeadingJSON.line(reading, time: lastTime))
+                case .heading(let heading):
+                    emit(HeadingJSON.line(heading, time: lastTime))
                     summary.headings += 1
-                    if reading.quality == .unavailable { summary.headingFailures += 1 }
-                } catch {
-                    summary.headingFailures += 1
-                    if summary.warnings.count < 20 { summary.warnings.append("\(error)") }
-                    emit(#"{"class":"WARNING","message":"# + JSONText.quote("\(error)") + "}")
+                case .warning(let message):
+                    if summary.warnings.count < 20 { summary.warnings.append(message) }
+                    emit(#"{"class":"WARNING","message":"# + JSONText.quote(message) + "}")
                 }
-                sensors = s
             }
         }
-        if let energy {
-            let ledger = energy()
+        // In short steps, so a real board's lines appear as they come.
+        let end = engine.clock.now().advanced(by: duration)
+        while engine.clock.now() < end {
+            engine.advance(until: min(end, engine.clock.now().advanced(by: .milliseconds(200))))
+            flush()
+        }
+        summary.headingFailures = engine.statistics.headingFailures
+        if let ledger = energy?() ?? platform.measuredReceiverEnergy() {
             let states = (ledger.entries[.receiver] ?? [:]).keys.sorted().map { state -> String in
                 let e = ledger.entries[.receiver]?[state] ?? EnergyLedger.Entry()
                 return "\"\(state)\":{\"mAh\":\(FixText.fixed(e.charge, 4)),\"s\":\(FixText.fixed(e.seconds, 1))}"
@@ -130,22 +131,34 @@ public struct BoardWatch {
 /// Headings as JSON lines: `{"class":"HEADING","magnetic":…,"true":…,"accuracy":…,"pitch":…,"roll":…,
 /// "dip":…,"field_uT":…,"quality":"good","flags":[…]}`; missing values are omitted.
 public enum HeadingJSON {
-    /// One line.
+    /// One line for a reading of the heading engine.
     public static func line(_ r: HeadingReading, time: String? = nil) -> String {
+        line(time: time, magnetic: r.magneticHeading, true: r.trueHeading, accuracy: r.accuracy, pitch: r.pitch, roll: r.roll,
+             dip: r.inclination, field: r.field.length, quality: r.quality, flags: r.flags.names)
+    }
+
+    /// One line for an engine's heading (the same keys; an invalid, negative accuracy is omitted).
+    public static func line(_ h: HeadingUpdate, time: String? = nil) -> String {
+        line(time: time, magnetic: h.magneticHeading, true: h.trueHeading, accuracy: h.headingAccuracy >= 0 ? h.headingAccuracy : nil,
+             pitch: h.pitch, roll: h.roll, dip: h.inclination, field: Vector3(h.x, h.y, h.z).length, quality: h.quality, flags: h.flags)
+    }
+
+    private static func line(time: String?, magnetic: Double?, true trueHeading: Double?, accuracy: Double?, pitch: Double?,
+                             roll: Double?, dip: Double?, field: Double, quality: HeadingQuality, flags: [String]) -> String {
         var out = #"{"class":"HEADING""#
         if let time { out += ",\"time\":\"\(time)\"" }
         func add(_ key: String, _ value: Double?, _ digits: Int) {
             guard let value, value.isFinite else { return }
             out += ",\"\(key)\":\(FixText.fixed(value, digits))"
         }
-        add("magnetic", r.magneticHeading, 2)
-        add("true", r.trueHeading, 2)
-        add("accuracy", r.accuracy, 2)
-        add("pitch", r.pitch, 2)
-        add("roll", r.roll, 2)
-        add("dip", r.inclination, 2)
-        add("field_uT", r.field.length, 2)
-        out += ",\"quality\":\"\(r.quality.rawValue)\",\"flags\":[" + r.flags.names.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+        add("magnetic", magnetic, 2)
+        add("true", trueHeading, 2)
+        add("accuracy", accuracy, 2)
+        add("pitch", pitch, 2)
+        add("roll", roll, 2)
+        add("dip", dip, 2)
+        add("field_uT", field, 2)
+        out += ",\"quality\":\"\(quality.rawValue)\",\"flags\":[" + flags.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
         return out
     }
 }

@@ -34,6 +34,7 @@ public enum SampleFileError: Error, Sendable, CustomStringConvertible, Equatable
 /// Reads numeric CSV with a header, by column name. Blank lines and lines starting with `#` are skipped.
 struct NumericCSV {
     let file: String
+    let header: String
     let columns: [String]
     /// (line number, values in header order)
     let rows: [(Int, [Double])]
@@ -45,6 +46,7 @@ struct NumericCSV {
             .filter { !$0.1.isEmpty && !$0.1.hasPrefix("#") }
         guard !lines.isEmpty else { throw .empty(file: file) }
         let (_, header) = lines.removeFirst()
+        self.header = header
         let names = header.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters() }
         for (i, name) in names.enumerated() {
             if !(required + optional).contains(name) || names[..<i].contains(name) {
@@ -83,11 +85,28 @@ public enum HeadingCSV {
     /// The output header.
     public static let outputHeader = "magnetic_heading_deg,true_heading_deg"
 
+    /// The optional columns that switch to the attitude filter: time and body rates.
+    public static let motionColumns = ["t_s", "gyro_x_dps", "gyro_y_dps", "gyro_z_dps"]
+
     /// Computes one output row per input row. Rows with no heading (near vertical, no gravity)
     /// have empty cells and a warning naming the line and the reason; `true_heading_deg` is empty
     /// where the row has no `declination_deg`.
-    public static func process(_ text: String, file: String) throws(SampleFileError) -> (csv: String, warnings: [String]) {
-        let table = try NumericCSV(text, file: file, required: inputColumns, optional: ["declination_deg"])
+    ///
+    /// With `t_s` and `gyro_x_dps,gyro_y_dps,gyro_z_dps` the rows go through an
+    /// ``AttitudeFilter`` in time order (see ``processWithGyroscope(_:reference:gains:)``);
+    /// `reference` (the WMM field where the samples were taken) then enables its magnitude and
+    /// dip checks, and gives true heading to rows without `declination_deg`.
+    public static func process(_ text: String, file: String, reference: ReferenceField? = nil,
+                               gains: AttitudeFilterGains = AttitudeFilterGains()) throws(SampleFileError)
+        -> (csv: String, warnings: [String])
+    {
+        let table = try NumericCSV(text, file: file, required: inputColumns, optional: ["declination_deg"] + motionColumns)
+        if motionColumns.contains(where: { table.index($0) != nil }) {
+            for name in motionColumns where table.index(name) == nil {
+                throw .missingColumn(file: file, column: name, header: table.header)
+            }
+            return processWithGyroscope(table, reference: reference, gains: gains)
+        }
         let idx = inputColumns.map { table.index($0) ?? 0 }
         let declinationIndex = table.index("declination_deg")
         var out = outputHeader + "\n"

@@ -94,10 +94,10 @@ extension LocationEngine: LocationProvider {
     /// The board's name.
     public var boardName: String { board.name }
 
-    /// In process, access to the board's device nodes decides (the `sim` board is always
+    /// In process, access to the board's device nodes decides (a simulated platform is always
     /// accessible), then `policy`'s default status and accuracy.
     public func authorization(policy: AccessPolicy) -> ProviderAuthorization {
-        if let problem = DeviceAccess.problem(for: board) {
+        if let problem = platform.accessProblem(for: board) {
             return ProviderAuthorization(status: .denied, reason: problem, accuracy: policy.accuracy)
         }
         let status = policy.defaultStatus

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxHardware
 import LocationServices
 import NMEA
 
@@ -65,9 +63,9 @@ public struct LogReplay {
     @discardableResult
     public func run(sleep: (Double) -> Void = { _ in }, onFix: (Fix) -> Void) throws(ReplayError) -> NMEAStream {
         let stream = makeStream()
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
+        let file: SystemFile
+        do { file = try SystemFile.open(path) } catch { throw .cannotOpen(path: path, reason: error.errno.description) }
+        defer { try? file.close() }
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var offset: Int64 = 0
         var cookie: UInt8?
@@ -83,11 +81,11 @@ public struct LogReplay {
             onFix(fix)
         }
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .readFailed(path: path, offset: offset, reason: String(cString: strerror(errno)))
+            var failure: FileError?
+            let count = buffer.withUnsafeMutableBytes { raw -> Int in
+                do throws(FileError) { return try file.read(into: raw) } catch { failure = error; return 0 }
             }
+            if let failure { throw .readFailed(path: path, offset: offset, reason: failure.errno.description) }
             if count == 0 { break }
             offset += Int64(count)
             var usable = count

@@ -1,4 +1,5 @@
 import FieldLocation
+import FieldLocationWire
 import GPSDProtocol
 import Logging
 import LocationServices
@@ -6,7 +7,7 @@ import NIOCore
 
 /// One gpsd client: request framing, the commands, and its share of the published reports.
 ///
-/// Framing: a request ends at LF (CR LF works, CR is whitespace to the parser); bytes without a
+/// Framing (``LineDecoder``): a request ends at LF (CR LF works, CR is whitespace to the parser); bytes without a
 /// terminator are handled as a request once the client pauses for
 /// ``GPSDServerConfiguration/unterminatedRequestDelay`` (gpsd handles whatever one read delivered,
 /// and the PyPI `gps3` library never sends a terminator), so a request split across two writes still
@@ -16,17 +17,17 @@ import NIOCore
 ///
 /// Output: every report line ends in CR LF. The channel's high write-buffer water mark is the output
 /// limit: a client whose unread output exceeds it is closed (a slow reader is never buffered without bound).
-final class GPSDConnectionHandler: ChannelInboundHandler {
+final class GPSDConnectionHandler: ServerConnection {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let hub: GPSDHub
     private let configuration: GPSDServerConfiguration
     private let logger: Logger
-    private let gate: ConnectionGate
+    let gate: ConnectionGate
     private var id: Int?
-    private var input: [UInt8] = []
-    private var discarding = false
+    /// The line decoder, driven by hand so that a pause can hand over an unterminated request.
+    private let lines: NIOSingleStepByteToMessageProcessor<LineDecoder>
     private var unterminatedTimer: Scheduled<Void>?
     private var policy = GPSDWatchPolicy()
     private var peer: (resolved: Bool, identity: PeerIdentity?) = (false, nil)
@@ -38,7 +39,9 @@ final class GPSDConnectionHandler: ChannelInboundHandler {
         gate = ConnectionGate(name: "client", outputLimit: configuration.outputLimit, logger: logger) { [hub] in
             hub.count { $0.droppedSlowReaders += 1 }
         }
-        input.reserveCapacity(256)
+        // gpsd counts the CR: a line is too long when it has more than the limit + 1 bytes before its LF.
+        lines = NIOSingleStepByteToMessageProcessor(LineDecoder(maximumLength: configuration.maxLineLength + 1, stripsCarriageReturn: false,
+                                                                skipsEmptyLines: false, deliversUnterminatedLine: true))
     }
 
     // MARK: lifecycle
@@ -77,16 +80,6 @@ final class GPSDConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { gate.caught(error) }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        gate.dropIfSlowReader()
-        context.fireChannelWritabilityChanged()
-    }
-
-    /// Closes the connection (idempotent).
-    func close(reason: String) { gate.close(reason: reason) }
-
     // MARK: output
 
     /// Published reports for this client (on its event loop).
@@ -109,23 +102,19 @@ final class GPSDConnectionHandler: ChannelInboundHandler {
         guard !gate.closing else { return }
         unterminatedTimer?.cancel()
         unterminatedTimer = nil
-        buffer.withUnsafeReadableBytes { bytes in
-            for byte in bytes {
-                if gate.closing { return }
-                if discarding {
-                    if byte == 0x0A { discarding = false }
-                    continue
-                }
-                input.append(byte)
-                if byte == 0x0A {
-                    handleLine()
-                } else if input.count > configuration.maxLineLength + 1 {
-                    overlong()
+        do {
+            try lines.process(buffer: buffer) { item in
+                guard !gate.closing else { return }
+                switch item {
+                case .line(let line): handleLine(line, terminated: true)
+                case .tooLong(let head): overlong(head)
                 }
             }
+        } catch {
+            return close(reason: "cannot frame its input: \(error)")
         }
         flush()
-        if !input.isEmpty && !gate.closing {
+        if lines.unprocessedBytes > 0 && !gate.closing {
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             unterminatedTimer = context.eventLoop.scheduleTask(in: configuration.unterminatedRequestDelay) {
                 loopBound.value.handleUnterminated()
@@ -135,28 +124,34 @@ final class GPSDConnectionHandler: ChannelInboundHandler {
 
     private func handleUnterminated() {
         unterminatedTimer = nil
-        guard !input.isEmpty, !gate.closing else { return }
-        handleLine()
+        guard lines.unprocessedBytes > 0, !gate.closing else { return }
+        do {
+            try lines.finishProcessing(seenEOF: false) { item in
+                guard !gate.closing, case .line(let line) = item else { return }
+                handleLine(line, terminated: false)
+            }
+        } catch {
+            return close(reason: "cannot frame its input: \(error)")
+        }
         flush()
     }
 
     /// A line too long to keep: an ERROR when it is a request, silence for junk; the rest of it is
     /// dropped up to its LF and the connection stays open.
-    private func overlong() {
-        let isRequest = input.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } == UInt8(ascii: "?")
+    private func overlong(_ head: ByteBuffer) {
+        let isRequest = head.readableBytesView.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } == UInt8(ascii: "?")
         if isRequest {
             hub.count { $0.linesTooLong += 1 }
-            let error = GPSDRequestError.lineTooLong(length: input.count, limit: configuration.maxLineLength)
+            let error = GPSDRequestError.lineTooLong(length: head.readableBytes, limit: configuration.maxLineLength)
             send(GPSDReport.error(error))
         }
-        input.removeAll(keepingCapacity: true)
-        discarding = true
     }
 
-    private func handleLine() {
-        let line = input
-        input.removeAll(keepingCapacity: true)
-        switch GPSDCommand.parse(line) {
+    /// One request line; a terminated one is handed to the parser with its LF, as gpsd reads it.
+    private func handleLine(_ line: ByteBuffer, terminated: Bool) {
+        var bytes = Array(line.readableBytesView)
+        if terminated { bytes.append(0x0A) }
+        switch GPSDCommand.parse(bytes) {
         case .ignored:
             return
         case .requests(let results):

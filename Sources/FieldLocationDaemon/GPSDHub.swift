@@ -35,22 +35,23 @@ public struct GPSDServerStatistics: Sendable, Equatable {
 /// for POLL, and the demand put on the feed. Reports are formatted once per observation and the same
 /// bytes are handed to every client that wants them, on that client's event loop.
 final class GPSDHub: Sendable {
-    struct Client: Sendable {
-        let loop: any EventLoop
-        let handler: NIOLoopBound<GPSDConnectionHandler>
+    /// What the hub keeps about a client: its watch, and whether its positions are coarsened.
+    struct Watch: Sendable {
         var policy = GPSDWatchPolicy()
         var reduced = false
     }
+    typealias Client = ConnectionTable<GPSDConnectionHandler, Watch>.Entry
 
     struct State {
-        var clients: [Int: Client] = [:]
-        var nextID = 1
+        var clients = ConnectionTable<GPSDConnectionHandler, Watch>()
         var lastFix: Fix?
         var lastFixTime: (utc: UTCTime, at: MonotonicInstant)?
         var activated: UTCTime?
         var lastAttitudeAt: MonotonicInstant?
         var sawData = false
-        var accepting = true
+        /// The driver learned from the fixes: gpsd switches a device to its binary driver (`u-blox`,
+        /// `CASIC`) on the first binary packet it decodes, whatever the device was opened as.
+        var learnedDriver: String?
         var statistics = GPSDServerStatistics()
     }
 
@@ -76,7 +77,7 @@ final class GPSDHub: Sendable {
         state.withLock { s in
             var out = s.statistics
             out.connected = s.clients.count
-            out.watching = s.clients.values.filter(\.policy.enable).count
+            out.watching = s.clients.entries.values.filter(\.policy.enable).count
             return out
         }
     }
@@ -88,13 +89,10 @@ final class GPSDHub: Sendable {
     /// Registers a connection; `nil` when the server is full or stopping.
     func admit(loop: any EventLoop, handler: NIOLoopBound<GPSDConnectionHandler>) -> Int? {
         state.withLock { s in
-            guard s.accepting, s.clients.count < configuration.maxClients else {
+            guard let id = s.clients.admit(limit: configuration.maxClients, loop: loop, handler: handler, member: Watch()) else {
                 s.statistics.refusedFull += 1
                 return nil
             }
-            let id = s.nextID
-            s.nextID += 1
-            s.clients[id] = Client(loop: loop, handler: handler)
             s.statistics.accepted += 1
             return id
         }
@@ -111,20 +109,13 @@ final class GPSDHub: Sendable {
 
     /// A connection went away.
     func remove(_ id: Int) {
-        _ = state.withLock { $0.clients.removeValue(forKey: id) }
+        state.withLock { $0.clients.remove(id) }
         reconcileDemand()
     }
 
     /// Stops admitting and closes every connection.
     func closeAll() {
-        let clients = state.withLock { s -> [Client] in
-            s.accepting = false
-            return Array(s.clients.values)
-        }
-        for client in clients {
-            let handler = client.handler
-            client.loop.execute { handler.value.close(reason: "server stopping") }
-        }
+        ConnectionTable.close(state.withLock { $0.clients.closeAll() }, reason: "server stopping")
     }
 
     var clientCount: Int { state.withLock { $0.clients.count } }
@@ -133,8 +124,8 @@ final class GPSDHub: Sendable {
     func reconcileDemand() {
         demand.withLock { applied in
             let wanted = state.withLock { s -> GPSDDemand in
-                let watchers = s.clients.values.filter { $0.policy.watches(device: device.path) }
-                return GPSDDemand(active: !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json })
+                let watchers = s.clients.entries.values.filter { $0.policy.watches(device: device.path) }
+                return GPSDDemand(active: configuration.holdsReceiver || !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json })
             }
             guard wanted != applied else { return }
             feed.demandChanged(wanted)
@@ -154,10 +145,10 @@ final class GPSDHub: Sendable {
     /// The device as DEVICE reports show it: only its path while nobody watches (as gpsd before it
     /// opens a device), with driver, activation time and serial settings while active.
     func deviceReport() -> GPSDDevice {
-        let (activated, sawData) = state.withLock { ($0.activated, $0.sawData) }
+        let (activated, sawData, learned) = state.withLock { ($0.activated, $0.sawData, $0.learnedDriver) }
         guard let activated else { return GPSDDevice(path: device.path) }
         let serial = device.bps != nil
-        return GPSDDevice(path: device.path, driver: device.driver, subtype: device.subtype, activated: activated,
+        return GPSDDevice(path: device.path, driver: learned ?? device.driver, subtype: device.subtype, activated: activated,
                           flags: sawData ? 1 : nil, native: 0, bps: device.bps, parity: serial ? GPSDParity.none : nil,
                           stopbits: serial ? 1 : nil, cycle: 1)
     }
@@ -190,7 +181,7 @@ final class GPSDHub: Sendable {
     private func watchers(_ update: (inout State) -> Void = { _ in }) -> [Client] {
         state.withLock { s in
             update(&s)
-            return s.clients.values.filter { $0.policy.watches(device: device.path) }
+            return s.clients.entries.values.filter { $0.policy.watches(device: device.path) }
         }
     }
 
@@ -234,11 +225,24 @@ final class GPSDHub: Sendable {
     }
 
     private func publishFix(_ fix: Fix, at: MonotonicInstant) {
+        var switched = false
         let watching = watchers { s in
             s.lastFix = fix
             if let time = fix.time { s.lastFixTime = (time, at) }
+            if let binary = fix.binaryProtocol {
+                let name = GPSDDevice.driverName(for: binary)
+                if name != (s.learnedDriver ?? device.driver) {
+                    s.learnedDriver = name
+                    switched = true
+                }
+            }
         }
         guard !watching.isEmpty else { return }
+        if switched {
+            // As gpsd announces a driver switch: a DEVICE report to every JSON watcher.
+            let report = allocator.buffer(string: GPSDReport.device(deviceReport()) + GPSDReport.lineTerminator)
+            for client in watching where client.policy.json { deliver(report, to: client) }
+        }
         var full: ByteBuffer?
         var coarse: ByteBuffer?
         var toff: ByteBuffer?
@@ -309,8 +313,7 @@ final class GPSDHub: Sendable {
     }
 
     private func deliver(_ buffer: ByteBuffer, to client: Client) {
-        let handler = client.handler
-        client.loop.execute { handler.value.deliver(buffer) }
+        client.execute { $0.deliver(buffer) }
     }
 
     // MARK: conversions

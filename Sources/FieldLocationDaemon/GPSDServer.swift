@@ -32,6 +32,7 @@ public final class GPSDServer: Service, Sendable {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let hub: GPSDHub
+    private let observers: [@Sendable (EngineObservation) -> Void]
     private struct State {
         var channel: (any Channel)?
         var started = false
@@ -39,10 +40,13 @@ public final class GPSDServer: Service, Sendable {
     }
     private let state = Mutex(State())
 
-    /// A server for `feed`; `group` runs the sockets (NIO's shared group by default).
+    /// A server for `feed`; `group` runs the sockets (NIO's shared group by default). `observers` see
+    /// every observation of the feed too, in order, before the watchers (the time service).
     public init(configuration: GPSDServerConfiguration, feed: any GPSDFeed,
                 group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-                logger: Logger = Logger(label: "fieldlocd.gpsd")) {
+                logger: Logger = Logger(label: "fieldlocd.gpsd"),
+                observers: [@Sendable (EngineObservation) -> Void] = []) {
+        self.observers = observers
         self.configuration = configuration
         self.feed = feed
         self.group = group
@@ -99,7 +103,12 @@ public final class GPSDServer: Service, Sendable {
                         GPSDConnectionHandler(hub: hub, configuration: configuration, logger: logger))
                 }
             }
-        feed.start(publishing: { [hub] observation in hub.publish(observation) })
+        let observers = self.observers
+        feed.start(publishing: { [hub] observation in
+            for observe in observers { observe(observation) }
+            hub.publish(observation)
+        })
+        if configuration.holdsReceiver { hub.reconcileDemand() }
         let channel: any Channel
         do {
             channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()

@@ -33,6 +33,8 @@ public struct GPSDServerConfiguration: Sendable {
     public var attitudeInterval: Duration = .seconds(1)
     /// Who may watch (the status of the peer's user) and who may send control commands (`?DEVICE=`).
     public var policy = AccessPolicy()
+    /// Keep the receiver running with no watcher (the time service needs its epochs and pulses).
+    public var holdsReceiver = false
     /// The `release` of the VERSION report.
     public var release = "fieldlocd \(FieldLocationDaemonVersion.string)"
 

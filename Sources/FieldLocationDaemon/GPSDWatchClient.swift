@@ -1,3 +1,4 @@
+import FieldLocationWire
 import GPSDProtocol
 import NIOCore
 import NIOPosix
@@ -54,17 +55,17 @@ public enum GPSDWatchClient {
         }
         try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(string: "?WATCH={\"enable\":true,\"json\":true};\n"))
-            var pending: [UInt8] = []
-            for try await var buffer in inbound {
-                pending += buffer.readBytes(length: buffer.readableBytes) ?? []
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    var line = Array(pending[..<newline])
-                    pending.removeSubrange(...newline)
-                    if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                    if !onLine(line) { return }
+            let lines = NIOSingleStepByteToMessageProcessor(LineDecoder(maximumLength: maxLine))
+            for try await buffer in inbound {
+                var stop = false
+                try lines.process(buffer: buffer) { item in
+                    guard !stop else { return }
+                    switch item {
+                    case .line(let line): stop = !onLine(Array(line.readableBytesView))
+                    case .tooLong: throw WatchError.lineTooLong(maxLine)
+                    }
                 }
-                if pending.count > maxLine { throw WatchError.lineTooLong(maxLine) }
-                if Task.isCancelled { return }
+                if stop || Task.isCancelled { return }
             }
         }
     }

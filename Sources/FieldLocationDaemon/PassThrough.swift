@@ -39,43 +39,23 @@ final class PassThrough {
 
         mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {
             guard collect else { return }
-            var frame: [UInt8] = [0xB5, 0x62, ubxClass, id, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8 & 0xFF)]
-            for index in payload.indices { frame.append(payload[index]) }
-            var a: UInt8 = 0
-            var b: UInt8 = 0
-            for byte in frame[2...] {
-                a &+= byte
-                b &+= a
-            }
-            frame.append(a)
-            frame.append(b)
-            items.append(.binary(frame))
+            var body = [UInt8]()
+            body.reserveCapacity(payload.count)
+            for index in payload.indices { body.append(payload[index]) }
+            items.append(.binary(UBXFraming.encode(class: ubxClass, id: id, payload: body)))
         }
 
         mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>) {
             guard collect else { return }
             var frame: [UInt8] = [0xD3, UInt8(payload.count >> 8 & 0x03), UInt8(payload.count & 0xFF)]
             for index in payload.indices { frame.append(payload[index]) }
-            let crc = PassThrough.crc24q(frame)
-            frame.append(UInt8(crc >> 16 & 0xFF))
-            frame.append(UInt8(crc >> 8 & 0xFF))
-            frame.append(UInt8(crc & 0xFF))
+            frame += CRC24Q.bytes(CRC24Q.compute(frame))
             items.append(.binary(frame))
         }
     }
 
-    /// RTCM3's CRC-24Q over `bytes`.
-    static func crc24q(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0
-        for byte in bytes {
-            crc ^= UInt32(byte) << 16
-            for _ in 0..<8 {
-                crc <<= 1
-                if crc & 0x100_0000 != 0 { crc ^= 0x186_4CFB }
-            }
-        }
-        return crc & 0xFF_FFFF
-    }
+    /// RTCM3's CRC-24Q over `bytes` (``CRC24Q``).
+    static func crc24q(_ bytes: [UInt8]) -> UInt32 { CRC24Q.compute(bytes) }
 
     /// gpsd's hex dump of a binary packet for `raw:1` watchers: lowercase hex digits, then CR LF.
     static func hexLine(_ bytes: [UInt8]) -> [UInt8] {

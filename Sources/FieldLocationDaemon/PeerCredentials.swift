@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+import LinuxHardware
 import NIOCore
 
 /// Who is at the other end of a local TCP connection.
@@ -50,21 +48,8 @@ public struct PeerIdentity: Sendable, Equatable {
 
     /// A /proc file read to its end (their reported size is 0, so size-based readers stop early).
     static func readProcFile(_ path: String, limit: Int = 64 << 20) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while data.count < limit {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if count == 0 { break }
-            data += chunk[0..<count]
-        }
-        return String(decoding: data, as: UTF8.self)
+        guard let bytes = try? SystemFile.contents(of: path, limit: limit) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The uid in a `/proc/net/tcp`-format table of the established socket whose local port is
@@ -88,30 +73,8 @@ public struct PeerIdentity: Sendable, Equatable {
 
     /// The user name and group names of `uid` from the system's user database.
     public static func identity(uid: UInt32) -> PeerIdentity {
-        var record = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16_384)
-        let status = getpwuid_r(uid_t(uid), &record, &buffer, buffer.count, &result)
-        guard status == 0, result != nil, let namePointer = record.pw_name else {
-            return PeerIdentity(uid: uid, user: nil, groups: [])
-        }
-        let name = String(cString: namePointer)
-        let primary = record.pw_gid
-        var count: Int32 = 64
-        var gids = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(namePointer, primary, &gids, &count) < 0, count > 0, count < 65_536 {
-            gids = [gid_t](repeating: 0, count: Int(count))
-            _ = getgrouplist(namePointer, primary, &gids, &count)
-        }
-        let groupNames = gids.prefix(max(0, Int(count))).compactMap(groupName)
-        return PeerIdentity(uid: uid, user: name, groups: groupNames)
-    }
-
-    static func groupName(_ gid: gid_t) -> String? {
-        var record = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16_384)
-        guard getgrgid_r(gid, &record, &buffer, buffer.count, &result) == 0, result != nil, let name = record.gr_name else { return nil }
-        return String(cString: name)
+        guard let user = UserDatabase.user(uid: uid) else { return PeerIdentity(uid: uid, user: nil, groups: []) }
+        let groupNames = UserDatabase.groups(ofUser: user.name, primaryGroup: user.primaryGroup).compactMap(UserDatabase.groupName)
+        return PeerIdentity(uid: uid, user: user.name, groups: groupNames)
     }
 }

@@ -1,9 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FieldLocation
 import Foundation
 import HardwareInterfaces
+import LinuxHardware
 import Logging
 import NMEA
 import ServiceLifecycle
@@ -68,17 +66,17 @@ public final class ReplayFeed: GPSDFeed, Service {
 
     /// The log's lines (each with its terminator), comment lines and the delay cookie removed.
     public static func lines(of path: String) throws(ReplayError) -> [[UInt8]] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
+        let file: SystemFile
+        do { file = try SystemFile.open(path) } catch { throw .cannotOpen(path: path, reason: error.errno.description) }
+        defer { try? file.close() }
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .readFailed(path: path, offset: Int64(data.count), reason: String(cString: strerror(errno)))
+            var failure: FileError?
+            let count = chunk.withUnsafeMutableBytes { raw -> Int in
+                do throws(FileError) { return try file.read(into: raw) } catch { failure = error; return 0 }
             }
+            if let failure { throw .readFailed(path: path, offset: Int64(data.count), reason: failure.errno.description) }
             if count == 0 { break }
             data += chunk[0..<count]
             guard data.count <= maximumLogSize else {
@@ -158,11 +156,7 @@ public final class ReplayFeed: GPSDFeed, Service {
         }
     }
 
-    static func monotonicNow() -> MonotonicInstant {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return MonotonicInstant(nanoseconds: UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec))
-    }
+    static func monotonicNow() -> MonotonicInstant { SystemMonotonicClock().now() }
 }
 
 /// Runs a board's engine on its own thread as a service: a simulated board paced to the wall clock
@@ -196,7 +190,9 @@ public struct EngineRunner: Service {
         }
         thread.name = "fieldlocd-engine"
         thread.start()
-        logger.info("engine running on board \(engine.board.name)\(engine.board.simulated ? " (simulated, speed \(speed))" : "")")
+        let paced: String
+        if case .manual = engine.platform.pacing { paced = " (simulated, speed \(speed))" } else { paced = "" }
+        logger.info("engine running on board \(engine.board.name)\(paced)")
         try? await gracefulShutdown()
         engine.stop()
         let deadline = ContinuousClock.now.advanced(by: .seconds(5))

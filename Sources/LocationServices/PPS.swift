@@ -9,6 +9,13 @@ public struct PPSSample: Sendable, Hashable {
     /// When the NMEA of that second arrived (its delay after the pulse is the serial latency
     /// that PPS removes).
     public var nmeaArrival: MonotonicInstant
+
+    /// A pulse paired with its second.
+    public init(utcSecond: Int64, edge: MonotonicInstant, nmeaArrival: MonotonicInstant) {
+        self.utcSecond = utcSecond
+        self.edge = edge
+        self.nmeaArrival = nmeaArrival
+    }
 }
 
 /// What the PPS line says about time quality.

@@ -256,6 +256,9 @@ public struct Fix: Sendable {
     public var timeValidity: TimeValidity?
     /// GPS − UTC leap seconds, when the receiver stated them (UBX NAV-TIMEGPS / NAV-TIMELS).
     public var leapSeconds: Int?
+    /// A leap second the receiver announces for an upcoming UTC day end: +1 inserted, -1 removed
+    /// (UBX NAV-TIMELS with a valid event); `nil` when none is announced or the receiver does not say.
+    public var leapSecondChange: Int?
     /// Velocity north, east and down, m/s (binary solutions only).
     public var velocityNorth: Double?
     public var velocityEast: Double?

@@ -1,3 +1,5 @@
+import NMEA
+
 /// A proprietary NMEA-style command (`$PMTK…`, `$PCAS…`, `$PAIR…`, `$PGKC…`, `$PUBX…`), with
 /// its checksum computed, never copied: public sources carry wrong ones.
 public struct NMEACommand: Hashable, Sendable, CustomStringConvertible {
@@ -13,13 +15,10 @@ public struct NMEACommand: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The XOR of every byte of the body.
-    public var checksum: UInt8 { body.utf8.reduce(0, ^) }
+    public var checksum: UInt8 { NMEAChecksum.compute(body.utf8) }
 
     /// `$PMTK220,1000*1F` without the line terminator.
-    public var sentence: String {
-        let digits = Array("0123456789ABCDEF")
-        return "$" + body + "*" + String(digits[Int(checksum >> 4)]) + String(digits[Int(checksum & 0x0F)])
-    }
+    public var sentence: String { String(decoding: NMEAChecksum.sentence(body: body.utf8), as: UTF8.self) }
 
     /// The bytes to send: the sentence and CR LF.
     public var bytes: [UInt8] { Array((sentence + "\r\n").utf8) }
@@ -44,25 +43,11 @@ public struct UBXMessage: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The 8-bit Fletcher checksum over class, id, length and payload (`CK_A += b; CK_B += CK_A`).
-    public static func checksum(_ bytes: some Sequence<UInt8>) -> (a: UInt8, b: UInt8) {
-        var a: UInt8 = 0, b: UInt8 = 0
-        for byte in bytes {
-            a &+= byte
-            b &+= a
-        }
-        return (a, b)
-    }
+    public static func checksum(_ bytes: some Sequence<UInt8>) -> (a: UInt8, b: UInt8) { UBXFraming.checksum(bytes) }
 
     /// `B5 62 class id len-lo len-hi payload CK_A CK_B`. Payloads longer than 65535 bytes are cut
     /// to that length (no UBX message is that long).
-    public var bytes: [UInt8] {
-        let body = Array(payload.prefix(Int(UInt16.max)))
-        var frame: [UInt8] = [messageClass, id, UInt8(body.count & 0xFF), UInt8(body.count >> 8)] + body
-        let (a, b) = Self.checksum(frame)
-        frame.append(a)
-        frame.append(b)
-        return [0xB5, 0x62] + frame
-    }
+    public var bytes: [UInt8] { UBXFraming.encode(class: messageClass, id: id, payload: payload) }
 
     /// `UBX 0a 04 (0 bytes)`.
     public var description: String {

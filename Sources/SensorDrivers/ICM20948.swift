@@ -1,12 +1,13 @@
 import HardwareInterfaces
 
-/// The accelerometer of the TDK InvenSense ICM-20948 (DS-000189), at 0x68 (AD0 low) or 0x69.
+/// The accelerometer and gyroscope of the TDK InvenSense ICM-20948 (DS-000189), at 0x68 (AD0
+/// low) or 0x69.
 ///
 /// Registers are in four banks chosen by REG_BANK_SEL (0x7F, bank in bits 5:4). Output
-/// registers are big-endian. ``configure(_:)`` wakes the chip, turns the gyroscope off and
-/// sets BYPASS_EN, so the AK09916 magnetometer answers at 0x0C on the same bus
-/// (drive it with ``AK09916``).
-public struct ICM20948: Accelerometer {
+/// registers are big-endian. ``configure(_:)`` wakes the chip, turns the gyroscope off (unless
+/// ``Configuration/gyroscope`` is given) and sets BYPASS_EN, so the AK09916 magnetometer answers
+/// at 0x0C on the same bus (drive it with ``AK09916``).
+public struct ICM20948: Gyroscope {
     /// Register addresses and values from the datasheet.
     public enum Register {
         /// WHO_AM_I (bank 0).
@@ -25,6 +26,16 @@ public struct ICM20948: Accelerometer {
         public static let intStatus1: UInt8 = 0x1A
         /// ACCEL_XOUT_H (bank 0): accelerometer, gyroscope and temperature follow, big-endian.
         public static let accelXOutH: UInt8 = 0x2D
+        /// GYRO_XOUT_H (bank 0): gyroscope X, Y, Z big-endian.
+        public static let gyroXOutH: UInt8 = 0x33
+        /// GYRO_SMPLRT_DIV (bank 2): the gyroscope rate is 1125 Hz / (1 + divider).
+        public static let gyroSampleRateDiv: UInt8 = 0x00
+        /// GYRO_CONFIG_1 (bank 2): GYRO_DLPFCFG bits 5:3, GYRO_FS_SEL bits 2:1, GYRO_FCHOICE bit 0.
+        public static let gyroConfig1: UInt8 = 0x01
+        /// GYRO_CONFIG_2 (bank 2): XGYRO_CTEN bit 5, Y bit 4, Z bit 3 (self-test), GYRO_AVGCFG bits 2:0.
+        public static let gyroConfig2: UInt8 = 0x02
+        /// SELF_TEST_X_GYRO (bank 1): the factory self-test code of X; Y and Z follow.
+        public static let selfTestXGyro: UInt8 = 0x02
         /// ACCEL_SMPLRT_DIV_1 (bank 2): divider bits 11:8; ACCEL_SMPLRT_DIV_2 follows.
         public static let accelSampleRateDiv1: UInt8 = 0x10
         /// ACCEL_CONFIG (bank 2): DLPFCFG bits 5:3, FS bits 2:1, FCHOICE bit 0.
@@ -71,13 +82,17 @@ public struct ICM20948: Accelerometer {
         public var lowPassFilter: UInt8?
         /// Whether ``ICM20948/read()`` also returns the temperature.
         public var temperature: Bool
+        /// The gyroscope's settings, or `nil` to keep it powered down (PWR_MGMT_2 = 0x07).
+        public var gyroscope: GyroscopeConfiguration?
 
-        /// Creates settings (default ±2 g, divider 10 = 102.3 Hz, DLPF 1, with temperature).
-        public init(range: Range = .g2, sampleRateDivider: UInt16 = 10, lowPassFilter: UInt8? = 1, temperature: Bool = true) {
+        /// Creates settings (default ±2 g, divider 10 = 102.3 Hz, DLPF 1, with temperature, gyroscope off).
+        public init(range: Range = .g2, sampleRateDivider: UInt16 = 10, lowPassFilter: UInt8? = 1, temperature: Bool = true,
+                    gyroscope: GyroscopeConfiguration? = nil) {
             self.range = range
             self.sampleRateDivider = sampleRateDivider
             self.lowPassFilter = lowPassFilter
             self.temperature = temperature
+            self.gyroscope = gyroscope
         }
 
         /// The output data rate in hertz.
@@ -117,8 +132,9 @@ public struct ICM20948: Accelerometer {
     }
 
     /// In bank 0: wakes the chip (PWR_MGMT_1 = 0x01), powers the gyroscope down (PWR_MGMT_2 =
-    /// 0x07), clears I2C_MST_EN and sets BYPASS_EN; in bank 2: writes the divider and
-    /// ACCEL_CONFIG; then returns to bank 0.
+    /// 0x07) or, with a gyroscope configuration, every axis up (0x00), clears I2C_MST_EN and sets
+    /// BYPASS_EN; in bank 2: writes GYRO_SMPLRT_DIV and GYRO_CONFIG_1 (with a gyroscope), the
+    /// accelerometer divider and ACCEL_CONFIG; then returns to bank 0.
     public mutating func configure(_ configuration: Configuration) throws(SensorError) {
         guard configuration.sampleRateDivider <= 0x0FFF else {
             throw .unsupported(chip: chip, feature: "sample-rate divider \(configuration.sampleRateDivider) (0...4095)")
@@ -126,12 +142,19 @@ public struct ICM20948: Accelerometer {
         if let dlpf = configuration.lowPassFilter, dlpf > 7 {
             throw .unsupported(chip: chip, feature: "DLPFCFG \(dlpf) (0...7)")
         }
+        if let dlpf = configuration.gyroscope?.lowPassFilter, dlpf > 7 {
+            throw .unsupported(chip: chip, feature: "GYRO_DLPFCFG \(dlpf) (0...7)")
+        }
         try io.write(Register.pwrMgmt1, Register.wake)
         pwrMgmt1 = Register.wake
-        try io.write(Register.pwrMgmt2, 0x07)
+        try io.write(Register.pwrMgmt2, configuration.gyroscope == nil ? 0x07 : 0x00)
         try io.write(Register.userCtrl, 0x00)
         try io.write(Register.intPinCfg, Register.bypass)
         try io.write(Register.bankSelect, 2 << 4)
+        if let gyroscope = configuration.gyroscope {
+            try io.write(Register.gyroSampleRateDiv, gyroscope.sampleRateDivider)
+            try io.write(Register.gyroConfig1, gyroscope.config1)
+        }
         let divider = configuration.sampleRateDivider
         try io.write(Register.accelSampleRateDiv1, UInt8(divider >> 8))
         try io.write(Register.accelSampleRateDiv1 + 1, UInt8(divider & 0xFF))
@@ -207,28 +230,11 @@ public struct ICM20948: Accelerometer {
         let saved = configuration
         let result: Result<(off: [Double], on: [Double], codes: [UInt8]), SensorError>
         do {
-            try io.write(Register.pwrMgmt1, Register.wake)
-            try io.write(Register.pwrMgmt2, 0x07)  // gyroscope off
-            try io.write(Register.bankSelect, 2 << 4)
-            try io.write(Register.accelSampleRateDiv1, 0x00)
-            try io.write(Register.accelSampleRateDiv1 + 1, 0x00)
-            try io.write(Register.accelConfig, 2 << 3 | 0x01)  // DLPF 2, ±2 g, FCHOICE
-            try io.write(Register.accelConfig2, 0x00)
-            try io.write(Register.bankSelect, 0 << 4)
-            clock.sleep(for: .milliseconds(20))
-            let off = try averageCounts(clock)
-            try io.write(Register.bankSelect, 2 << 4)
-            try io.write(Register.accelConfig2, 0x1C)  // X, Y, Z self-test on
-            try io.write(Register.bankSelect, 0 << 4)
-            clock.sleep(for: .milliseconds(20))
-            let on = try averageCounts(clock)
-            try io.write(Register.bankSelect, 2 << 4)
-            try io.write(Register.accelConfig2, 0x00)
-            try io.write(Register.bankSelect, 1 << 4)
-            var codes: [UInt8] = []
-            for offset: UInt8 in 0..<3 { codes.append(try io.read(Register.selfTestXAccel + offset)) }
-            try io.write(Register.bankSelect, 0 << 4)
-            result = .success((off, on, codes))
+            result = .success(try measureSelfTest(InvenSenseSelfTest(
+                powerManagement2: 0x07,  // gyroscope off
+                bank2Setup: [(Register.accelSampleRateDiv1, 0x00), (Register.accelSampleRateDiv1 + 1, 0x00),
+                             (Register.accelConfig, 2 << 3 | 0x01)],  // DLPF 2, ±2 g, FCHOICE
+                config2: Register.accelConfig2, enable: 0x1C, output: Register.accelXOutH, codes: Register.selfTestXAccel), clock))
         } catch {
             result = .failure(error)
         }
@@ -261,12 +267,51 @@ public struct ICM20948: Accelerometer {
         }
     }
 
-    /// Averages ``selfTestSamples`` accelerometer samples, each after RAW_DATA_0_RDY; in counts.
-    private func averageCounts(_ clock: any MonotonicClock) throws(SensorError) -> [Double] {
+    /// What differs between InvenSense's accelerometer and gyroscope self-tests: the second power
+    /// register, the bank-2 rate and range set-up, the bank-2 register holding the self-test enable
+    /// bits, the first output register, and the bank-1 register of the first factory code.
+    struct InvenSenseSelfTest {
+        var powerManagement2: UInt8
+        var bank2Setup: [(UInt8, UInt8)]
+        var config2: UInt8, enable: UInt8, output: UInt8, codes: UInt8
+    }
+
+    /// InvenSense's self-test measurement: awake with `powerManagement2`, the bank-2 set-up with
+    /// self-test off, 20 ms, ``selfTestSamples`` averaged; the enable bits, 20 ms, averaged again;
+    /// enable bits cleared and the three factory codes read from bank 1; bank 0 selected. The
+    /// caller restores the configuration and judges the responses.
+    mutating func measureSelfTest(_ test: InvenSenseSelfTest, _ clock: any MonotonicClock)
+        throws(SensorError) -> (off: [Double], on: [Double], codes: [UInt8])
+    {
+        try io.write(Register.pwrMgmt1, Register.wake)
+        try io.write(Register.pwrMgmt2, test.powerManagement2)
+        try io.write(Register.bankSelect, 2 << 4)
+        for (register, value) in test.bank2Setup { try io.write(register, value) }
+        try io.write(test.config2, 0x00)
+        try io.write(Register.bankSelect, 0 << 4)
+        clock.sleep(for: .milliseconds(20))
+        let off = try averageCounts(test.output, clock)
+        try io.write(Register.bankSelect, 2 << 4)
+        try io.write(test.config2, test.enable)
+        try io.write(Register.bankSelect, 0 << 4)
+        clock.sleep(for: .milliseconds(20))
+        let on = try averageCounts(test.output, clock)
+        try io.write(Register.bankSelect, 2 << 4)
+        try io.write(test.config2, 0x00)
+        try io.write(Register.bankSelect, 1 << 4)
+        var codes: [UInt8] = []
+        for offset: UInt8 in 0..<3 { codes.append(try io.read(test.codes + offset)) }
+        try io.write(Register.bankSelect, 0 << 4)
+        return (off, on, codes)
+    }
+
+    /// Averages ``selfTestSamples`` samples from `output` (accelerometer or gyroscope), each after
+    /// RAW_DATA_0_RDY; in counts.
+    private func averageCounts(_ output: UInt8, _ clock: any MonotonicClock) throws(SensorError) -> [Double] {
         var sum = [0, 0, 0]
         for _ in 0..<Self.selfTestSamples {
             try io.waitFor(0x01, in: Register.intStatus1, polling: polling, clock: clock)
-            let b = try io.readBlock(Register.accelXOutH, count: 6)
+            let b = try io.readBlock(output, count: 6)
             for axis in 0..<3 { sum[axis] += int16BE(b, 2 * axis) }
         }
         return sum.map { Double($0) / Double(Self.selfTestSamples) }

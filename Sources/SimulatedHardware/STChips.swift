@@ -403,6 +403,8 @@ public struct LSM6DSOXModel: RegisterChipModel {
     public var acceleration: PhysicalSource
     /// The angular rate in the chip's axes, degrees per second.
     public var angularRate: PhysicalSource
+    /// What the gyroscope adds to the rate (bias and its temperature drift, noise, scale error).
+    public var gyroscopeErrors = GyroscopeErrors.ideal
     /// The die temperature, °C.
     public var temperature: Double
     /// The accelerometer's sample timer.
@@ -442,7 +444,16 @@ public struct LSM6DSOXModel: RegisterChipModel {
         if let (instant, _) = gyroTimer.take(upTo: now) {
             let c2 = registers[Register.ctrl2G]
             let mdps = c2 & 0x02 != 0 ? 4.375 : STChipFacts.lsm6dsoxGyroMilliDPSPerLSB[Int(c2 >> 2 & 0x03)]
-            let w = angularRate.value(at: instant)
+            // ST_G (CTRL5_C bits 3:2): 01 actuates the self-test rate, 10 its opposite; it
+            // moves the proof mass, so the chip's scale error applies to it too.
+            let fullScale = c2 & 0x02 != 0 ? 125 : 250 * Double(1 << Int(c2 >> 2 & 0x03))
+            var actuated = angularRate.value(at: instant)
+            switch registers[0x14] >> 2 & 0x03 {
+            case 1: actuated += SIMD3(repeating: Self.gyroscopeSelfTestResponse(fullScale: fullScale))
+            case 2: actuated -= SIMD3(repeating: Self.gyroscopeSelfTestResponse(fullScale: fullScale))
+            default: break
+            }
+            let w = gyroscopeErrors.apply(actuated, temperature: temperature, dataRate: gRate)
             let raw = [w.x, w.y, w.z].map { RawCounts.counts($0, unitsPerCount: mdps / 1000).value }
             RawCounts.store(raw, at: Register.outXLG, bigEndian: bigEndian, in: &registers)
             registers.set(0x02, in: Register.status)
@@ -454,6 +465,10 @@ public struct LSM6DSOXModel: RegisterChipModel {
             registers.set(0x04, in: Register.status)
         }
     }
+
+    /// The gyroscope's self-test rate at a full scale (dps): 17.5 % of it, inside DS12814's
+    /// windows (43.75 dps at ±250 dps against 20...80, 350 dps at ±2000 dps against 150...700).
+    public static func gyroscopeSelfTestResponse(fullScale: Double) -> Double { 0.175 * fullScale }
 
     /// Reading a sensor's data clears its data-ready bit.
     public mutating func read(_ register: UInt8, now: MonotonicInstant) -> UInt8 {

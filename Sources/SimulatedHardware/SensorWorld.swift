@@ -112,6 +112,10 @@ public struct SensorWorld: Sendable {
     /// the accelerometer as two incommensurate sinusoids (1.9 Hz vertical, 3.1 Hz along x). Zero
     /// when still, so a motion detector sees the difference.
     public var vibration: @Sendable (Double) -> Double = { _ in 0 }
+    /// Linear acceleration of the unit (gait, braking, cornering), added to gravity.
+    public var linearMotion: LinearMotion = .none
+    /// Objects passing the unit, whose fields add to the Earth's.
+    public var disturbances: [MagneticDisturbance] = []
     private var random: SplitMix64
 
     /// Creates a world at a position (degrees, km above the ellipsoid) and date (decimal year).
@@ -142,8 +146,14 @@ public struct SensorWorld: Sendable {
     {
         let attitude = motion.attitude(at: seconds)
         let nedToBody = attitude.bodyToNED.transposed
-        let accelBody = nedToBody * Vector3(0, 0, -1)
-        let fieldBody = nedToBody * fieldNED
+        var accelBody = nedToBody * Vector3(0, 0, -1)
+        if case .none = linearMotion {} else {
+            accelBody = nedToBody * (linearMotion.acceleration(at: seconds, attitude: attitude) - Vector3(0, 0, 1))
+        }
+        var fieldBody = nedToBody * fieldNED
+        if !disturbances.isEmpty {
+            fieldBody = nedToBody * disturbances.reduce(fieldNED) { $0 + $1.field(at: seconds) }
+        }
         let celsius = temperature(seconds)
         let shake = vibration(seconds)
         let bounce = shake > 0

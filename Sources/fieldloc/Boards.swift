@@ -26,7 +26,7 @@ extension FieldLoc {
                     print(BoardResolver.describe(board))
                 } catch {
                     failures += 1
-                    FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+                    Console.err("error: \(error.description)\n")
                 }
             }
             if failures > 0 { throw ExitCode(1) }

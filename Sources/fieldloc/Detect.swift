@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardConfig
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import HardwareInterfaces
 import LinuxHardware
@@ -41,9 +42,7 @@ extension FieldLoc {
             if let board {
                 let description: BoardDescription
                 do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
-                if description.simulated {
-                    platform = try BoardHardware.simulatedPlatform(for: description)
-                }
+                platform = try BoardHardware.enginePlatform(for: description, linux: LinuxPlatform()).hardware
                 if onlyBuses == nil, let bus = description.i2cBus { onlyBuses = [bus] }
                 if onlyPorts == nil { onlyPorts = [description.receiver?.uart ?? BoardHardware.simulatedPortName] }
             }

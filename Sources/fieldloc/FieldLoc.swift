@@ -16,6 +16,7 @@ struct FieldLoc: AsyncParsableCommand {
             Calibrate.self,
             Simulate.self,
             Boards.self,
+            Time.self,
             Detect.self,
             Watch.self,
             Status.self,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import Heading
 import NMEA
@@ -54,8 +55,8 @@ extension FieldLoc {
                 }
                 do {
                     let result = try GeomagCSV.process(String(decoding: data, as: UTF8.self), file: csv)
-                    FileHandle.standardOutput.write(Data(result.csv.utf8))
-                    for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+                    Console.out(result.csv)
+                    for warning in result.warnings { Console.err("warning: \(warning)\n") }
                 } catch {
                     throw ValidationError(error.description)
                 }
@@ -78,7 +79,7 @@ extension FieldLoc {
             if let grid = e.gridVariation { text += "  grid variation \(FixText.fixed(grid, 2))°\n" }
             if e.outsideValidityPeriod { text += "  warning: the date is outside \(model.name)'s validity period (2025.0-2030.0)\n" }
             if e.inBlackoutZone { text += "  warning: horizontal field below 2000 nT: a compass is unreliable here\n" }
-            FileHandle.standardOutput.write(Data(text.utf8))
+            Console.out(text)
         }
 
         private func currentDecimalYear() -> Double {

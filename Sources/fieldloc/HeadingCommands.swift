@@ -1,5 +1,6 @@
 import ArgumentParser
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import BoardConfig
 import HardwareInterfaces
@@ -12,23 +13,52 @@ extension FieldLoc {
     struct HeadingCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "heading",
-            abstract: "Tilt-compensated magnetic and true heading of recorded samples.",
+            abstract: "Tilt-compensated (or, with gyroscope columns, fused) magnetic and true heading of recorded samples.",
             discussion: """
             Reads rows 'acc_x_g,acc_y_g,acc_z_g,mag_x_uT,mag_y_uT,mag_z_uT' (optional 'declination_deg'), in
             the body frame (x forward, y right, z down; a level still unit reads acc_z_g = -1), calibrated.
             Prints 'magnetic_heading_deg,true_heading_deg' per row; true heading is empty without a
             declination, and both are empty (with a warning naming the line) where no heading exists.
+            With 't_s,gyro_x_dps,gyro_y_dps,gyro_z_dps' as well (seconds; body rates in degrees per
+            second) the rows go through the attitude filter in time order (docs/ATTITUDE.md) and each
+            row gets the filter's heading after it. --lat/--lon give the filter the WMM2025 field there
+            (magnitude and dip checks) and a declination for rows without one.
             """)
 
         @Option(help: "CSV file of body-frame samples.")
         var samples: String
 
+        @Option(help: "Latitude where the samples were taken, degrees (for the attitude filter's reference field).")
+        var lat: Double?
+
+        @Option(help: "Longitude where the samples were taken, degrees.")
+        var lon: Double?
+
+        @Option(help: "Decimal year of the samples for the reference field (default: now).")
+        var year: Double?
+
+        func validate() throws {
+            if (lat == nil) != (lon == nil) { throw ValidationError("give both --lat and --lon, or neither") }
+            if let lat, !(lat.isFinite && (-90...90).contains(lat)) { throw ValidationError("--lat \(lat) is outside -90...90") }
+            if let lon, !(lon.isFinite && (-180...360).contains(lon)) { throw ValidationError("--lon \(lon) is outside -180...360") }
+            if let year, !(year.isFinite && (2024.9...2030.1).contains(year)) {
+                throw ValidationError("--year \(year) is outside WMM2025's validity (2025.0 to 2030.0)")
+            }
+        }
+
         func run() throws {
             guard let data = FileManager.default.contents(atPath: samples) else {
                 throw ValidationError("cannot read \(samples): no such file or no permission")
             }
+            var reference: ReferenceField? = nil
+            if let lat, let lon {
+                let now = 1970 + Date().timeIntervalSince1970 / (365.2425 * 86_400)
+                let elements = WorldMagneticModel.wmm2025.evaluate(latitude: lat, longitude: lon, heightKm: 0,
+                                                                   decimalYear: year ?? now)
+                reference = ReferenceField(elements)
+            }
             do {
-                let result = try HeadingCSV.process(String(decoding: data, as: UTF8.self), file: samples)
+                let result = try HeadingCSV.process(String(decoding: data, as: UTF8.self), file: samples, reference: reference)
                 FileHandle.standardOutput.write(Data(result.csv.utf8))
                 for warning in result.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
             } catch {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardConfig
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import HardwareInterfaces
 import LinuxHardware
@@ -91,9 +92,10 @@ extension FieldLoc {
                 s.updatingHeading = engine.headingAvailable
                 s.headingFilter = nil
             }
-            if description.simulated {
+            switch engine.platform.pacing {
+            case .manual:
                 engine.advance(by: .seconds(seconds))
-            } else {
+            case .realTime:
                 engine.runInBackground()
                 Thread.sleep(forTimeInterval: Double(seconds))
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardConfig
 import FieldLocation
+import FieldLocationOutput
 import FieldLocationDaemon
 import Foundation
 import HardwareInterfaces
@@ -111,7 +112,7 @@ extension FieldLoc {
             var frame = 0
             while Date().timeIntervalSince(start) < seconds {
                 let text = StatusView.text(snapshot())
-                FileHandle.standardOutput.write(Data((terminal ? "\u{1B}[H\u{1B}[2J" + text : text + "\n").utf8))
+                guard Console.out(terminal ? "\u{1B}[H\u{1B}[2J" + text : text + "\n") else { return }  // the reader is gone
                 frame += 1
                 let next = start.addingTimeInterval(Double(frame))
                 let wait = max(0, min(next.timeIntervalSinceNow, seconds - Date().timeIntervalSince(start)))

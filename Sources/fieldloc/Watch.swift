@@ -43,14 +43,8 @@ extension FieldLoc {
             let seconds = Simulate.seconds(duration) ?? 30
             var watch: BoardWatch
             do {
-                if description.simulated {
-                    let simulated = try BoardHardware.simulatedBoard(for: description)
-                    watch = BoardWatch(board: description, platform: simulated.platform)
-                    let receiver = simulated.receiver
-                    watch.energy = { receiver.ledger }
-                } else {
-                    watch = BoardWatch(board: description, platform: LinuxPlatform())
-                }
+                // A simulated receiver's energy ledger ends the output as a POWER line.
+                watch = BoardWatch(board: description, platform: try BoardHardware.enginePlatform(for: description, linux: LinuxPlatform()))
             } catch {
                 throw ValidationError(error.description)
             }

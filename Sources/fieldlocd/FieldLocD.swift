@@ -2,6 +2,9 @@ import ArgumentParser
 import BoardConfig
 import FieldLocation
 import FieldLocationDaemon
+import FieldLocationWire
+import HardwareInterfaces
+import LocationServices
 import Foundation
 import LinuxHardware
 import Logging
@@ -68,6 +71,20 @@ struct FieldLocD: AsyncParsableCommand {
             help: "Seconds after start-up when the executable's start-up-only code pages are given back to the kernel (0: never).")
     var releaseStartupCode: Double = 20
 
+    @Option(name: .customLong("chrony-sock"),
+            help: "Send the serial-time samples to chrony's SOCK refclock at PATH (chrony.conf: refclock SOCK PATH refid GPS).")
+    var chronySocket: String?
+
+    @Option(name: .customLong("chrony-pps-sock"), help: "Send the PPS samples to chrony's SOCK refclock at PATH (refid PPS).")
+    var chronyPPSSocket: String?
+
+    @Flag(name: .customLong("ntp-shm"), help: "Write NTP shared-memory units 0 (serial time) and 1 (PPS), as gpsd does.")
+    var ntpSharedMemory = false
+
+    @Option(name: .customLong("time-offset"),
+            help: "Seconds from the start of a second to the receiver's first byte for it (overrides the board's time_offset).")
+    var timeOffset: Double?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -83,6 +100,33 @@ struct FieldLocD: AsyncParsableCommand {
             throw ValidationError("--release-startup-code must be in 0...86400 seconds")
         }
         guard maxClients >= 1 else { throw ValidationError("--max-clients must be at least 1") }
+        if let timeOffset, !(timeOffset.isFinite && abs(timeOffset) < 2) {
+            throw ValidationError("--time-offset must be within ±2 seconds")
+        }
+    }
+
+    /// Whether any time output was asked for.
+    var servesTime: Bool { chronySocket != nil || chronyPPSSocket != nil || ntpSharedMemory }
+
+    /// The time service for the asked outputs, or nil. Throws when a sink cannot be created at all
+    /// (a path too long, no permission for a shared-memory segment); a missing chronyd is not an error.
+    func timeService(board: BoardDescription?, logger: Logger) throws -> TimeService? {
+        guard servesTime else { return nil }
+        var sinks = TimeService.Sinks()
+        do throws(HardwareError) {
+            if let chronySocket { sinks.serial.append(try ChronySocketSink(path: chronySocket)) }
+            if let chronyPPSSocket { sinks.pulse.append(try ChronySocketSink(path: chronyPPSSocket)) }
+            if ntpSharedMemory {
+                sinks.serial.append(try NTPSharedMemorySink(unit: 0))
+                sinks.pulse.append(try NTPSharedMemorySink(unit: 1))
+            }
+        } catch {
+            throw ValidationError("time service: \(error.description)")
+        }
+        let offset = timeOffset ?? board?.receiver?.timeOffset ?? 0
+        for sink in sinks.serial + sinks.pulse { logger.info("time samples to \(sink.name)") }
+        return TimeService(sinks: sinks, configuration: TimeSampler.Configuration(timeOffset: offset),
+                           baudRate: board?.receiver.map { Int($0.baudRate.rawValue) }, logger: Logger(label: "fieldlocd.time"))
     }
 
     func run() async throws {
@@ -102,6 +146,7 @@ struct FieldLocD: AsyncParsableCommand {
         server.maxClients = maxClients
         server.attitudeInterval = .nanoseconds(Int64(attitudeInterval * 1e9))
         do { server.policy = try AccessPolicy.load(policy) } catch { throw ValidationError(error.description) }
+        server.holdsReceiver = servesTime
         do { try server.validate() } catch { throw ValidationError(error.description) }
         if !GPSDAddressRules.isWildcard(host: listen) && !["127.0.0.1", "::1", "localhost"].contains(listen) && !allowRemote {
             logger.warning("listening on \(listen) without --allow-remote: peers not on this host will be refused")
@@ -110,7 +155,9 @@ struct FieldLocD: AsyncParsableCommand {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         var clientEngine: LocationEngine?
         let feed: any GPSDFeed
+        var timeService: TimeService?
         if let replay {
+            timeService = try self.timeService(board: nil, logger: logger)
             let replayFeed = ReplayFeed(path: replay, speed: speed, once: replayOnce, logger: Logger(label: "fieldlocd.replay"))
             do { _ = try ReplayFeed.lines(of: replay) } catch { throw ValidationError(error.description) }
             feed = replayFeed
@@ -119,13 +166,18 @@ struct FieldLocD: AsyncParsableCommand {
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay"))
         } else {
             let engine = try openEngine(logger: logger)
+            if servesTime && engine.board.simulated {
+                throw ValidationError("the time service needs a receiver whose clock is UTC: the simulated board's receiver runs on its own clock (use a real board, or --replay)")
+            }
+            timeService = try self.timeService(board: engine.board, logger: logger)
             clientEngine = engine
             feed = EngineFeed(engine: engine, logger: Logger(label: "fieldlocd.engine"))
             services.append(.init(service: EngineRunner(engine: engine, speed: speed, logger: Logger(label: "fieldlocd.engine")),
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "engine"))
         }
         // Services stop in reverse order: the socket first (clients closed, demand released), then the engine.
-        services.append(.init(service: GPSDServer(configuration: server, feed: feed, logger: Logger(label: "fieldlocd.gpsd")),
+        let observers: [@Sendable (EngineObservation) -> Void] = timeService.map { service in [{ service.observe($0) }] } ?? []
+        services.append(.init(service: GPSDServer(configuration: server, feed: feed, logger: Logger(label: "fieldlocd.gpsd"), observers: observers),
                               failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "gpsd-socket"))
         // The local client socket (LocationManager over RemoteLocationProvider); a socket that cannot be
         // created (no /run/fieldloc for a non-root run) is logged and the gpsd socket keeps serving.
@@ -156,10 +208,6 @@ struct FieldLocD: AsyncParsableCommand {
     private func openEngine(logger: Logger) throws -> LocationEngine {
         let description: BoardDescription
         do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
-        if !description.simulated {
-            if speed != 1 { logger.warning("--speed applies to simulated boards only; \(description.name) runs in real time") }
-            if let problem = DeviceAccess.problem(for: description) { logger.warning("\(problem)") }
-        }
         let environment = ProcessInfo.processInfo.environment
         let directory = stateDirectory ?? environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
             ?? CalibrationStore.defaultDirectory()
@@ -169,6 +217,10 @@ struct FieldLocD: AsyncParsableCommand {
         } catch {
             throw ValidationError("board \(description.name): \(error.description)")
         }
+        if case .realTime = engine.platform.pacing, speed != 1 {
+            logger.warning("--speed applies to simulated boards only; \(description.name) runs in real time")
+        }
+        if let problem = engine.platform.accessProblem(for: description) { logger.warning("\(problem)") }
         if let magnetometer = description.magnetometer {
             let store = CalibrationStore(directory: directory)
             let path = store.path(board: description.name, sensor: magnetometer.chip.rawValue)

@@ -3,7 +3,9 @@ import Glibc
 #endif
 import BoardConfig
 import FieldLocation
+import FieldLocationClient
 import FieldLocationDaemon
+import FieldLocationWire
 import Foundation
 import LocationServices
 import Logging

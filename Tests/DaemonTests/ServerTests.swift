@@ -390,12 +390,10 @@ struct ServerTests {
         }
     }
 
-    @Test("a peer that is not on this host is refused unless --allow-remote")
+    @Test("a peer that is not on this host is refused unless --allow-remote",
+          .enabled(if: Self.nonLoopbackIPv4() != nil, "this host has no non-loopback IPv4 address to connect from"))
     func remotePeerRefused() async throws {
-        guard let address = Self.nonLoopbackIPv4() else {
-            print("skipped: this host has no non-loopback IPv4 address to connect from")
-            return
-        }
+        let address = try #require(Self.nonLoopbackIPv4())
         try await ServerFixture.with(run: false, { $0.host = address }) { fixture in
             let client = try LineClient(port: fixture.port, host: address)
             #expect(client.readLine(seconds: 2) == nil, "no greeting for a remote peer")

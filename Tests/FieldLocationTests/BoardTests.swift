@@ -1,5 +1,6 @@
 import BoardConfig
 import FieldLocation
+import FieldLocationOutput
 import Heading
 import SimulatedHardware
 import Testing

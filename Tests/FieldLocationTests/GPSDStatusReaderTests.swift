@@ -1,4 +1,5 @@
 import FieldLocation
+import FieldLocationOutput
 import HardwareInterfaces
 import Testing
 

@@ -1,4 +1,5 @@
 import FieldLocation
+import FieldLocationOutput
 import Testing
 
 @Suite("fieldloc geomag")

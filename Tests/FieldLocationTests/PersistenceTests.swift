@@ -210,8 +210,7 @@ struct PersistenceTests {
         }
     }
 
-    @Test("saving over a stored calibration with an absurd residual does not trap",
-          .disabled("traps until Heading's percent(_:) stops converting x * 100 to Int for huge finite x (found by the calibration fuzzer)"))
+    @Test("saving over a stored calibration with an absurd residual does not trap")
     func absurdStoredResidual() throws {
         try withFolder { dir in
             let store = CalibrationStore(directory: dir)
@@ -219,6 +218,11 @@ struct PersistenceTests {
             damaged.residual_relative = 1e300
             let path = store.path(board: "sim", sensor: "lsm303agr-mag")
             try Data(damaged.json().utf8).write(to: URL(fileURLWithPath: path))
+            // Judging it prints the residual as a percentage: beyond any Int, so it reads as infinite.
+            let stored = try #require(try store.load(board: "sim", sensor: "lsm303agr-mag"))
+            let quality = try stored.calibration(file: path).quality
+            #expect(quality.verdict == .poor)
+            #expect(quality.reasons.contains { $0.hasPrefix("residual ∞ % of the field") }, "\(quality.reasons)")
             // Saving without force judges the stored calibration first.
             _ = try? store.save(try calibration(seed: 8), board: "sim", sensor: "lsm303agr-mag")
             #expect(FileManager.default.fileExists(atPath: path))

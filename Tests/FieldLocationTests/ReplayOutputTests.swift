@@ -1,4 +1,5 @@
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import NMEA
 import Testing

@@ -1,5 +1,6 @@
 import LocationServices
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import NMEA
 import Testing

@@ -1,5 +1,6 @@
 import BoardConfig
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import NMEA
 import Testing
@@ -42,11 +43,9 @@ import Testing
         }
     }
 
-    @Test func gpsbabelAcceptsTheExport() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel") else {
-            print("skipped: /usr/bin/gpsbabel is not installed (apt-get install gpsbabel)")
-            return
-        }
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gpsbabel"),
+                   "/usr/bin/gpsbabel is not installed (apt-get install gpsbabel)"))
+    func gpsbabelAcceptsTheExport() throws {
         let engine = try LocationEngine.simulated(board: BoardCatalog.load(builtin: "sim"))
         let client = engine.register(name: "test") { _ in }.id
         engine.update(client) { $0.updatingLocation = true }

@@ -1,5 +1,6 @@
 import BoardConfig
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import HardwareInterfaces
 import LocationServices

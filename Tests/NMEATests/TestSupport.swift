@@ -65,10 +65,8 @@ func frame(_ bytes: [UInt8], chunks: [Int], skipComments: Bool = false, maximum:
 
 /// Appends NMEA's `*hh` checksum to a sentence written without one.
 func withChecksum(_ sentence: String) -> String {
-    var sum: UInt8 = 0
-    for byte in sentence.utf8.dropFirst() { sum ^= byte }
-    let hex = Array("0123456789ABCDEF".utf8)
-    return sentence + "*" + String(decoding: [hex[Int(sum >> 4)], hex[Int(sum & 15)]], as: UTF8.self)
+    let (high, low) = NMEAChecksum.hexDigits(NMEAChecksum.compute(sentence.utf8.dropFirst()))
+    return sentence + "*" + String(decoding: [high, low], as: UTF8.self)
 }
 
 /// Parses a sentence given as text.
@@ -79,29 +77,14 @@ func parse(_ text: String, options: NMEAParserOptions = NMEAParserOptions()) thr
 
 /// A u-blox UBX frame with a correct checksum.
 func ubxFrame(_ cls: UInt8, _ id: UInt8, _ payload: [UInt8]) -> [UInt8] {
-    var frame: [UInt8] = [0xB5, 0x62, cls, id, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
-    var a: UInt8 = 0
-    var b: UInt8 = 0
-    for byte in frame[2...] { a = a &+ byte; b = b &+ a }
-    frame += [a, b]
-    return frame
+    UBXFraming.encode(class: cls, id: id, payload: payload)
 }
 
 /// An RTCM3 frame with a correct CRC-24Q.
 func rtcm3Frame(type: UInt16, extra: [UInt8]) -> [UInt8] {
     let payload: [UInt8] = [UInt8(type >> 4), UInt8((type & 0xF) << 4)] + extra
-    var frame: [UInt8] = [0xD3, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
-    var crc: UInt32 = 0
-    for byte in frame {
-        crc ^= UInt32(byte) << 16
-        for _ in 0..<8 {
-            crc <<= 1
-            if crc & 0x1000000 != 0 { crc ^= 0x1864CFB }
-        }
-    }
-    crc &= 0xFFFFFF
-    frame += [UInt8(crc >> 16), UInt8((crc >> 8) & 0xFF), UInt8(crc & 0xFF)]
-    return frame
+    let frame: [UInt8] = [0xD3, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
+    return frame + CRC24Q.bytes(CRC24Q.compute(frame))
 }
 
 /// The shared corpus folder beside the package, if present.

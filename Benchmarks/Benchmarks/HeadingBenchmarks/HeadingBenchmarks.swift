@@ -54,4 +54,22 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         blackHole(sum)
     }
+    // Issue 18: one attitude-filter update per inner iteration at 100 Hz: bias check, gyroscope
+    // propagation, acceleration and magnetic rejection tests against the reference field, both
+    // feedbacks, the second integration and normalisation. Samples vary (a slow turn with a 2 Hz
+    // bounce) so both sensors are believed on some samples and rejected on others.
+    Benchmark("Attitude filter per sample", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        var filter = AttitudeFilter(reference: ReferenceField(declination: 13.2, inclination: 61.5, totalIntensity: 48.9))
+        filter.update(gyroscope: .zero, acceleration: Vector3(0, 0, -1), field: Vector3(23.3, 0, 43.0), deltaTime: 0)
+        var step = 0.0
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            step += 1
+            let s = step.truncatingRemainder(dividingBy: 64) / 64
+            filter.update(gyroscope: Vector3(0.5 * s, -0.3, 2 + s), acceleration: Vector3(0.05 * s, -0.02, -0.9 - 0.2 * s),
+                          field: Vector3(23.3 - 2 * s, 1.5 * s, 43.0), deltaTime: 0.01)
+        }
+        benchmark.stopMeasurement()
+        blackHole(filter.quaternion.w)
+    }
 }

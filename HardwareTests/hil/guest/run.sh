@@ -1,11 +1,12 @@
 #!/bin/sh
 # run.sh - the guest side of the HIL run (installed as /hil/run.sh, started by /init).
-#  1. checks that i2c-stub holds every chip address `fieldloc-hil --chips` needs, then preloads it
-#     with the sensor fixture (identity, status and data registers of the LSM303AGR, LIS3MDL,
+#  1. checks that i2c-stub holds every chip address `fieldloc-hil --chips` needs, with the register
+#     banks `fieldloc-hil --banks` needs (the ICM-20948's), then preloads it with the sensor fixture (identity, status and data registers of the LSM303AGR, LIS3MDL,
 #     LSM6DSOX, QMC5883L, ICM-20948, AK09916 and MMC5983MA) using i2cset, an independent tool,
 #     from the list `fieldloc-hil --fixture` prints;
 #  2. runs fieldloc-hil (our LinuxHardware code) against the real kernel devices;
-#  3. reads the configuration registers fieldloc-hil's checks wrote back with i2cget.
+#  3. reads the configuration registers fieldloc-hil's checks wrote back with i2cget (a
+#     `select ADDR REG VALUE` line selects a register bank with i2cset first).
 # Exit 0 only when every step passed.
 . /run/hil/env
 BUS=$HIL_I2C_BUS
@@ -22,6 +23,19 @@ for addr in $(fieldloc-hil --chips | tr ',' ' '); do
     *) echo "not ok - preload: i2c-stub was loaded without $addr (chip_addr=$HIL_I2C_CHIPS)"; exit 1 ;;
   esac
 done
+# i2c-stub shows its array parameters in sysfs in chip_addr order, decimal: 0,0,0,0,0,48,0,0,0,0
+for spec in $(fieldloc-hil --banks | tr ',' ' '); do
+  set -- $(echo "$spec" | tr ':' ' ')
+  addr=$1; index=""; i=0
+  for a in $(echo "$HIL_I2C_CHIPS" | tr ',' ' '); do i=$((i + 1)); [ "$a" = "$addr" ] && index=$i; done
+  [ -n "$index" ] || { echo "not ok - preload: banked chip $addr is not in chip_addr=$HIL_I2C_CHIPS"; exit 1; }
+  for param in "bank_reg $2" "bank_mask $3" "bank_start $4" "bank_end $5"; do
+    set -- $param
+    got=$(cut -d, -f"$index" "/sys/module/i2c_stub/parameters/$1")
+    [ "$got" = "$(($2))" ] || {
+      echo "not ok - preload: i2c-stub chip $addr has $1=$got, the fixture needs $2 (hil_i2c_banks=$HIL_I2C_BANKS)"; exit 1; }
+  done
+done
 fieldloc-hil --fixture > /tmp/fixture.txt || { echo "not ok - preload: fieldloc-hil --fixture failed"; exit 1; }
 while read -r addr reg val; do
   i2cset -y "$BUS" "$addr" "$reg" "$val" || { echo "not ok - preload: i2cset $addr $reg $val failed"; exit 1; }
@@ -34,11 +48,15 @@ rc=$?
 
 echo "== i2cget readback of the configuration fieldloc-hil wrote"
 bad=0
-while read -r addr reg val; do
+while read -r addr reg val bank; do
+  if [ "$addr" = select ]; then  # select ADDR REG VALUE: a bank selection
+    i2cset -y "$BUS" "$reg" "$val" "$bank" || { echo "not ok - i2cset $reg $val $bank (bank selection) failed"; bad=1; }
+    continue
+  fi
   got=$(i2cget -y "$BUS" "$addr" "$reg")
   if [ "$got" != "$val" ]; then echo "not ok - i2cget $addr $reg: got $got, fieldloc-hil should have written $val"; bad=1; fi
 done <<EOT
 $(fieldloc-hil --configuration)
 EOT
-[ "$bad" = 0 ] && echo "ok - i2cget-readback: $(fieldloc-hil --configuration | wc -l) configuration registers as written"
+[ "$bad" = 0 ] && echo "ok - i2cget-readback: $(fieldloc-hil --configuration | grep -vc '^select') configuration registers as written"
 [ "$rc" = 0 ] && [ "$bad" = 0 ]

@@ -13,7 +13,11 @@ extension EpochMerger {
             guard let m = UBXNavPVT(payload: payload) else { counters.malformed += 1; return }
             let time = m.validity.isSuperset(of: [.validDate, .validTime]) ? Self.milliseconds(hour: m.hour, minute: m.minute, second: m.second, nano: Int64(m.nano)) : nil
             guard let index = epoch(key: m.iTOW, time: time, emit: emit) else { return }
-            apply(index, kind: kind, order: order, emit: emit) { $0.fix.apply(m) }
+            let change = leapSecondChange
+            apply(index, kind: kind, order: order, emit: emit) { slot in
+                slot.fix.apply(m)
+                slot.fix.leapSecondChange = change
+            }
         case (0x28, 0x00):
             guard let m = UBXHNRPVT(payload: payload) else { counters.malformed += 1; return }
             // HNR is off the navigation cycle: it joins the epoch of its own instant, keyed by time only.
@@ -80,6 +84,7 @@ extension EpochMerger {
         case (0x01, 0x26):
             guard let m = UBXNavTimeLS(payload: payload) else { counters.malformed += 1; return }
             if m.currentValid { leapSeconds = Int(m.currentLeapSeconds) }
+            leapSecondChange = m.eventValid && m.change != 0 && m.secondsToEvent > 0 ? Int(m.change) : nil
             counters.decoded += 1
         case (0x01, 0x03):
             guard let m = UBXNavStatus(payload: payload) else { counters.malformed += 1; return }

@@ -67,6 +67,8 @@ public struct EpochMerger: Sendable {
     /// UTC time of day (ms) minus the binary time key, learned from messages that carry both.
     var keyOffset: Int64?
     var leapSeconds: Int?
+    /// The leap second the receiver announces (+1, -1; UBX NAV-TIMELS), while one is announced.
+    var leapSecondChange: Int?
     var status: ReceiverStatus?
     var ender: UInt32?
     var enderConfirmations = 0

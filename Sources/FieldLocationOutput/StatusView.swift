@@ -1,60 +1,10 @@
+import FieldLocation
 import Foundation
 import HardwareInterfaces
 import Heading
 import LocationServices
 import NMEA
 import PowerPolicy
-
-/// Everything the status readout shows, taken at one moment.
-public struct StatusSnapshot: Sendable {
-    /// Board name and title.
-    public var board: String, boardTitle: String
-    /// Receiver identity (family and model from the board, or what detection found).
-    public var receiver: String
-    /// The last assembled fix (with satellites), and its age in seconds.
-    public var fix: Fix?
-    /// Seconds since the last fix arrived.
-    public var fixAge: Double?
-    /// The last heading, and its age in seconds.
-    public var heading: HeadingUpdate?
-    /// Seconds since the last heading.
-    public var headingAge: Double?
-    /// Calibration verdict and score, when one is applied.
-    public var calibration: (verdict: String, score: Double)?
-    /// The power policy's decision.
-    public var decision: PowerDecision?
-    /// Receiver charge so far and over how long.
-    public var energy: EnergyLedger
-    /// Seconds the engine has run.
-    public var uptime: Double
-    /// Engine counters.
-    public var counters: LocationEngine.Counters
-    /// Problems to show.
-    public var warnings: [String]
-    /// Time quality from the PPS line.
-    public var pps: PPSStatus = .none
-    /// Read from a daemon's gpsd socket: calibration, power and energy are the daemon's and not shown.
-    public var remote = false
-
-    /// Creates a snapshot.
-    public init(board: String, boardTitle: String, receiver: String, fix: Fix?, fixAge: Double?, heading: HeadingUpdate?,
-                headingAge: Double?, calibration: (verdict: String, score: Double)?, decision: PowerDecision?, energy: EnergyLedger,
-                uptime: Double, counters: LocationEngine.Counters, warnings: [String]) {
-        self.board = board
-        self.boardTitle = boardTitle
-        self.receiver = receiver
-        self.fix = fix
-        self.fixAge = fixAge
-        self.heading = heading
-        self.headingAge = headingAge
-        self.calibration = calibration
-        self.decision = decision
-        self.energy = energy
-        self.uptime = uptime
-        self.counters = counters
-        self.warnings = warnings
-    }
-}
 
 /// The status readout as text (a terminal screen) and as one JSON object.
 public enum StatusView {
@@ -168,88 +118,5 @@ public enum StatusView {
         num("uptime", s.uptime, 1)
         fields.append("\"warnings\":[" + s.warnings.map(JSONText.quote).joined(separator: ",") + "]")
         return "{" + fields.joined(separator: ",") + "}"
-    }
-}
-
-/// Keeps what the status readout needs from a running engine: a client that wants locations
-/// (best) and headings, and an observer of every fix (satellites included).
-public final class StatusMonitor: @unchecked Sendable {
-    /// The engine.
-    public let engine: LocationEngine
-    private let client: Int
-    private let observer: Int
-    private let started: MonotonicInstant
-
-    /// Starts watching `engine` (its demand: best accuracy, headings when the board has sensors).
-    public init(engine: LocationEngine) {
-        self.engine = engine
-        started = engine.clock.now()
-        let box = ErrorBox()
-        client = engine.register(name: "status") { event in
-            if case .error(let e) = event { box.add(e.description) }
-        }.id
-        errorBox = box
-        engine.update(client) { s in
-            s.updatingLocation = true
-            s.desiredAccuracy = .best
-            s.pausesAutomatically = false
-            s.updatingHeading = engine.headingAvailable
-            s.headingFilter = nil
-        }
-        let fixBox = FixBox()
-        observer = engine.observe { observation in
-            if case .fix(let fix, let at) = observation { fixBox.set(fix, at) }
-        }
-        self.fixBox = fixBox
-    }
-    private let errorBox: ErrorBox
-    private let fixBox: FixBox
-
-    final class ErrorBox: @unchecked Sendable {
-        let lock = NSLock()
-        var messages: [String] = []
-        func add(_ m: String) { lock.withLock { if !messages.contains(m) { messages.append(m); if messages.count > 8 { messages.removeFirst() } } } }
-    }
-
-    final class FixBox: @unchecked Sendable {
-        let lock = NSLock()
-        var value: (Fix, MonotonicInstant)?
-        func set(_ f: Fix, _ at: MonotonicInstant) { lock.withLock { value = (f, at) } }
-    }
-
-    /// Stops watching (the engine's demand from this monitor goes).
-    public func close() {
-        engine.unregister(client)
-        engine.removeObserver(observer)
-    }
-
-    /// Whether a position fix has arrived.
-    public var hasPosition: Bool { fixBox.lock.withLock { fixBox.value?.0.hasPosition ?? false } }
-
-    /// The snapshot now.
-    public func snapshot() -> StatusSnapshot {
-        let now = engine.clock.now()
-        let fix = fixBox.lock.withLock { fixBox.value }
-        let heading = engine.lastHeading
-        var warnings = errorBox.lock.withLock { errorBox.messages }
-        if let problem = engine.hardwareProblem, !warnings.contains(problem) { warnings.insert(problem, at: 0) }
-        warnings += engine.receiverFailures.suffix(3).map { "receiver command failed: \($0)" }
-        if let age = fix.map({ (now - $0.1).secondsDouble }), age > 5, engine.decision.map({ if case .continuous = $0.receiver { return true } else { return false } }) == true {
-            warnings.append("no data from the receiver for \(Int(age)) s")
-        }
-        if let h = heading, h.trueHeading == nil { warnings.append("true heading waits for the first fix (declination)") }
-        let calibration = engine.calibration.map { ($0.quality.verdict.rawValue, $0.quality.score) }
-        let r = engine.board.receiver
-        let receiver = [r?.family.rawValue, r?.model].compactMap { $0 }.joined(separator: " ")
-        let pps = engine.ppsStatus
-        if case .missing = pps { warnings.append("PPS: \(pps); time comes from NMEA only (about ±100 ms)") }
-        if case .irregular = pps { warnings.append("PPS: \(pps)") }
-        var snapshot = StatusSnapshot(board: engine.board.name, boardTitle: engine.board.title, receiver: receiver.isEmpty ? "none" : receiver,
-                              fix: fix?.0, fixAge: fix.map { (now - $0.1).secondsDouble }, heading: heading,
-                              headingAge: heading.map { (now - $0.takenAt).secondsDouble }, calibration: calibration,
-                              decision: engine.decision, energy: engine.energyUsed, uptime: (now - started).secondsDouble,
-                              counters: engine.statistics, warnings: warnings)
-        snapshot.pps = pps
-        return snapshot
     }
 }

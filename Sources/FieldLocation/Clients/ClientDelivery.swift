@@ -1,0 +1,183 @@
+import HardwareInterfaces
+import LocationServices
+import PowerPolicy
+
+extension ClientRegistry {
+    // MARK: demand
+
+    /// Every client's services as the policy's demands: standard updates (with headings), headings
+    /// alone, a one-shot request, the fix that anchors a visit once the unit is still (`motion`'s
+    /// verdict, no fix since `lastFixAt`), significant changes and visits, regions.
+    func demands(_ records: [(Int, Record)], motion: MotionDetector, lastFixAt: MonotonicInstant?) -> [ClientDemand] {
+        lock.withLock {
+            var out: [ClientDemand] = []
+            for (id, c) in records {
+                let s = c.services
+                let name = "\(c.name)#\(id)"
+                if s.updatingLocation {
+                    out.append(ClientDemand(client: name, desiredAccuracy: s.reducedAccuracy ? .reduced : s.desiredAccuracy,
+                                            distanceFilter: s.distanceFilter, activity: s.activityType,
+                                            pausesAutomatically: s.pausesAutomatically, wantsHeading: s.updatingHeading,
+                                            headingFilter: s.headingFilter))
+                } else if s.updatingHeading {
+                    out.append(ClientDemand(client: name, desiredAccuracy: nil, wantsHeading: true, headingFilter: s.headingFilter))
+                }
+                if c.request != nil {
+                    out.append(ClientDemand(client: name + " (one fix)", desiredAccuracy: .best, pausesAutomatically: false, oneShot: true))
+                }
+                // A visit needs the place where the unit came to rest: one fix once it is still.
+                if s.visits, motion.moving == false, let since = motion.stillSince, (lastFixAt ?? .zero) < since {
+                    out.append(ClientDemand(client: name + " (visit anchor)", desiredAccuracy: .hundredMeters,
+                                            pausesAutomatically: false, oneShot: true))
+                }
+                if s.significantChanges || s.visits {
+                    out.append(ClientDemand(client: name + " (significant changes)", desiredAccuracy: .hundredMeters,
+                                            activity: s.activityType, significantChangesOnly: true))
+                }
+                if !c.regions.entries.isEmpty {
+                    let smallest = c.regions.regions.map(\.radius).min() ?? 1000
+                    out.append(ClientDemand(client: name + " (regions)", desiredAccuracy: smallest < 300 ? .nearestTenMeters : .hundredMeters,
+                                            distanceFilter: max(10, smallest / 2), activity: s.activityType))
+                }
+            }
+            return out
+        }
+    }
+
+    /// The one decision for all of `records`: their demands merged by `policy` (the most demanding
+    /// wins; no demand idles the hardware).
+    func decide(_ records: [(Int, Record)], policy: PowerPolicy, state: PolicyState, motion: MotionDetector,
+                lastFixAt: MonotonicInstant?) -> PowerDecision {
+        policy.decide(demands(records, motion: motion, lastFixAt: lastFixAt), state: state)
+    }
+
+    // MARK: delivery
+
+    /// Hands `event` to every client (with `onlyHeading`, to those running headings).
+    func broadcast(_ event: EngineEvent, onlyHeading: Bool = false) {
+        let sinks = lock.withLock { clients.values.filter { !onlyHeading || $0.services.updatingHeading }.map(\.sink) }
+        for sink in sinks { sink(event) }
+    }
+
+    /// A location received at `now`, through each client's services in id order: standard updates
+    /// (filtered, paused, batched), one-shot requests, significant changes, visits, regions (saved
+    /// when a state changed).
+    func deliver(_ location: Location, at now: MonotonicInstant) {
+        var out: [(Sink, EngineEvent)] = []
+        var saves: [(RegionMonitor, String)] = []
+        lock.withLock {
+            for id in clients.keys.sorted() {
+                guard let c = clients[id] else { continue }
+                let s = c.services
+                let delivered = s.reducedAccuracy ? location.reduced() : location
+                if s.updatingLocation && !c.paused && c.filter.admit(location, now: now) {
+                    if var b = c.batcher {
+                        if let batch = b.add(delivered) {
+                            out.append((c.sink, .locations(batch.batch)))
+                            if batch.reason == .traveled && s.deferral != nil {
+                                c.services.deferral = nil
+                                b = DeferredBatcher(maximumDelay: s.batchingMaximumDelay)
+                                out.append((c.sink, .deferredFinished(nil)))
+                            }
+                        }
+                        c.batcher = s.batchingMaximumDelay == nil && c.services.deferral == nil ? nil : b
+                    } else {
+                        out.append((c.sink, .locations([delivered])))
+                    }
+                }
+                if var r = c.request, location.receivedAt >= r.since {
+                    if r.firstFix == nil { r.firstFix = now }
+                    if r.best.map({ location.horizontalAccuracy < $0.horizontalAccuracy }) ?? true { r.best = location }
+                    let budget = s.desiredAccuracy.budget ?? 10
+                    let settled = (now - (r.firstFix ?? now)).secondsDouble >= 5
+                    if location.horizontalAccuracy * 2 <= budget || settled {
+                        c.request = nil
+                        let answer = r.best ?? location
+                        out.append((c.sink, .locations([s.reducedAccuracy ? answer.reduced() : answer])))
+                    } else {
+                        c.request = r
+                    }
+                }
+                if s.significantChanges && c.significant.admit(location) {
+                    out.append((c.sink, .locations([delivered])))
+                }
+                if s.visits, let visit = c.visitDetector.update(location) {
+                    out.append((c.sink, .visit(visit)))
+                }
+                if !c.regions.entries.isEmpty {
+                    let before = c.regions.entries.mapValues(\.state)
+                    for event in c.regions.update(location) { out.append((c.sink, .region(event))) }
+                    if let file = c.regionFile, before != c.regions.entries.mapValues(\.state) { saves.append((c.regions, file)) }
+                }
+            }
+        }
+        for (monitor, file) in saves {
+            // As before the split, a failed save is not reported to the client (the next state
+            // change tries again).
+            try? RegionStore.save(monitor, to: file)
+        }
+        for (sink, event) in out { sink(event) }
+    }
+
+    /// A heading: turned to each client's reference axis and through its heading filter. The
+    /// observers see it before the clients.
+    func deliver(_ heading: HeadingUpdate) {
+        var out: [(Sink, EngineEvent)] = []
+        lock.withLock {
+            for id in clients.keys.sorted() {
+                guard let c = clients[id], c.services.updatingHeading else { continue }
+                var h = heading
+                let offset = c.services.headingOrientation.offset
+                h.magneticHeading = (h.magneticHeading + offset).truncatingRemainder(dividingBy: 360)
+                h.trueHeading = h.trueHeading.map { ($0 + offset).truncatingRemainder(dividingBy: 360) }
+                if c.headingFilter.admit(heading: h.magneticHeading, hasTrueHeading: h.trueHeading != nil) {
+                    out.append((c.sink, .heading(h)))
+                }
+            }
+        }
+        notify(.heading(heading))
+        for (sink, event) in out { sink(event) }
+    }
+
+    /// Time-driven client work at `now`: pause and resume (as `policy` judges `state`), request
+    /// timeouts, deferral timeouts, visits from stillness (`moving`, the motion detector's verdict).
+    func housekeeping(_ records: [(Int, Record)], at now: MonotonicInstant, policy: PowerPolicy, state: PolicyState, moving: Bool?) {
+        var out: [(Sink, EngineEvent)] = []
+        let still = moving == false
+        lock.withLock {
+            for (_, c) in records {
+                let s = c.services
+                if s.updatingLocation {
+                    let demand = ClientDemand(client: c.name, desiredAccuracy: s.desiredAccuracy, activity: s.activityType,
+                                              pausesAutomatically: s.pausesAutomatically)
+                    let paused = policy.isPaused(demand, state: state)
+                    if paused != c.paused {
+                        c.paused = paused
+                        out.append((c.sink, paused ? .paused : .resumed))
+                    }
+                }
+                if let r = c.request, now >= r.deadline {
+                    c.request = nil
+                    if let best = r.best {
+                        out.append((c.sink, .locations([s.reducedAccuracy ? best.reduced() : best])))
+                    } else {
+                        out.append((c.sink, .error(.locationUnknown("no fix within the request's timeout"))))
+                    }
+                }
+                if var b = c.batcher, let batch = b.due(now: now) {
+                    c.batcher = b
+                    out.append((c.sink, .locations(batch.batch)))
+                    if batch.reason == .timeout, s.deferral != nil {
+                        c.services.deferral = nil
+                        c.batcher = s.batchingMaximumDelay != nil ? DeferredBatcher(maximumDelay: s.batchingMaximumDelay) : nil
+                        out.append((c.sink, .deferredFinished(nil)))
+                    }
+                }
+                if s.visits, moving != nil, let visit = c.visitDetector.motion(still: still, at: now) {
+                    out.append((c.sink, .visit(visit)))
+                }
+            }
+        }
+        for (sink, event) in out { sink(event) }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import HardwareInterfaces
+import LocationServices
+import PowerPolicy
+
+/// The engine's clients and observers: registration, each client's services, their demands
+/// merged into the policy's input, and what each client receives (per-client delivery filters,
+/// one-shot requests, batches, significant changes, visits, regions).
+///
+/// Any thread may call it (see the thread and lock rule in `LocationEngine`).
+///
+/// Inputs: locations, headings, the policy's state, events to broadcast. Outputs: ``ClientDemand``
+/// values for the policy, and ``EngineEvent`` values handed to each client's sink.
+final class ClientRegistry: @unchecked Sendable {
+    typealias Sink = @Sendable (EngineEvent) -> Void
+
+    /// One client's state.
+    final class Record {
+        let name: String
+        var services = ClientServices()
+        var sink: Sink
+        var filter = UpdateFilter()
+        var significant = SignificantChangeFilter()
+        var headingFilter = HeadingFilter()
+        var visitDetector = VisitDetector()
+        var regions: RegionMonitor
+        var regionFile: String?
+        var batcher: DeferredBatcher?
+        var paused = false
+        var request: (since: MonotonicInstant, deadline: MonotonicInstant, best: Location?, firstFix: MonotonicInstant?)?
+        init(name: String, regions: RegionMonitor, regionFile: String?, sink: @escaping Sink) {
+            self.name = name
+            self.regions = regions
+            self.regionFile = regionFile
+            self.sink = sink
+        }
+    }
+
+    /// Folder of persisted regions; `nil` keeps nothing.
+    let stateDirectory: String?
+    /// Guards `clients`, `observers` and `nextID` (touched only in the registry's own files).
+    let lock = NSLock()
+    var clients: [Int: Record] = [:]
+    private var observers: [Int: @Sendable (EngineObservation) -> Void] = [:]
+    private var nextID = 1
+
+    init(stateDirectory: String?) { self.stateDirectory = stateDirectory }
+
+    // MARK: registration
+
+    /// Registers a client; with a `persistentName` its regions are loaded from the state folder.
+    func register(name: String, persistentName: String?, sink: @escaping Sink) -> (id: Int, problems: [String]) {
+        var problems: [String] = []
+        var monitor = RegionMonitor()
+        var file: String? = nil
+        if let persistentName, let directory = stateDirectory {
+            let path = RegionStore.path(directory: directory, client: persistentName)
+            file = path
+            do {
+                monitor = try RegionStore.load(path) ?? RegionMonitor()
+                monitor.restarted()
+            } catch {
+                problems.append(error.description)
+            }
+        }
+        return lock.withLock {
+            let id = nextID
+            nextID += 1
+            clients[id] = Record(name: name, regions: monitor, regionFile: file, sink: sink)
+            return (id, problems)
+        }
+    }
+
+    /// Removes a client; a batch it was holding is delivered first.
+    func unregister(_ id: Int) {
+        let record = lock.withLock { clients.removeValue(forKey: id) }
+        if let record, let batch = record.batcher?.flush() { record.sink(.locations(batch.batch)) }
+    }
+
+    /// Adds an observer; ids are shared with clients.
+    func observe(_ handler: @escaping @Sendable (EngineObservation) -> Void) -> Int {
+        lock.withLock {
+            let id = nextID
+            nextID += 1
+            observers[id] = handler
+            return id
+        }
+    }
+
+    /// Removes an observer.
+    func removeObserver(_ id: Int) { _ = lock.withLock { observers.removeValue(forKey: id) } }
+
+    /// Hands an observation to every observer.
+    func notify(_ observation: EngineObservation) {
+        let handlers = lock.withLock { Array(observers.values) }
+        for h in handlers { h(observation) }
+    }
+
+    /// Clients registered.
+    var count: Int { lock.withLock { clients.count } }
+
+    /// The clients now (one tick's demands and housekeeping work on the same list).
+    func snapshot() -> [(Int, Record)] { lock.withLock { clients.map { ($0.key, $0.value) } } }
+
+    // MARK: services
+
+    /// Changes a client's services. Turning standard updates on resets its filter (the next fresh fix is delivered).
+    func update(_ id: Int, _ change: (inout ClientServices) -> Void) {
+        var flushed: (sink: Sink, batch: [Location])?
+        lock.withLock {
+            guard let c = clients[id] else { return }
+            let was = c.services
+            change(&c.services)
+            let s = c.services
+            if s.updatingLocation && !was.updatingLocation { c.filter.reset(); c.paused = false }
+            c.filter.distanceFilter = s.distanceFilter
+            c.filter.maximumAge = s.maximumAge
+            c.headingFilter.headingFilter = s.headingFilter
+            let batching = s.deferral != nil || s.batchingMaximumDelay != nil
+            if batching {
+                var b = c.batcher ?? DeferredBatcher()
+                b.untilTraveled = s.deferral?.distance
+                b.timeout = s.deferral?.timeout
+                b.maximumDelay = s.batchingMaximumDelay
+                c.batcher = b
+            } else if let b = c.batcher {
+                var copy = b
+                if let batch = copy.flush() { flushed = (c.sink, batch.batch) }
+                c.batcher = nil
+            }
+            if !s.significantChanges { c.significant = SignificantChangeFilter() }
+            if !s.visits { c.visitDetector = VisitDetector() }
+        }
+        if let flushed { flushed.sink(.locations(flushed.batch)) }
+    }
+
+    /// The services a client runs.
+    func services(_ id: Int) -> ClientServices? { lock.withLock { clients[id]?.services } }
+
+    /// A one-shot request from `now` until `now + timeout`.
+    func requestLocation(_ id: Int, now: MonotonicInstant, timeout: Duration) {
+        lock.withLock { clients[id]?.request = (now, now.advanced(by: timeout), nil, nil) }
+    }
+
+    // MARK: regions
+
+    /// Starts monitoring a region for a client; returns why not, or `nil`.
+    func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError? {
+        let result: (String?, RegionMonitor?, String?) = lock.withLock {
+            guard let c = clients[id] else { return ("client gone", nil, nil) }
+            if let problem = c.regions.add(region) { return (problem, nil, nil) }
+            return (nil, c.regions, c.regionFile)
+        }
+        if let problem = result.0 { return .regionMonitoringFailure(region: region.identifier, reason: problem) }
+        if let monitor = result.1, let file = result.2 {
+            do { try RegionStore.save(monitor, to: file) } catch {
+                return .regionMonitoringFailure(region: region.identifier, reason: error.description)
+            }
+        }
+        return nil
+    }
+
+    /// Stops monitoring a region; returns a storage error, if any.
+    func stopMonitoring(_ id: Int, identifier: String) -> LocationError? {
+        let result: (RegionMonitor, String?)? = lock.withLock {
+            guard let c = clients[id], c.regions.remove(identifier) else { return nil }
+            return (c.regions, c.regionFile)
+        }
+        if let (monitor, file) = result, let file {
+            do { try RegionStore.save(monitor, to: file) } catch {
+                return .regionMonitoringFailure(region: identifier, reason: error.description)
+            }
+        }
+        return nil
+    }
+
+    /// A client's monitored regions.
+    func monitoredRegions(_ id: Int) -> [CircularRegion] { lock.withLock { clients[id]?.regions.regions ?? [] } }
+
+    /// The state of a client's region, from the monitor or `fresh`, a recent location.
+    func state(_ id: Int, of identifier: String, fresh: Location?) -> RegionState {
+        lock.withLock { clients[id]?.regions.state(of: identifier, location: fresh) ?? .unknown }
+    }
+}

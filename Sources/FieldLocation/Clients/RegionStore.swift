@@ -1,0 +1,61 @@
+import Foundation
+import LocationServices
+
+/// Regions persisted per client name, written atomically (temp file, fsync, rename).
+public enum RegionStore {
+    /// Why a regions file could not be used.
+    public struct StoreError: Error, Sendable, CustomStringConvertible {
+        /// The file.
+        public var path: String
+        /// What went wrong.
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// The file of a client's regions.
+    public static func path(directory: String, client: String) -> String {
+        let safe = String(client.unicodeScalars.map { scalar -> Character in
+            let c = Character(scalar)
+            return c.isLetter || c.isNumber || c == "-" || c == "_" ? c : "_"
+        })
+        return directory + "/regions-" + (safe.isEmpty ? "default" : safe) + ".json"
+    }
+
+    struct File: Codable {
+        var version = 1
+        var regions: [RegionMonitor.Entry]
+    }
+
+    /// Loads a regions file; `nil` when there is none. Errors name the file and what is wrong.
+    public static func load(_ path: String) throws(StoreError) -> RegionMonitor? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else { throw StoreError(path: path, reason: "cannot be read") }
+        let file: File
+        do { file = try JSONDecoder().decode(File.self, from: data) } catch {
+            throw StoreError(path: path, reason: "not a regions file: \(DecodingProblem.describe(error))")
+        }
+        guard file.version == 1 else { throw StoreError(path: path, reason: "version \(file.version) is not 1") }
+        for entry in file.regions {
+            if let problem = entry.region.validate() { throw StoreError(path: path, reason: problem) }
+        }
+        return RegionMonitor(entries: file.regions)
+    }
+
+    /// Saves a monitor's regions atomically.
+    public static func save(_ monitor: RegionMonitor, to path: String) throws(StoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let entries = monitor.entries.values.sorted { $0.region.identifier < $1.region.identifier }
+        let data: Data
+        do { data = try encoder.encode(File(regions: entries)) } catch {
+            throw StoreError(path: path, reason: "cannot encode: \(error)")
+        }
+        do {
+            let directory = (path as NSString).deletingLastPathComponent
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try AtomicFile.write(data, to: path)
+        } catch {
+            throw StoreError(path: path, reason: error.description)
+        }
+    }
+}

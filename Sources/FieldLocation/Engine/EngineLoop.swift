@@ -1,0 +1,193 @@
+import Foundation
+import HardwareInterfaces
+import LocationServices
+import NMEA
+import PowerPolicy
+
+/// The run loop: each second a tick (the subsystems' time-driven work and one policy decision),
+/// between ticks the receiver's bytes until the next tick or sensor sample, and the samples.
+/// Everything here runs on the advancing thread under `runLock` (see ``LocationEngine``).
+extension LocationEngine {
+    // MARK: running
+
+    /// Runs the engine for `duration` of its clock on the calling thread.
+    public func advance(by duration: Duration) {
+        advance(until: clock.now().advanced(by: duration))
+    }
+
+    /// Runs the engine until `end` of its clock on the calling thread.
+    public func advance(until end: MonotonicInstant) { advance(until: end, stoppable: false) }
+
+    private func advance(until end: MonotonicInstant, stoppable: Bool) {
+        // One step per turn of `runLock` (see the lock rule in ``LocationEngine``).
+        while runLock.withLock({ step(until: end, stoppable: stoppable) }) {}
+    }
+
+    /// One step: the queued settings, the tick when due, one receiver read bounded by the next
+    /// tick or sample, the sensor sample when due, then the state for the queries. Returns whether
+    /// the loop goes on. Under `runLock`.
+    private func step(until end: MonotonicInstant, stoppable: Bool) -> Bool {
+        applyPendingSettings()
+        guard clock.now() < end, !(stoppable && published.withLock({ $0.stopRequested })) else {
+            publishState()
+            return false
+        }
+        let now = clock.now()
+        if now >= nextTick {
+            tick(now)
+            nextTick = now.advanced(by: .seconds(1))
+        }
+        let deadline = min(end, nextTick, sensors.nextSample)
+        readReceiver(until: deadline)
+        if clock.now() >= sensors.nextSample { sampleSensors() }
+        publishState()
+        return true
+    }
+
+    /// Runs the engine on the calling thread until ``stop()``: a real board as its data comes, a
+    /// simulated board (manual clock) paced to the wall clock, `speed` times as fast.
+    public func run(speed: Double = 1) {
+        published.withLock { $0.stopRequested = false }
+        guard case .manual = platform.pacing else { return advance(until: .distantFuture, stoppable: true) }
+        let speed = speed.isFinite && speed > 0 ? speed : 1
+        let wallStart = DispatchTime.now().uptimeNanoseconds
+        let simStart = clock.now()
+        while !published.withLock({ $0.stopRequested }) {
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) / 1e9
+            advance(until: simStart.advanced(by: .milliseconds(Int64(wall * speed * 1000))), stoppable: true)
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    /// Runs the engine on a background thread (see ``run(speed:)``) until ``stop()``; returns at once.
+    public func runInBackground(speed: Double = 1) {
+        let thread = Thread { [self] in run(speed: speed) }
+        thread.name = "fieldloc-engine"
+        thread.start()
+    }
+
+    /// Asks the running loop to return after its current step; the receiver is left idle.
+    public func stop() { published.withLock { $0.stopRequested = true } }
+
+    /// Puts the hardware in the idle state (receiver asleep, sensors unread) and closes the port:
+    /// for a graceful shutdown.
+    public func shutdown() {
+        stop()
+        runLock.withLock { receiver.shutdown(idle: policy.decide([], state: PolicyState())) }
+    }
+
+    /// Opens the receiver's port now, throwing why it cannot be (for one-shot tools that should
+    /// fail at once rather than retry).
+    func openReceiver() throws(HardwareError) {
+        runLock.lock()
+        defer { runLock.unlock() }
+        guard receiver.port == nil else { return }
+        try receiver.openPort(at: clock.now())
+    }
+
+    /// Closes the receiver's port without changing the receiver's power (for tools that only watch).
+    func closeReceiver() { runLock.withLock { receiver.closePort() } }
+
+    /// The period of heading samples while headings are wanted (100 ms unless a tool asks otherwise).
+    var headingPeriod: Duration {
+        get { published.withLock { $0.state.headingPeriod } }
+        set {
+            published.withLock { $0.state.headingPeriod = newValue }
+            apply { $0.sensors.headingPeriod = newValue }
+        }
+    }
+
+    // MARK: the step
+
+    /// Makes the subsystems' counters visible (before any event that follows from them is handed out).
+    private func publishCounters() {
+        let r = receiver.counters, s = sensors.counters
+        published.withLock {
+            $0.receiverCounters = r
+            $0.sensorCounters = s
+        }
+    }
+
+    /// A receiver or PPS problem: every client hears of it.
+    private func reportToAll(_ error: LocationError) {
+        publishCounters()
+        registry.broadcast(.error(error))
+    }
+
+    /// A sensor problem: the clients running headings hear of it.
+    private func reportToHeadingClients(_ error: LocationError) {
+        publishCounters()
+        registry.broadcast(.error(error), onlyHeading: true)
+    }
+
+    /// What the policy sees at `now`. The accelerometer decides whether the unit moves; a recent
+    /// fix moving faster than walking pace overrules a smooth ride that shows no vibration.
+    private func policyState(_ now: MonotonicInstant) -> PolicyState {
+        let history = receiver.history(at: now)
+        let motion = sensors.motion
+        var stillFor = motion.stillFor(at: now)
+        var moving = motion.moving
+        if let speed = history.currentSpeed {
+            if speed > 1 { moving = true; stillFor = 0 } else if moving == nil { moving = speed > 0.5 }
+        }
+        return PolicyState(timeSinceFix: history.timeSinceFix, recentSpeed: history.recentSpeed, moving: moving,
+                           stillFor: stillFor, ephemerisAge: history.ephemerisAge, satellitesUsed: history.satellitesUsed,
+                           horizontalAccuracy: lastLocation.map { $0.horizontalAccuracy * 2 })
+    }
+
+    private func tick(_ now: MonotonicInstant) {
+        receiver.ensurePort(at: now, report: reportToAll)
+        timing.ensureLine(report: reportToAll)
+        receiver.watchdog(at: now, report: reportToAll)
+        publishCounters()
+        let records = registry.snapshot()
+        let state = policyState(now)
+        let decision = registry.decide(records, policy: policy, state: state, motion: sensors.motion, lastFixAt: receiver.lastFixAt)
+        let previousDecision = published.withLock { p -> PowerDecision? in
+            defer { p.decision = decision }
+            if p.decision?.receiver != decision.receiver { p.counters.modeChanges += 1 }
+            return p.decision
+        }
+        energy.tick(at: now, previous: previousDecision)
+        let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
+        receiver.apply(decision, ephemerisFresh: ephemerisFresh)
+        // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.
+        sensors.schedule(decision, at: now, report: reportToHeadingClients)
+        publishCounters()
+        registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving)
+    }
+
+    private func readReceiver(until deadline: MonotonicInstant) {
+        let bytes = receiver.read(until: deadline, report: reportToAll)
+        timing.drain()
+        if bytes.isEmpty { return }
+        let now = clock.now()
+        registry.notify(.bytes(bytes))
+        let fixes = receiver.decode(bytes, at: now)
+        publishCounters()
+        for fix in fixes { handle(fix) }
+    }
+
+    private func handle(_ fix: Fix) {
+        let now = clock.now()
+        published.withLock { $0.counters.fixes += 1 }
+        registry.notify(.fix(fix, now))
+        if let time = fix.time, let sample = timing.fix(utc: time.secondsSinceEpoch, receivedAt: now) { registry.notify(.pps(sample)) }
+        guard let location = Location(fix, receivedAt: now) else { return }
+        receiver.noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration)
+        sensors.updateReference(location, fix: fix, fallbackUTC: platform.utcSeconds(at: now))
+        published.withLock { $0.lastLocation = location }
+        registry.deliver(location, at: now)
+    }
+
+    private func sampleSensors() {
+        let heading = sensors.sample(lastLocation: lastLocation, report: reportToHeadingClients)
+        publishCounters()
+        guard let heading else { return }
+        published.withLock {
+            $0.counters.headings += 1
+            $0.lastHeading = heading
+        }
+        registry.deliver(heading)
+    }
+}

@@ -1,0 +1,112 @@
+import BoardConfig
+import Foundation
+import HardwareInterfaces
+import NMEA
+import PowerPolicy
+import ReceiverProtocols
+import SimulatedHardware
+
+/// How the engine's clock passes when it runs by itself (``LocationEngine/run(speed:)``).
+public enum EnginePacing: Sendable {
+    /// The clock is real time: the engine waits on the hardware as its data comes.
+    case realTime
+    /// A manual clock the engine advances itself, paced to the wall clock.
+    case manual(ManualClock)
+}
+
+/// What an engine runs on, chosen by its caller: the hardware, how time passes, and the few things
+/// a real board and a simulated one do differently. The engine and its subsystems ask their
+/// platform; none of them asks whether the board is simulated.
+public protocol EnginePlatform: Sendable {
+    /// The buses, serial ports, GPIO lines and clock.
+    var hardware: any HardwarePlatform { get }
+    /// How ``LocationEngine/run(speed:)`` moves the clock.
+    var pacing: EnginePacing { get }
+    /// Stamped on every fix the engine assembles.
+    var provenance: Provenance { get }
+    /// Whether there is a receiver even where the board file names none (a simulated one).
+    var providesReceiver: Bool { get }
+    /// The serial port of `board`'s receiver.
+    func receiverPort(for board: BoardDescription) -> String
+    /// The receiver's control lines (power enable, EXTINT or FORCE_ON, reset).
+    func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines
+    /// The receiver's charge as the platform measures it; `nil` lets the engine estimate it from
+    /// the policy's modes and the receiver profile's currents.
+    func measuredReceiverEnergy() -> EnergyLedger?
+    /// Seconds since 1970-01-01 UTC at `instant` of the platform's clock, for work that needs a
+    /// date before a fix gives one (the magnetic model's epoch).
+    func utcSeconds(at instant: MonotonicInstant) -> Double
+    /// Why this process may not use `board`'s devices (missing device nodes or permissions), or
+    /// `nil`: an in-process manager's authorisation.
+    func accessProblem(for board: BoardDescription) -> String?
+}
+
+/// A board on real hardware (``LinuxPlatform`` or any other ``HardwarePlatform``) in real time.
+public struct HardwareEnginePlatform: EnginePlatform {
+    /// The hardware.
+    public let hardware: any HardwarePlatform
+
+    /// Wraps `hardware`.
+    public init(_ hardware: any HardwarePlatform) { self.hardware = hardware }
+
+    public var pacing: EnginePacing { .realTime }
+    public var provenance: Provenance { .receiver }
+    public var providesReceiver: Bool { false }
+    public func receiverPort(for board: BoardDescription) -> String { board.receiver?.uart ?? "" }
+    public func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines {
+        try ReceiverBringUp.lines(for: board, platform: hardware)
+    }
+    public func measuredReceiverEnergy() -> EnergyLedger? { nil }
+    public func utcSeconds(at instant: MonotonicInstant) -> Double { Date().timeIntervalSince1970 }
+    public func accessProblem(for board: BoardDescription) -> String? { DeviceAccess.problem(for: board) }
+}
+
+/// A simulated board: its ``SimulatedPlatform`` on a manual clock, and the receiver emulator behind
+/// ``BoardHardware/simulatedPortName`` when the caller has it (its power line and energy ledger).
+public struct SimulatedEnginePlatform: EnginePlatform {
+    /// The simulated hardware.
+    public let platform: SimulatedPlatform
+    /// The emulated receiver, if known.
+    public let receiver: ReceiverEmulator?
+    /// The simulated calendar: seconds since 1970 UTC at instant zero of the manual clock (the
+    /// emulator dates its sentences 2026-05-01).
+    public var utcAtZero: Double = 1_777_593_600
+
+    /// Wraps a simulated platform and, when known, its receiver.
+    public init(platform: SimulatedPlatform, receiver: ReceiverEmulator? = nil) {
+        self.platform = platform
+        self.receiver = receiver
+    }
+
+    public var hardware: any HardwarePlatform { platform }
+    public var pacing: EnginePacing { .manual(platform.manualClock) }
+    public var provenance: Provenance { .simulator }
+    public var providesReceiver: Bool { true }
+    public func receiverPort(for board: BoardDescription) -> String { BoardHardware.simulatedPortName }
+    public func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines {
+        guard let receiver else { return try ReceiverBringUp.lines(for: board, platform: platform) }
+        return ReceiverLines(powerEnable: receiver.powerLine(clock: platform.clock))
+    }
+    public func measuredReceiverEnergy() -> EnergyLedger? { receiver?.ledger }
+    public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
+    public func accessProblem(for board: BoardDescription) -> String? { nil }
+}
+
+extension BoardHardware {
+    /// The engine platform for hardware a caller already has: a ``SimulatedPlatform`` runs
+    /// simulated (manual clock), anything else in real time.
+    public static func enginePlatform(_ hardware: any HardwarePlatform) -> any EnginePlatform {
+        if let simulated = hardware as? SimulatedPlatform { return SimulatedEnginePlatform(platform: simulated) }
+        return HardwareEnginePlatform(hardware)
+    }
+
+    /// The engine platform a board file asks for: its simulated board (platform and receiver) for
+    /// `simulated = true`, else `linux`. The one place the board's `simulated` flag is read.
+    public static func enginePlatform(for board: BoardDescription, linux: @autoclosure () -> any HardwarePlatform)
+        throws(HardwareError) -> any EnginePlatform
+    {
+        guard board.simulated else { return HardwareEnginePlatform(linux()) }
+        let sim = try simulatedBoard(for: board)
+        return SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)
+    }
+}

@@ -1,0 +1,120 @@
+import HardwareInterfaces
+import Heading
+import LocationServices
+import NMEA
+import PowerPolicy
+
+/// A heading as the services deliver it.
+public struct HeadingUpdate: Sendable, Hashable {
+    /// Heading relative to magnetic north of the client's reference axis, degrees.
+    public var magneticHeading: Double
+    /// Heading relative to true north; `nil` until a fix gives the position for the declination.
+    public var trueHeading: Double?
+    /// Estimated error of the heading, degrees (negative when invalid, as Core Location).
+    public var headingAccuracy: Double
+    /// The calibrated field in body axes, µT (x forward, y right, z down).
+    public var x: Double, y: Double, z: Double
+    /// The acceleration in body axes, g.
+    public var accelerationX: Double, accelerationY: Double, accelerationZ: Double
+    /// Pitch and roll, degrees.
+    public var pitch: Double?, roll: Double?
+    /// The measured field's inclination (dip) below the horizontal, degrees.
+    public var inclination: Double?
+    /// The engine's quality verdict and integrity flags.
+    public var quality: HeadingQuality
+    /// Flag names (see `HeadingFlags`).
+    public var flags: [String]
+    /// When the reading was taken, on the engine's clock.
+    public var takenAt: MonotonicInstant
+}
+
+/// Which body axis a heading is reported for (Core Location's `headingOrientation`, mapped to a board).
+public enum HeadingOrientation: String, Sendable, Hashable, CaseIterable {
+    /// The board's x axis (forward in its mount matrix).
+    case forward
+    /// The board's y axis (right).
+    case right
+    /// Backward (−x).
+    case backward
+    /// Left (−y).
+    case left
+
+    /// Degrees added to the forward heading.
+    var offset: Double {
+        switch self {
+        case .forward: return 0
+        case .right: return 90
+        case .backward: return 180
+        case .left: return 270
+        }
+    }
+}
+
+/// What a client receives from the engine.
+public enum EngineEvent: Sendable {
+    /// Locations, oldest first (one, or a batch).
+    case locations([Location])
+    /// Updates paused for stillness.
+    case paused
+    /// Updates resumed on motion.
+    case resumed
+    /// A heading.
+    case heading(HeadingUpdate)
+    /// A region event.
+    case region(RegionEvent)
+    /// A visit arrival (no departure yet) or departure.
+    case visit(Visit)
+    /// A deferral ended (nil error) or failed.
+    case deferredFinished(LocationError?)
+    /// An error.
+    case error(LocationError)
+}
+
+/// What the engine saw, for observers that publish everything (the daemon's gpsd socket, `fieldloc
+/// record`): observing adds no demand.
+public enum EngineObservation: Sendable {
+    /// Bytes read from the receiver, in order.
+    case bytes([UInt8])
+    /// An assembled fix (also those without a position), with when it arrived.
+    case fix(Fix, MonotonicInstant)
+    /// A heading computed.
+    case heading(HeadingUpdate)
+    /// A PPS edge paired with the UTC second it starts (boards with a PPS line).
+    case pps(PPSSample)
+}
+
+/// What one client of the engine wants: the services it runs and their options.
+public struct ClientServices: Sendable {
+    /// Standard location updates.
+    public var updatingLocation = false
+    /// Accuracy wanted.
+    public var desiredAccuracy: DesiredAccuracy = .best
+    /// Metres between deliveries; `nil` for every fix.
+    public var distanceFilter: Double?
+    /// What the unit is doing.
+    public var activityType: ActivityType = .other
+    /// Whether updates pause after stillness.
+    public var pausesAutomatically = true
+    /// The oldest a delivered location may be, seconds.
+    public var maximumAge = 2.0
+    /// Headings.
+    public var updatingHeading = false
+    /// Degrees between heading deliveries; `nil` for every reading.
+    public var headingFilter: Double? = 1
+    /// Reference axis for headings.
+    public var headingOrientation: HeadingOrientation = .forward
+    /// Significant-change monitoring.
+    public var significantChanges = false
+    /// Visit monitoring.
+    public var visits = false
+    /// Positions coarsened (reduced accuracy).
+    public var reducedAccuracy = false
+    /// Deferred delivery: metres and seconds, while set.
+    public var deferral: (distance: Double?, timeout: Double?)?
+    /// Batching: the longest a location is held, seconds; `nil` delivers at once.
+    public var batchingMaximumDelay: Double?
+
+    /// Creates a client's services (none running).
+    public init() {}
+}
+

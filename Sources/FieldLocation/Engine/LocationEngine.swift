@@ -1,0 +1,304 @@
+import BoardConfig
+import Foundation
+import HardwareInterfaces
+import Heading
+import LocationServices
+import NMEA
+import PowerPolicy
+import ReceiverProtocols
+import SimulatedHardware
+import Synchronization
+
+/// One process's location engine on one board: it owns the receiver, the sensors and the power
+/// policy, merges the demand of every client (managers, async sessions, daemon clients) into one
+/// policy decision (the most demanding wins, the last stop idles the hardware), turns NMEA into
+/// fixes and sensor reads into headings, and hands each client what its services ask for.
+///
+/// The engine is a coordinator over subsystems that each own their state and exchange values:
+/// `ReceiverSubsystem` (port, watchdog, executor, NMEA stream: fixes out), `SensorSubsystem`
+/// (sensors, calibration, heading, motion: headings and stillness out), `TimingSubsystem` (PPS),
+/// `ClientRegistry` (clients, demand, delivery) and `EnergyAccounting`.
+///
+/// Time comes from the platform's clock: a simulated platform's ``ManualClock``, so
+/// ``advance(by:)`` runs an hour in a moment; on hardware the system clock, with
+/// ``runInBackground(speed:)``. Thread safety: client registration and queries may come from any
+/// thread; the hardware is driven by whichever single thread advances the engine.
+public final class LocationEngine: @unchecked Sendable {
+    // Threads and locks (the one place that says so):
+    // • Any thread: client registration, services, regions, observers → `registry` (its own lock;
+    //   sinks and observers are called after it is released, on the thread that caused the event).
+    // • Any thread: `published` (a Mutex) holds what the run thread makes visible — last
+    //   location, last heading, last decision, counters, the stop flag. Written only by the thread
+    //   that advances the engine; read by anyone.
+    // • One thread at a time advances the engine, holding `runLock` for one step at a time (a
+    //   tick, one bounded receiver read, one sensor sample): `receiver`, `sensors`, `timing` and
+    //   `energy` are touched only under `runLock` (plain, non-Sendable state with no lock of
+    //   their own). A real board's loop runs forever, so nothing else ever waits for `runLock`:
+    //   the status queries (calibration, energyUsed, receiverFailures, controlsReceiver,
+    //   hardwareProblem, ppsStatus, watchdogTimeout) read what each step publishes in
+    //   `published`, and the settings (calibration, watchdogTimeout, headingPeriod) are queued in
+    //   `published` and applied by the next step, or at once when no step is running.
+    // • Order: `runLock` before the registry's lock or `published`; never the other way round, and
+    //   no sink or observer runs while the registry's lock or `published` is held. Sinks and
+    //   observers run on the advancing thread with `runLock` held; every query is safe there.
+
+    /// The board.
+    public let board: BoardDescription
+    /// The clock everything is timed on.
+    public let clock: any MonotonicClock
+    /// The policy.
+    public let policy: PowerPolicy
+    /// The simulated receiver of a `sim` board (energy ledger, power state), else `nil`.
+    public var simulatedReceiver: ReceiverEmulator? { (platform as? SimulatedEnginePlatform)?.receiver }
+    /// The simulated platform of a `sim` board (for fault injection in tests), else `nil`.
+    public var simulatedPlatform: SimulatedPlatform? { (platform as? SimulatedEnginePlatform)?.platform }
+    /// Folder of persisted state (regions); `nil` keeps nothing.
+    public var stateDirectory: String? { registry.stateDirectory }
+    /// What the engine runs on, as its caller chose.
+    public let platform: any EnginePlatform
+
+    struct Published {
+        var lastLocation: Location?
+        var lastHeading: HeadingUpdate?
+        var decision: PowerDecision?
+        /// The coordinator's own counts (fixes, headings, mode changes); the subsystems' beside them.
+        var counters = Counters()
+        var receiverCounters = ReceiverSubsystem.Counters()
+        var sensorCounters = SensorSubsystem.Counters()
+        var stopRequested = false
+        /// What the status queries read, as the last step left it (see ``LocationEngine/publishState()``).
+        var state = EngineState()
+        /// Settings waiting for the next step (applied under `runLock`, in order).
+        var pendingSettings: [@Sendable (LocationEngine) -> Void] = []
+
+        /// Every count, as the status readout shows it.
+        var statistics: Counters {
+            var c = counters
+            let r = receiverCounters
+            c.bytes = r.bytes
+            (c.sentencesAccepted, c.sentencesRejected, c.garbageBytes) = (r.sentencesAccepted, r.sentencesRejected, r.garbageBytes)
+            (c.portFailures, c.portReopens) = (r.portFailures, r.portReopens)
+            (c.watchdogWakes, c.powerCycles) = (r.watchdogWakes, r.powerCycles)
+            (c.autobaudRuns, c.autobaudRecoveries) = (r.autobaudRuns, r.autobaudRecoveries)
+            let s = sensorCounters
+            (c.headingFailures, c.sensorFailures, c.sensorReopens) = (s.headingFailures, s.sensorFailures, s.sensorReopens)
+            return c
+        }
+    }
+
+    let registry: ClientRegistry
+    let published = Mutex(Published())
+    let runLock = NSLock()
+    // Under `runLock`.
+    let receiver: ReceiverSubsystem
+    let sensors: SensorSubsystem
+    let timing: TimingSubsystem
+    var energy: EnergyAccounting
+    var nextTick: MonotonicInstant
+
+    /// Seconds of silence (or of bytes without a valid sentence) before the watchdog acts.
+    public var watchdogTimeout: Duration {
+        get { published.withLock { $0.state.watchdogTimeout } }
+        set {
+            published.withLock { $0.state.watchdogTimeout = newValue }
+            apply { $0.receiver.watchdogTimeout = newValue }
+        }
+    }
+
+    /// Counters for the status readout.
+    public struct Counters: Sendable {
+        /// Fixes assembled.
+        public var fixes = 0
+        /// Headings computed.
+        public var headings = 0
+        /// Heading reads that failed.
+        public var headingFailures = 0
+        /// Bytes read from the receiver.
+        public var bytes = 0
+        /// Policy decisions that changed the receiver's mode.
+        public var modeChanges = 0
+        /// Sentences accepted and rejected by the NMEA engine.
+        public var sentencesAccepted = 0, sentencesRejected = 0
+        /// Bytes the framer could not place in any sentence or binary frame (line noise, other baud rates).
+        public var garbageBytes: Int64 = 0
+        /// Times the receiver's port failed, and was opened again.
+        public var portFailures = 0, portReopens = 0
+        /// Watchdog actions: wakes of a silent receiver, power cycles, autobaud searches (and their successes).
+        public var watchdogWakes = 0, powerCycles = 0, autobaudRuns = 0, autobaudRecoveries = 0
+        /// Sensor reads that failed and sensor re-openings.
+        public var sensorFailures = 0, sensorReopens = 0
+    }
+
+    /// Opens a board on the platform its board file asks for: a simulated one on its simulated
+    /// platform (see ``simulated(board:stateDirectory:clock:trajectory:receiverTracking:)``), a real one on `linux`.
+    public static func open(board: BoardDescription, stateDirectory: String? = nil,
+                            linux: @autoclosure () -> any HardwarePlatform) throws(HardwareError) -> LocationEngine {
+        LocationEngine(board: board, platform: try BoardHardware.enginePlatform(for: board, linux: linux()),
+                       stateDirectory: stateDirectory)
+    }
+
+    /// A simulated board on `clock` (a fresh manual clock by default), optionally following a
+    /// scripted trajectory with the receiver asleep at the start (`receiverTracking` false).
+    public static func simulated(board: BoardDescription, stateDirectory: String? = nil, clock: ManualClock = ManualClock(),
+                                 trajectory: Trajectory? = nil, receiverTracking: Bool = true) throws(HardwareError) -> LocationEngine {
+        let sim = try BoardHardware.simulatedBoard(for: board, clock: clock, trajectory: trajectory, receiverTracking: receiverTracking)
+        return LocationEngine(board: board, platform: SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver),
+                              stateDirectory: stateDirectory, receiverAwake: receiverTracking)
+    }
+
+    /// An engine for `board` on `platform`, with the receiver taken to be awake at the start.
+    public convenience init(board: BoardDescription, platform: any EnginePlatform, stateDirectory: String? = nil) {
+        self.init(board: board, platform: platform, stateDirectory: stateDirectory, receiverAwake: true)
+    }
+
+    init(board: BoardDescription, platform: any EnginePlatform, stateDirectory: String?, receiverAwake: Bool) {
+        self.board = board
+        self.platform = platform
+        clock = platform.hardware.clock
+        let profile: ReceiverProfile
+        switch board.receiver?.family {
+        case .ublox?: profile = (board.receiver?.model ?? "").uppercased().contains("M8") ? .ubloxM8 : .ubloxM10
+        case .mtk?: profile = .mt3339
+        default: profile = .ubloxM10
+        }
+        policy = PowerPolicy(profile: profile)
+        registry = ClientRegistry(stateDirectory: stateDirectory)
+        receiver = ReceiverSubsystem(board: board, platform: platform, initiallyAwake: receiverAwake)
+        sensors = SensorSubsystem(board: board, hardware: platform.hardware)
+        timing = TimingSubsystem(board: board, hardware: platform.hardware)
+        energy = EnergyAccounting(profile: profile)
+        nextTick = clock.now()
+        publishState()
+    }
+
+    // MARK: clients
+
+    /// Registers a client; `sink` receives its events (on the engine's thread: hop yourself).
+    /// With a `persistentName`, the client's regions are loaded from and saved to the state folder.
+    public func register(name: String, persistentName: String? = nil,
+                         sink: @escaping @Sendable (EngineEvent) -> Void) -> (id: Int, problems: [String]) {
+        registry.register(name: name, persistentName: persistentName, sink: sink)
+    }
+
+    /// Adds an observer of everything the engine sees (no demand: pair it with a client to keep
+    /// the hardware running). Returns its id for ``removeObserver(_:)``.
+    public func observe(_ handler: @escaping @Sendable (EngineObservation) -> Void) -> Int { registry.observe(handler) }
+
+    /// Removes an observer.
+    public func removeObserver(_ id: Int) { registry.removeObserver(id) }
+
+    /// Removes a client: its demand goes; with no clients left the next tick idles the hardware.
+    public func unregister(_ id: Int) { registry.unregister(id) }
+
+    /// Changes a client's services. Turning standard updates on resets its filter (the next fresh fix is delivered).
+    public func update(_ id: Int, _ change: (inout ClientServices) -> Void) { registry.update(id, change) }
+
+    /// The services a client runs.
+    public func services(_ id: Int) -> ClientServices? { registry.services(id) }
+
+    /// Asks for one fresh location within `timeout`; never answered with a fix older than the request.
+    public func requestLocation(_ id: Int, timeout: Duration) { registry.requestLocation(id, now: clock.now(), timeout: timeout) }
+
+    /// Starts monitoring a region for a client; returns why not, or `nil`.
+    public func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError? { registry.startMonitoring(id, region) }
+
+    /// Stops monitoring a region; returns a storage error, if any.
+    public func stopMonitoring(_ id: Int, identifier: String) -> LocationError? { registry.stopMonitoring(id, identifier: identifier) }
+
+    /// A client's monitored regions.
+    public func monitoredRegions(_ id: Int) -> [CircularRegion] { registry.monitoredRegions(id) }
+
+    /// The state of a client's region, from the monitor or a fresh location.
+    public func state(_ id: Int, of identifier: String) -> RegionState {
+        let now = clock.now()
+        let fresh = lastLocation.flatMap { $0.age(at: now) <= 30 ? $0 : nil }
+        return registry.state(id, of: identifier, fresh: fresh)
+    }
+
+    // MARK: queries
+
+    /// The last location (any age: check its `receivedAt`).
+    public var lastLocation: Location? { published.withLock { $0.lastLocation } }
+    /// The last heading.
+    public var lastHeading: HeadingUpdate? { published.withLock { $0.lastHeading } }
+    /// The policy's last decision.
+    public var decision: PowerDecision? { published.withLock { $0.decision } }
+    /// Counters.
+    public var statistics: Counters { published.withLock { $0.statistics } }
+    /// Clients registered.
+    public var clientCount: Int { registry.count }
+    /// Whether the board has a magnetometer and accelerometer pair.
+    public var headingAvailable: Bool { board.magnetometer != nil && board.accelerometer != nil }
+    /// Whether the board has a receiver at all.
+    public var locationServicesEnabled: Bool { board.receiver != nil || platform.providesReceiver }
+    /// The magnetometer calibration applied to headings (a stored one, `fieldloc calibrate --save`).
+    public var calibration: MagnetometerCalibration? {
+        get { published.withLock { $0.state.calibration } }
+        set {
+            published.withLock { $0.state.calibration = newValue }
+            apply { $0.sensors.calibration = newValue }
+        }
+    }
+
+    /// The receiver's charge so far: the platform's measurement when it has one (the simulated
+    /// receiver's own ledger on a `sim` board), else estimated from the time in each policy mode
+    /// and the receiver profile's data-sheet currents.
+    public var energyUsed: EnergyLedger { platform.measuredReceiverEnergy() ?? published.withLock { $0.state.energy } }
+
+    /// Receiver commands that failed, most recent last (at most 20 kept).
+    public var receiverFailures: [String] { published.withLock { $0.state.receiverFailures } }
+    /// Whether the engine drives the receiver's power (a receiver family with a command set).
+    public var controlsReceiver: Bool { published.withLock { $0.state.controlsReceiver } }
+    /// A problem with the hardware now (port unavailable, sensors failing), for status readouts.
+    public var hardwareProblem: String? { published.withLock { $0.state.hardwareProblem } }
+    /// Time quality from the PPS line, as of the last step.
+    public var ppsStatus: PPSStatus { published.withLock { $0.state.pps } }
+
+    /// Runs `setting` under `runLock`: now, when no step is running, else at the start of the next step.
+    func apply(_ setting: @escaping @Sendable (LocationEngine) -> Void) {
+        published.withLock { $0.pendingSettings.append(setting) }
+        if runLock.try() {
+            applyPendingSettings()
+            publishState()
+            runLock.unlock()
+        }
+    }
+
+    /// Applies the queued settings. Under `runLock`.
+    func applyPendingSettings() {
+        let settings = published.withLock { s in
+            defer { s.pendingSettings.removeAll() }
+            return s.pendingSettings
+        }
+        for setting in settings { setting(self) }
+    }
+
+    /// Makes the subsystems' state visible to the queries. Under `runLock`.
+    func publishState() {
+        let state = EngineState(hardwareProblem: receiver.portProblem ?? sensors.problem, pps: timing.status(at: clock.now()),
+                                receiverFailures: (receiver.executor?.failures ?? []).suffix(20).map(\.description),
+                                controlsReceiver: receiver.executor != nil, energy: energy.ledger,
+                                calibration: sensors.calibration, watchdogTimeout: receiver.watchdogTimeout,
+                                headingPeriod: sensors.headingPeriod)
+        published.withLock { p in
+            var next = state
+            if !p.pendingSettings.isEmpty {
+                // A setting made during this step is not applied yet: keep showing the new value.
+                (next.calibration, next.watchdogTimeout, next.headingPeriod) = (p.state.calibration, p.state.watchdogTimeout, p.state.headingPeriod)
+            }
+            p.state = next
+        }
+    }
+}
+
+/// What the engine's status queries read: the subsystems' state as the last step left it.
+struct EngineState: Sendable {
+    var hardwareProblem: String?
+    var pps: PPSStatus = .none
+    var receiverFailures: [String] = []
+    var controlsReceiver = false
+    var energy = EnergyLedger()
+    var calibration: MagnetometerCalibration?
+    var watchdogTimeout: Duration = .seconds(5)
+    var headingPeriod: Duration = .milliseconds(100)
+}

@@ -1,0 +1,283 @@
+import BoardConfig
+import HardwareInterfaces
+import LocationServices
+import NMEA
+import PowerPolicy
+import ReceiverProtocols
+
+/// The GNSS receiver: its serial port (opened, reopened with backoff after a failure), its driver
+/// and the ``ReceiverExecutor`` that carries out the policy's decisions, the byte stream through the
+/// NMEA engine (NMEA and binary frames) into fixes, the watchdog (wake, power cycle, autobaud) and
+/// what the policy needs to know about recent fixes.
+///
+/// Inputs: the clock's instants, the policy's decisions. Outputs: bytes, ``Fix`` values, a
+/// ``FixHistory`` summary for the policy, and problems as ``LocationError`` values.
+///
+/// Only the thread that advances the engine touches it (see `LocationEngine`).
+final class ReceiverSubsystem {
+    /// What the receiver did, for the engine's counters.
+    struct Counters: Sendable, Equatable {
+        /// Bytes read.
+        var bytes = 0
+        /// Sentences accepted and rejected by the NMEA engine.
+        var sentencesAccepted = 0, sentencesRejected = 0
+        /// Bytes the framer could not place in any sentence or binary frame.
+        var garbageBytes: Int64 = 0
+        /// Times the port failed, and was opened again.
+        var portFailures = 0, portReopens = 0
+        /// Watchdog actions.
+        var watchdogWakes = 0, powerCycles = 0, autobaudRuns = 0, autobaudRecoveries = 0
+    }
+
+    /// What the policy needs to know about recent fixes.
+    struct FixHistory: Sendable, Equatable {
+        /// Seconds since the last fix with a position.
+        var timeSinceFix: Double?
+        /// The 95th percentile of the speeds of the last 15 minutes, m/s.
+        var recentSpeed: Double?
+        /// The speed of a fix of the last 5 s, m/s.
+        var currentSpeed: Double?
+        /// Seconds since the ephemerides were last collected (the receiver tracked long enough).
+        var ephemerisAge: Double?
+        /// Satellites used by the last fix.
+        var satellitesUsed = 0
+    }
+
+    private let board: BoardDescription
+    private let platform: any EnginePlatform
+    private let clock: any MonotonicClock
+    private let initiallyAwake: Bool
+    private let stream: NMEAStream
+    private(set) var counters = Counters()
+    /// Seconds of silence (or of bytes without a valid sentence) before the watchdog acts.
+    var watchdogTimeout: Duration = .seconds(5)
+    /// The open port; `nil` until opened and after a failure.
+    private(set) var port: (any SerialPort)?
+    /// Why the port is not usable now.
+    private(set) var portProblem: String?
+    /// The executor of the policy's decisions; `nil` for a receiver without a command set.
+    private(set) var executor: ReceiverExecutor?
+    /// When the last fix with a position arrived.
+    private(set) var lastFixAt: MonotonicInstant?
+    private var nextPortAttempt = MonotonicInstant.zero
+    private var portBackoff = Duration.milliseconds(250)
+    private var lines = ReceiverLines()
+    private var passed: [UInt8] = []
+    private var recentSpeeds: [(at: MonotonicInstant, speed: Double)] = []
+    private var trackingSince: MonotonicInstant?
+    private var ephemerisCollectedAt: MonotonicInstant?
+    private var lastSatellites = 0
+    private var lastByteAt: MonotonicInstant?
+    private var lastValidAt: MonotonicInstant?
+    private var acceptedSoFar = 0
+    private var watchdogStage = 0
+    private var wasAwake = true
+    private var nextWatchdogAction = MonotonicInstant.zero
+
+    /// A receiver on `board`'s port of `platform`, awake or asleep at the start.
+    init(board: BoardDescription, platform: any EnginePlatform, initiallyAwake: Bool) {
+        self.board = board
+        self.platform = platform
+        clock = platform.hardware.clock
+        self.initiallyAwake = initiallyAwake
+        stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: platform.provenance))
+    }
+
+    // MARK: port
+
+    /// Opens the port when it is closed and its retry time has come; a failure is reported and
+    /// retried soon at first (a replugged adapter is back within 2 s), then every 2 s.
+    func ensurePort(at now: MonotonicInstant, report: (LocationError) -> Void) {
+        guard port == nil, now >= nextPortAttempt else { return }
+        do { try openPort(at: now) } catch {
+            portProblem = error.description
+            nextPortAttempt = now.advanced(by: portBackoff)
+            portBackoff = min(portBackoff * 2, .seconds(2))
+            let cause: LocationError.HardwareCause = error.kind == .busy ? .portBusy : (error.kind == .deviceGone ? .portGone : .other)
+            report(.hardware(cause, error.description))
+        }
+    }
+
+    /// Opens the port now (no retry schedule); a reopened port gets a new driver.
+    func openPort(at now: MonotonicInstant) throws(HardwareError) {
+        let p = try platform.hardware.openSerialPort(platform.receiverPort(for: board), baudRate: board.receiver?.baudRate ?? .b9600)
+        port = p
+        let recovered = portProblem != nil && executor != nil
+        portProblem = nil
+        portBackoff = .milliseconds(250)
+        lastByteAt = now
+        lastValidAt = now
+        watchdogStage = 0
+        if recovered {
+            counters.portReopens += 1
+            // A new port needs a new driver; the receiver kept its power through an adapter unplug.
+            executor = makeExecutor(port: p, awake: true)
+        } else if executor == nil {
+            executor = makeExecutor(port: p, awake: initiallyAwake)
+        }
+    }
+
+    private func makeExecutor(port: any SerialPort, awake: Bool) -> ReceiverExecutor? {
+        do { lines = try platform.receiverLines(for: board) } catch {
+            portProblem = "receiver control lines: \(error)"
+            lines = ReceiverLines()
+        }
+        guard let driver = ReceiverBringUp.driver(for: board, port: port, lines: lines) else { return nil }
+        if let channel = (driver as? UBloxDriver)?.channel ?? (driver as? MediaTekDriver)?.channel ?? (driver as? CASICDriver)?.channel {
+            channel.passThrough = { [weak self] bytes in self?.passed += bytes }
+        }
+        let executor = ReceiverExecutor(driver: driver, clock: clock, awake: awake)
+        executor.binaryOutput = BinaryOutputMode(rawValue: board.receiver?.output.rawValue ?? "") ?? .nmea
+        return executor
+    }
+
+    /// Reads what the receiver sent until `deadline` (with the bytes a command exchange passed
+    /// on). A failed read closes the port, reports it, and waits for the retry time.
+    func read(until deadline: MonotonicInstant, report: (LocationError) -> Void) -> [UInt8] {
+        var bytes = passed
+        passed.removeAll()
+        guard let port else {
+            clock.sleep(until: deadline)
+            return bytes
+        }
+        do {
+            bytes += try port.readAvailable(maximum: 4096, deadline: deadline)
+        } catch {
+            port.close()
+            self.port = nil
+            portProblem = error.description
+            portBackoff = .milliseconds(250)
+            nextPortAttempt = clock.now().advanced(by: portBackoff)
+            counters.portFailures += 1
+            report(.hardware(error.kind == .deviceGone ? .portGone : .other, error.description))
+            clock.sleep(until: min(deadline, nextPortAttempt))
+        }
+        return bytes
+    }
+
+    /// Runs bytes received at `now` through the NMEA engine; returns the fixes they complete.
+    /// (No bytes are no news: the watchdog's silence goes on.)
+    func decode(_ bytes: [UInt8], at now: MonotonicInstant) -> [Fix] {
+        guard !bytes.isEmpty else { return [] }
+        lastByteAt = now
+        var fixes: [Fix] = []
+        bytes.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
+        let accepted = stream.counters.totalAccepted
+        if accepted > acceptedSoFar { lastValidAt = now; watchdogStage = 0 }
+        acceptedSoFar = accepted
+        counters.bytes += bytes.count
+        counters.sentencesAccepted = accepted
+        counters.sentencesRejected = stream.counters.totalRejected
+        counters.garbageBytes = stream.framer.counters.garbageBytes
+        return fixes
+    }
+
+    // MARK: fixes and decisions
+
+    /// A fix with a position arrived at `now`: it counts for the policy, and a tracking receiver
+    /// has collected its ephemerides after `upkeepDuration` seconds.
+    func noteFix(_ location: Location, _ fix: Fix, at now: MonotonicInstant, upkeepDuration: Double) {
+        lastFixAt = now
+        lastSatellites = fix.satellitesUsed ?? 0
+        recentSpeeds.append((now, fix.speed ?? 0))
+        if trackingSince == nil { trackingSince = now }
+        if let since = trackingSince, (now - since).secondsDouble >= upkeepDuration { ephemerisCollectedAt = now }
+        executor?.noteFix(good: location.horizontalAccuracy * 2 <= 15)
+    }
+
+    /// The recent fixes as the policy sees them at `now` (speeds older than 15 minutes are dropped).
+    func history(at now: MonotonicInstant) -> FixHistory {
+        recentSpeeds.removeAll { (now - $0.at).secondsDouble > 900 }
+        let speeds = recentSpeeds.map(\.speed).sorted()
+        let speed95 = speeds.isEmpty ? nil : speeds[min(speeds.count - 1, Int(Double(speeds.count) * 0.95))]
+        let current = recentSpeeds.last.flatMap { (now - $0.at).secondsDouble < 5 ? $0.speed : nil }
+        return FixHistory(timeSinceFix: lastFixAt.map { (now - $0).secondsDouble }, recentSpeed: speed95, currentSpeed: current,
+                          ephemerisAge: ephemerisCollectedAt.map { (now - $0).secondsDouble }, satellitesUsed: lastSatellites)
+    }
+
+    /// Carries out a decision. Silence counts from a wake: a receiver that slept has said nothing
+    /// for good reason.
+    func apply(_ decision: PowerDecision, ephemerisFresh: Bool) {
+        executor?.apply(decision, lastFix: lastFixAt, ephemerisFresh: ephemerisFresh)
+        if let executor, !executor.awake { trackingSince = nil }
+        let awakeNow = executor?.awake ?? true
+        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0 }
+        wasAwake = awakeNow
+    }
+
+    /// Puts the receiver in `idle`'s state and closes the port.
+    func shutdown(idle: PowerDecision) {
+        executor?.apply(idle, lastFix: lastFixAt, ephemerisFresh: true)
+        closePort()
+    }
+
+    /// Closes the port, leaving the receiver as it is.
+    func closePort() {
+        port?.close()
+        port = nil
+    }
+
+    // MARK: watchdog
+
+    /// The watchdog: a receiver that should be talking but is silent is woken, then power-cycled
+    /// through its enable line; bytes without a valid sentence mean another line rate: autobaud.
+    func watchdog(at now: MonotonicInstant, report: (LocationError) -> Void) {
+        guard let port, now >= nextWatchdogAction else { return }
+        let shouldTalk = executor?.awake ?? true
+        guard shouldTalk, let lastByte = lastByteAt, let lastValid = lastValidAt else { return }
+        let silentFor = now - lastByte
+        let invalidFor = now - lastValid
+        if silentFor < watchdogTimeout && invalidFor < watchdogTimeout { watchdogStage = 0; return }
+        if silentFor < watchdogTimeout {
+            // Bytes, but nothing valid: the receiver changed its line rate.
+            counters.autobaudRuns += 1
+            if let rate = autobaud(port) {
+                counters.autobaudRecoveries += 1
+                report(.hardware(.other, "\(port.name): the receiver now talks at \(rate); switched to it"))
+                lastValidAt = clock.now()
+            } else {
+                report(.hardware(.receiverSilent, "\(port.name): bytes arrive but no valid sentence at any line rate"))
+            }
+            nextWatchdogAction = clock.now().advanced(by: watchdogTimeout)
+            return
+        }
+        switch watchdogStage {
+        case 0:
+            counters.watchdogWakes += 1
+            report(.hardware(.receiverSilent, "\(port.name): no data for \(Int(silentFor.secondsDouble)) s; waking the receiver"))
+            executor?.rewake()
+            watchdogStage = 1
+        case 1 where lines.powerEnable != nil:
+            counters.powerCycles += 1
+            report(.hardware(.receiverSilent, "\(port.name): still silent after a wake; power-cycling it through the enable line"))
+            if let line = lines.powerEnable {
+                try? line.set(false)
+                clock.sleep(for: .seconds(1))
+                try? line.set(true)
+            }
+            watchdogStage = 2
+        default:
+            report(.hardware(.receiverSilent, "\(port.name): the receiver stays silent; check its supply, wiring and baud rate"))
+            watchdogStage = 0
+        }
+        nextWatchdogAction = clock.now().advanced(by: watchdogTimeout)
+    }
+
+    /// Tries the usual line rates; returns the one where valid sentences come, leaving the port at it.
+    private func autobaud(_ port: any SerialPort) -> BaudRate? {
+        let detector = ReceiverDetector(port: port)
+        let original = port.baudRate
+        for rate in [original] + detector.baudRates.filter({ $0 != original }) {
+            do {
+                try port.setBaudRate(rate)
+                try port.discard(.input)
+                let report = try detector.listen(until: clock.now().advanced(by: .milliseconds(1500))) { $0.validSentences.count >= 2 }
+                if report.validSentences.count >= 2 { return rate }
+            } catch {
+                return nil
+            }
+        }
+        try? port.setBaudRate(original)
+        return nil
+    }
+}

@@ -1,0 +1,191 @@
+import BoardConfig
+import HardwareInterfaces
+import Heading
+import LocationServices
+import NMEA
+import PowerPolicy
+import SensorDrivers
+
+/// The board's magnetometer and accelerometer: opened (and reopened after failures), read at the
+/// rate the policy's decision asks for, turned into headings by the heading engine (calibration,
+/// the World Magnetic Model reference at the last position, the GNSS course cross-check) and into
+/// motion (stillness) by the motion detector.
+///
+/// Inputs: the policy's decision (``schedule(_:at:report:)``), locations (``updateReference(_:fix:fallbackUTC:)``,
+/// and the last one for the cross-check). Outputs: ``HeadingUpdate`` values, the ``MotionDetector``'s
+/// verdict, and problems as ``LocationError`` values.
+///
+/// Only the thread that advances the engine touches it (see `LocationEngine`).
+final class SensorSubsystem {
+    /// What the sensors did, for the engine's counters.
+    struct Counters: Sendable, Equatable {
+        /// Heading reads that failed or gave no heading.
+        var headingFailures = 0
+        /// Sensor reads that failed.
+        var sensorFailures = 0
+        /// Times the sensors were opened again after failing.
+        var sensorReopens = 0
+    }
+
+    private let board: BoardDescription
+    private let hardware: any HardwarePlatform
+    private let clock: any MonotonicClock
+    private(set) var counters = Counters()
+    /// The opened sensors; `nil` before the first need and after three failed reads in a row.
+    private(set) var sensors: BoardSensors?
+    /// Why the sensors are not working now.
+    private(set) var problem: String?
+    /// Stillness from the accelerometer.
+    private(set) var motion = MotionDetector()
+    /// When the next sample is due (`distantFuture` while the policy wants none).
+    private(set) var nextSample = MonotonicInstant.distantFuture
+    /// The period between samples while headings are wanted.
+    var headingPeriod: Duration = .milliseconds(100)
+    private var interval: Duration?
+    private var wantsHeading = false
+    private var nextAttempt = MonotonicInstant.zero
+    private var failuresInRow = 0
+    private var referencePosition: (Double, Double)?
+    private var calibrationValue: MagnetometerCalibration?
+
+    init(board: BoardDescription, hardware: any HardwarePlatform) {
+        self.board = board
+        self.hardware = hardware
+        clock = hardware.clock
+    }
+
+    /// The magnetometer calibration applied to headings.
+    var calibration: MagnetometerCalibration? {
+        get { calibrationValue }
+        set {
+            calibrationValue = newValue
+            if let newValue { sensors?.engine.calibration = newValue }
+        }
+    }
+
+    /// Follows a decision: headings at ``headingPeriod`` while the magnetometer is wanted, motion
+    /// detection at 4 Hz, else nothing (and the motion detector forgets).
+    func schedule(_ decision: PowerDecision, at now: MonotonicInstant, report: (LocationError) -> Void) {
+        wantsHeading = decision.magnetometer != .powerDown
+        let period: Duration? = wantsHeading ? headingPeriod : (decision.motionDetection ? .milliseconds(250) : nil)
+        if let period {
+            if sensors == nil && now >= nextAttempt { open(report: report) }
+            if sensors != nil && nextSample == .distantFuture { nextSample = now.advanced(by: period) }
+        } else {
+            nextSample = .distantFuture
+            motion.reset()
+        }
+        interval = period
+    }
+
+    private func open(report: (LocationError) -> Void) {
+        let reopening = problem != nil
+        do {
+            sensors = try BoardSensors.open(board, platform: hardware)
+            if let calibrationValue { sensors?.engine.calibration = calibrationValue }
+            problem = nil
+            failuresInRow = 0
+            if reopening { counters.sensorReopens += 1 }
+        } catch {
+            let first = problem == nil
+            problem = "\(error)"
+            nextAttempt = clock.now().advanced(by: .seconds(2))
+            if first { report(.headingFailure("\(error)")) }
+        }
+    }
+
+    /// Takes the sample due now: the accelerometer alone for motion, or both sensors for a heading
+    /// (cross-checked against `lastLocation`'s course while it is under 2 s old). Returns the
+    /// heading, if one was computed.
+    func sample(lastLocation: Location?, report: (LocationError) -> Void) -> HeadingUpdate? {
+        let now = clock.now()
+        nextSample = interval.map { now.advanced(by: $0) } ?? .distantFuture
+        guard var s = sensors else { return nil }
+        if !wantsHeading {
+            do {
+                let a = try s.accelerometer.read().acceleration
+                let g = SensorDrivers.standardGravity
+                motion.add(x: a.x / g, y: a.y / g, z: a.z / g, at: now)
+                problem = nil
+                failuresInRow = 0
+                sensors = s
+            } catch {
+                sensors = s
+                noteFailure("\(error)", report: report)
+            }
+            return nil
+        }
+        do {
+            let (a, m) = try s.readRaw()
+            motion.add(x: a.x, y: a.y, z: a.z, at: now)
+            var reading = s.engine.process(acceleration: a, field: m)
+            if let last = lastLocation, let course = last.course, let speed = last.speed, last.age(at: now) < 2 {
+                HeadingEngine.crossCheck(&reading, course: course, speed: speed)
+            }
+            sensors = s
+            problem = nil
+            failuresInRow = 0
+            guard let magnetic = reading.magneticHeading else {
+                counters.headingFailures += 1
+                return nil
+            }
+            return HeadingUpdate(reading, magnetic: magnetic, takenAt: now)
+        } catch {
+            sensors = s
+            noteFailure("\(error)", report: report)
+            return nil
+        }
+    }
+
+    /// A failed read: after three in a row the sensors are closed, reported, and opened again
+    /// every 2 s until they answer (identity checks and configuration run again).
+    private func noteFailure(_ message: String, report: (LocationError) -> Void) {
+        failuresInRow += 1
+        counters.headingFailures += 1
+        counters.sensorFailures += 1
+        guard failuresInRow >= 3 else { return }
+        let first = problem == nil
+        problem = message
+        sensors = nil
+        nextAttempt = clock.now().advanced(by: .seconds(2))
+        if first { report(.hardware(.sensorNotAcknowledging, message)) }
+    }
+
+    /// A location: once the unit is more than 1 km from where the reference field was last
+    /// evaluated, the World Magnetic Model is evaluated again there, at the fix's date (or, for
+    /// a fix without one, at `fallbackUTC`, seconds since 1970 from the platform's clock).
+    func updateReference(_ location: Location, fix: Fix, fallbackUTC: @autoclosure () -> Double) {
+        guard var s = sensors else { return }
+        let moved = referencePosition.map {
+            Geodesy.distance(latitude1: $0.0, longitude1: $0.1, latitude2: location.latitude, longitude2: location.longitude)
+        } ?? .infinity
+        guard moved > 1000 else { return }
+        let year = Self.decimalYear(utcSeconds: fix.time?.secondsSinceEpoch ?? fallbackUTC())
+        let e = WorldMagneticModel.wmm2025.evaluate(latitude: location.latitude, longitude: location.longitude,
+                                                    heightKm: (location.ellipsoidalAltitude ?? location.altitude ?? 0) / 1000,
+                                                    decimalYear: year)
+        s.engine.reference = ReferenceField(e)
+        sensors = s
+        referencePosition = (location.latitude, location.longitude)
+    }
+
+    /// NOAA's decimal year (year + (day of year − 1) / days in the year) of a UTC instant.
+    static func decimalYear(utcSeconds: Double) -> Double {
+        let date = CalendarDate(daysSinceEpoch: Int((utcSeconds / 86_400).rounded(.down)))
+        let start = CalendarDate(year: date.year, month: 1, day: 1)?.daysSinceEpoch ?? date.daysSinceEpoch
+        let end = CalendarDate(year: date.year + 1, month: 1, day: 1)?.daysSinceEpoch ?? start + 365
+        return Double(date.year) + Double(date.daysSinceEpoch - start) / Double(end - start)
+    }
+}
+
+extension HeadingUpdate {
+    /// The update for a reading of the heading engine with a magnetic heading.
+    init(_ reading: HeadingReading, magnetic: Double, takenAt: MonotonicInstant) {
+        self.init(magneticHeading: magnetic, trueHeading: reading.trueHeading, headingAccuracy: reading.accuracy ?? -1,
+                  x: reading.field.x, y: reading.field.y, z: reading.field.z,
+                  accelerationX: reading.acceleration.x, accelerationY: reading.acceleration.y,
+                  accelerationZ: reading.acceleration.z,
+                  pitch: reading.pitch, roll: reading.roll, inclination: reading.inclination, quality: reading.quality,
+                  flags: reading.flags.names, takenAt: takenAt)
+    }
+}

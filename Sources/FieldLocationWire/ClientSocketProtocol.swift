@@ -1,0 +1,106 @@
+import Foundation
+
+/// The wire protocol of `fieldlocd`'s local client socket: the ``LocationProvider`` interface as JSON
+/// lines, so programs on the unit share one receiver through ``LocationManager`` (over
+/// ``RemoteLocationProvider``) with the same semantics as in process.
+///
+/// **Transport.** A Unix stream socket (``defaultPath``, or ``pathVariable`` from the environment;
+/// mode 0660). Every message is one JSON object (``ClientRequest`` one way, ``ClientMessage`` the other)
+/// on one line ending in LF (a CR before it is ignored, empty lines are ignored), UTF-8, at most
+/// ``maximumLineLength`` bytes without the LF, in both directions. The daemon answers a longer line
+/// with one error reply and skips it up to its LF; the connection stays open. Both ends frame with
+/// ``LineDecoder``.
+///
+/// **Version.** This is version 1 (``version``). The daemon announces it in `hello`; a request may
+/// carry `"version": 1`, and a request naming another version is refused. Version 1 readers ignore
+/// keys they do not know, so keys may be added without a new version.
+///
+/// **Hello.** On connecting, the daemon reads the peer's credentials (`SO_PEERCRED`) and sends:
+/// ```json
+/// {"type":"hello","version":1,"server":"fieldlocd","board":"sim","locationServicesEnabled":true,
+///  "headingAvailable":true,"authorization":"authorizedAlways","accuracy":"fullAccuracy",
+///  "peer":{"pid":4242,"uid":1000,"gid":1000,"user":"alice","groups":["alice","dialout"]},"now":81234000000}
+/// ```
+/// `authorization` is the access policy's status for that user (`authorizedAlways`,
+/// `authorizedWhenInUse`, `denied`, `restricted`) with a `reason` when it refuses; `accuracy` is
+/// `fullAccuracy` or `reducedAccuracy` (positions coarsened to about 5 km). `now` is the engine's
+/// monotonic clock in nanoseconds; every instant on the wire (`receivedAt`, `takenAt`, `arrivedAt`,
+/// `departedAt`) is on that clock.
+///
+/// **Requests** (client to daemon) carry an `id` (an integer the client chooses, echoed in the reply),
+/// an `op`, and for the client operations a `client`: an integer the connection chooses for each
+/// of its clients (1 to 2³¹−1, unique on the connection).
+///
+/// | op | fields | reply |
+/// | --- | --- | --- |
+/// | `hello` | | the hello message again, as a reply |
+/// | `register` | `client`, `name`, `persistent`? | `problems` (restoring stored regions) |
+/// | `services` | `client`, `services` | — |
+/// | `request` | `client`, `timeout` (seconds, 0 < t ≤ 86400) | — (the answer comes as an event) |
+/// | `monitor` | `client`, `region` | — or an error (`regionMonitoringFailure`) |
+/// | `unmonitor` | `client`, `identifier` | — or an error |
+/// | `regions` | `client` | `regions` |
+/// | `state` | `client`, `identifier` | `state`: `unknown`, `inside`, `outside` |
+/// | `fullAccuracy` | `client`, `purpose` | — or an error (`invalidArgument`: the key is not declared) |
+/// | `last` | `client`? | `location`?, `heading`? (the engine's last values) |
+/// | `unregister` | `client` | — |
+///
+/// `services` is the whole set a client runs (``ClientServices``): `updatingLocation`,
+/// `desiredAccuracy` (`best`, `bestForNavigation`, `nearestTenMeters`, `hundredMeters`, `kilometer`,
+/// `threeKilometers`, `reduced`), `distanceFilter`?, `activityType`, `pausesAutomatically`,
+/// `maximumAge`, `updatingHeading`, `headingFilter`?, `headingOrientation` (`forward`, `right`,
+/// `backward`, `left`), `significantChanges`, `visits`, `reducedAccuracy`, `deferral`?
+/// (`{"distance":…,"timeout":…}`), `batchingMaximumDelay`?. A region is
+/// `{"identifier","latitude","longitude","radius","notifyOnEntry","notifyOnExit","dwellTime"?}`.
+///
+/// **Replies**: `{"type":"reply","id":7,"ok":true,…}` or
+/// `{"type":"reply","id":7,"ok":false,"error":{"code":"denied","message":"…"}}`. Error codes are
+/// ``LocationError``'s cases (`locationUnknown`, `denied`, `headingFailure`,
+/// `regionMonitoringFailure` with `region`, `deferredFailed`, `invalidArgument`, `hardware` with
+/// `cause`). A line that is not a JSON object, lacks `op`, names an unknown op or has fields of the
+/// wrong type is answered with `invalidArgument` (with the `id` when one could be read), and the
+/// connection stays open. A client whose policy status is `denied` or `restricted` gets `denied` for
+/// every op but `hello`.
+///
+/// **Events** (daemon to client, at any time between replies):
+/// `{"type":"event","client":1,"now":…,"event":{"kind":…}}` with `kind` `locations` (`locations`,
+/// oldest first; a batch longer than ``locationsPerEvent`` is split over several events, all but the
+/// last with `"continues":true`, and is one delivery), `paused`, `resumed`, `heading` (`heading`),
+/// `region` (`region`: `{"kind":"enter"|"exit"|"dwell"|"determined","state"?,"region","location"}`),
+/// `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`).
+///
+/// The values are the public types' own `Codable` forms: `Location`, `Visit`, `RegionEvent` and
+/// `LocationError` (in LocationServices), `HeadingUpdate`, `ClientServices` and `EngineEvent`
+/// (conformances in this module).
+///
+/// **Lifetime.** Closing the connection unregisters its clients: their demand goes (the last one out
+/// idles the receiver). Regions of a client registered with `persistent` by a user the policy
+/// authorises `always` are kept in the daemon's state folder under that user's uid and the name
+/// (`regions-uid1000-NAME.json`) and restored when it registers again under that name; other
+/// clients' regions live as long as the connection. A client that leaves more than the daemon's
+/// output limit unread (256 KiB by default) is disconnected.
+public enum ClientSocketProtocol {
+    /// The protocol version this build speaks.
+    public static let version = 1
+    /// The longest line accepted or sent, in bytes without its LF.
+    public static let maximumLineLength = 65_536
+    /// Where the daemon listens by default.
+    public static let defaultPath = "/run/fieldloc/client.sock"
+    /// The environment variable that moves the socket for the daemon and its clients alike (for
+    /// development without root: `FIELDLOC_CLIENT_SOCKET=/tmp/fieldloc.sock`).
+    public static let pathVariable = "FIELDLOC_CLIENT_SOCKET"
+    /// The socket's path: ``pathVariable`` when set and not empty, else ``defaultPath``.
+    public static var configuredPath: String {
+        if let value = ProcessInfo.processInfo.environment[pathVariable], !value.isEmpty { return value }
+        return defaultPath
+    }
+    /// The most locations in one event line; longer batches continue over several lines.
+    public static let locationsPerEvent = 100
+    /// The longest error message sent (longer ones are cut).
+    package static let maximumMessageLength = 4096
+    /// The longest client name and region identifier accepted, bytes.
+    package static let maximumNameLength = 256
+    /// The ops a daemon of this version answers.
+    package static let operations = ["hello", "register", "services", "request", "monitor", "unmonitor", "regions", "state",
+                             "fullAccuracy", "last", "unregister"]
+}

@@ -1,0 +1,182 @@
+import FieldLocation
+import HardwareInterfaces
+import Heading
+import LocationServices
+import PowerPolicy
+
+// The engine's values as JSON, in the form of ``ClientSocketProtocol`` (version 1). They live here,
+// beside the protocol, because the engine's target does not need them.
+
+extension HeadingUpdate: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case magneticHeading, trueHeading, headingAccuracy, x, y, z, accelerationX, accelerationY, accelerationZ
+        case pitch, roll, inclination, quality, flags, takenAt
+    }
+
+    /// Decodes a heading; an unknown `quality` is refused. `takenAt` is nanoseconds of the engine's clock.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try c.decode(String.self, forKey: .quality)
+        guard let quality = HeadingQuality(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(forKey: .quality, in: c, debugDescription: "heading quality '\(name)' is unknown")
+        }
+        func value(_ key: CodingKeys) throws -> Double { try c.decode(Double.self, forKey: key) }
+        func optional(_ key: CodingKeys) throws -> Double? { try c.decodeIfPresent(Double.self, forKey: key) }
+        self.init(magneticHeading: try value(.magneticHeading), trueHeading: try optional(.trueHeading),
+                  headingAccuracy: try value(.headingAccuracy), field: (try value(.x), try value(.y), try value(.z)),
+                  acceleration: (try value(.accelerationX), try value(.accelerationY), try value(.accelerationZ)),
+                  pitch: try optional(.pitch), roll: try optional(.roll), inclination: try optional(.inclination),
+                  quality: quality, flags: try c.decode([String].self, forKey: .flags),
+                  takenAt: MonotonicInstant(nanoseconds: try c.decode(UInt64.self, forKey: .takenAt)))
+    }
+
+    /// Encodes the heading.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(magneticHeading, forKey: .magneticHeading)
+        try c.encodeIfPresent(trueHeading, forKey: .trueHeading)
+        try c.encode(headingAccuracy, forKey: .headingAccuracy)
+        try c.encode(x, forKey: .x)
+        try c.encode(y, forKey: .y)
+        try c.encode(z, forKey: .z)
+        try c.encode(accelerationX, forKey: .accelerationX)
+        try c.encode(accelerationY, forKey: .accelerationY)
+        try c.encode(accelerationZ, forKey: .accelerationZ)
+        try c.encodeIfPresent(pitch, forKey: .pitch)
+        try c.encodeIfPresent(roll, forKey: .roll)
+        try c.encodeIfPresent(inclination, forKey: .inclination)
+        try c.encode(quality.rawValue, forKey: .quality)
+        try c.encode(flags, forKey: .flags)
+        try c.encode(takenAt.nanoseconds, forKey: .takenAt)
+    }
+}
+
+extension ClientServices: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case updatingLocation, desiredAccuracy, distanceFilter, activityType, pausesAutomatically, maximumAge, updatingHeading
+        case headingFilter, headingOrientation, significantChanges, visits, reducedAccuracy, deferral, batchingMaximumDelay
+    }
+
+    private enum DeferralKeys: String, CodingKey { case distance, timeout }
+
+    /// Decodes the whole set of services a client runs, in the ranges the manager enforces; a value
+    /// out of range throws ``LocationError/invalidArgument(_:)`` naming it.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        updatingLocation = try c.decode(Bool.self, forKey: .updatingLocation)
+        desiredAccuracy = try c.decode(DesiredAccuracy.self, forKey: .desiredAccuracy)
+        distanceFilter = try c.decodeIfPresent(Double.self, forKey: .distanceFilter)
+        activityType = try c.decode(ActivityType.self, forKey: .activityType)
+        pausesAutomatically = try c.decode(Bool.self, forKey: .pausesAutomatically)
+        maximumAge = try c.decode(Double.self, forKey: .maximumAge)
+        updatingHeading = try c.decode(Bool.self, forKey: .updatingHeading)
+        headingFilter = try c.decodeIfPresent(Double.self, forKey: .headingFilter)
+        let orientation = try c.decode(String.self, forKey: .headingOrientation)
+        significantChanges = try c.decode(Bool.self, forKey: .significantChanges)
+        visits = try c.decode(Bool.self, forKey: .visits)
+        reducedAccuracy = try c.decode(Bool.self, forKey: .reducedAccuracy)
+        if c.contains(.deferral), try !c.decodeNil(forKey: .deferral) {
+            let d = try c.nestedContainer(keyedBy: DeferralKeys.self, forKey: .deferral)
+            deferral = (try d.decodeIfPresent(Double.self, forKey: .distance), try d.decodeIfPresent(Double.self, forKey: .timeout))
+        }
+        batchingMaximumDelay = try c.decodeIfPresent(Double.self, forKey: .batchingMaximumDelay)
+
+        func positive(_ value: Double?, _ name: String) throws(LocationError) {
+            if let v = value, !(v.isFinite && v > 0) { throw .invalidArgument("services: \(name) \(v) must be a positive number") }
+        }
+        try positive(distanceFilter, "distanceFilter")
+        try positive(maximumAge, "maximumAge")
+        try positive(batchingMaximumDelay, "batchingMaximumDelay")
+        try positive(deferral?.distance, "deferral.distance")
+        try positive(deferral?.timeout, "deferral.timeout")
+        if let d = deferral, d.distance == nil && d.timeout == nil {
+            throw LocationError.invalidArgument("services: a deferral needs a distance, a timeout or both")
+        }
+        if let h = headingFilter, !(h.isFinite && h >= 0 && h <= 360) {
+            throw LocationError.invalidArgument("services: headingFilter \(h) must be 0 to 360 degrees")
+        }
+        guard let o = HeadingOrientation(rawValue: orientation) else {
+            throw LocationError.invalidArgument("services: headingOrientation '\(orientation)' is not forward, right, backward or left")
+        }
+        headingOrientation = o
+    }
+
+    /// Encodes the services (`deferral` as `{"distance","timeout"}`).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(updatingLocation, forKey: .updatingLocation)
+        try c.encode(desiredAccuracy, forKey: .desiredAccuracy)
+        try c.encodeIfPresent(distanceFilter, forKey: .distanceFilter)
+        try c.encode(activityType, forKey: .activityType)
+        try c.encode(pausesAutomatically, forKey: .pausesAutomatically)
+        try c.encode(maximumAge, forKey: .maximumAge)
+        try c.encode(updatingHeading, forKey: .updatingHeading)
+        try c.encodeIfPresent(headingFilter, forKey: .headingFilter)
+        try c.encode(headingOrientation.rawValue, forKey: .headingOrientation)
+        try c.encode(significantChanges, forKey: .significantChanges)
+        try c.encode(visits, forKey: .visits)
+        try c.encode(reducedAccuracy, forKey: .reducedAccuracy)
+        if let deferral {
+            var d = c.nestedContainer(keyedBy: DeferralKeys.self, forKey: .deferral)
+            try d.encodeIfPresent(deferral.distance, forKey: .distance)
+            try d.encodeIfPresent(deferral.timeout, forKey: .timeout)
+        }
+        try c.encodeIfPresent(batchingMaximumDelay, forKey: .batchingMaximumDelay)
+    }
+}
+
+extension EngineEvent: Codable {
+    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error }
+
+    /// Decodes `{"kind":…}` with the kind's key: `locations` (`locations`), `paused`, `resumed`,
+    /// `heading` (`heading`), `region` (`region`), `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let kind = try c.decode(String.self, forKey: .kind)
+        func required<T: Decodable>(_ type: T.Type, _ key: CodingKeys) throws -> T {
+            guard let value = try c.decodeIfPresent(type, forKey: key) else {
+                throw DecodingError.keyNotFound(key, .init(codingPath: c.codingPath, debugDescription: "\(kind) event without a \(key.stringValue)"))
+            }
+            return value
+        }
+        switch kind {
+        case "locations": self = .locations(try c.decodeIfPresent([Location].self, forKey: .locations) ?? [])
+        case "paused": self = .paused
+        case "resumed": self = .resumed
+        case "heading": self = .heading(try required(HeadingUpdate.self, .heading))
+        case "region": self = .region(try required(RegionEvent.self, .region))
+        case "visit": self = .visit(try required(Visit.self, .visit))
+        case "deferredFinished": self = .deferredFinished(try c.decodeIfPresent(LocationError.self, forKey: .error))
+        case "error": self = .error(try required(LocationError.self, .error))
+        default: throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "event kind '\(kind)' is unknown")
+        }
+    }
+
+    /// Encodes the event's kind and its value.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .locations(let l):
+            try c.encode("locations", forKey: .kind)
+            try c.encode(l, forKey: .locations)
+        case .paused: try c.encode("paused", forKey: .kind)
+        case .resumed: try c.encode("resumed", forKey: .kind)
+        case .heading(let h):
+            try c.encode("heading", forKey: .kind)
+            try c.encode(h, forKey: .heading)
+        case .region(let r):
+            try c.encode("region", forKey: .kind)
+            try c.encode(r, forKey: .region)
+        case .visit(let v):
+            try c.encode("visit", forKey: .kind)
+            try c.encode(v, forKey: .visit)
+        case .deferredFinished(let e):
+            try c.encode("deferredFinished", forKey: .kind)
+            try c.encodeIfPresent(e, forKey: .error)
+        case .error(let e):
+            try c.encode("error", forKey: .kind)
+            try c.encode(e, forKey: .error)
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import HardwareInterfaces
+import NMEA
+
+// The services' values as JSON (or any Codable format): the form `fieldlocd`'s local client socket
+// sends (protocol version 1). Instants (`receivedAt`, `arrivedAt`, `departedAt`) are nanoseconds of
+// the engine's monotonic clock; absent optionals are absent keys.
+
+extension Location: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case latitude, longitude, altitude, ellipsoidalAltitude, horizontalAccuracy, verticalAccuracy, speed, course
+        case timestamp, receivedAt, satellitesUsed, mode, provenance, isReduced
+    }
+
+    /// Decodes a location; a position off the globe or an unknown mode or provenance is refused.
+    /// (The receiver's own speed and course accuracies and the accuracy model are not encoded.)
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let latitude = try c.decode(Double.self, forKey: .latitude)
+        let longitude = try c.decode(Double.self, forKey: .longitude)
+        guard latitude.isFinite, (-90...90).contains(latitude), longitude.isFinite, (-180...180).contains(longitude) else {
+            throw DecodingError.dataCorruptedError(forKey: .latitude, in: c, debugDescription: "location \(latitude), \(longitude) is not a position")
+        }
+        let modeValue = try c.decode(Int.self, forKey: .mode)
+        let provenanceValue = try c.decode(Int.self, forKey: .provenance)
+        guard let mode = FixMode(rawValue: modeValue), let provenance = Provenance(rawValue: provenanceValue) else {
+            throw DecodingError.dataCorruptedError(forKey: .mode, in: c,
+                                                   debugDescription: "location: mode \(modeValue) or provenance \(provenanceValue) is unknown")
+        }
+        self.init(latitude: latitude, longitude: longitude, horizontalAccuracy: try c.decode(Double.self, forKey: .horizontalAccuracy),
+                  receivedAt: MonotonicInstant(nanoseconds: try c.decode(UInt64.self, forKey: .receivedAt)),
+                  altitude: try c.decodeIfPresent(Double.self, forKey: .altitude),
+                  ellipsoidalAltitude: try c.decodeIfPresent(Double.self, forKey: .ellipsoidalAltitude),
+                  verticalAccuracy: try c.decodeIfPresent(Double.self, forKey: .verticalAccuracy),
+                  speed: try c.decodeIfPresent(Double.self, forKey: .speed), course: try c.decodeIfPresent(Double.self, forKey: .course),
+                  timestamp: try c.decodeIfPresent(Double.self, forKey: .timestamp),
+                  satellitesUsed: try c.decodeIfPresent(Int.self, forKey: .satellitesUsed), mode: mode, provenance: provenance)
+        isReduced = try c.decodeIfPresent(Bool.self, forKey: .isReduced) ?? false
+    }
+
+    /// Encodes the location (`isReduced` only when true).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(latitude, forKey: .latitude)
+        try c.encode(longitude, forKey: .longitude)
+        try c.encodeIfPresent(altitude, forKey: .altitude)
+        try c.encodeIfPresent(ellipsoidalAltitude, forKey: .ellipsoidalAltitude)
+        try c.encode(horizontalAccuracy, forKey: .horizontalAccuracy)
+        try c.encodeIfPresent(verticalAccuracy, forKey: .verticalAccuracy)
+        try c.encodeIfPresent(speed, forKey: .speed)
+        try c.encodeIfPresent(course, forKey: .course)
+        try c.encodeIfPresent(timestamp, forKey: .timestamp)
+        try c.encode(receivedAt.nanoseconds, forKey: .receivedAt)
+        try c.encodeIfPresent(satellitesUsed, forKey: .satellitesUsed)
+        try c.encode(mode.rawValue, forKey: .mode)
+        try c.encode(provenance.rawValue, forKey: .provenance)
+        if isReduced { try c.encode(true, forKey: .isReduced) }
+    }
+}
+
+extension Visit: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case latitude, longitude, horizontalAccuracy, arrivalTime, arrivedAt, departureTime, departedAt
+    }
+
+    /// Decodes a visit.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let departureTime = try c.decodeIfPresent(Double.self, forKey: .departureTime)
+        self.init(latitude: try c.decode(Double.self, forKey: .latitude), longitude: try c.decode(Double.self, forKey: .longitude),
+                  horizontalAccuracy: try c.decode(Double.self, forKey: .horizontalAccuracy),
+                  arrival: (try c.decodeIfPresent(Double.self, forKey: .arrivalTime),
+                            MonotonicInstant(nanoseconds: try c.decode(UInt64.self, forKey: .arrivedAt))),
+                  departure: try c.decodeIfPresent(UInt64.self, forKey: .departedAt).map { (departureTime, MonotonicInstant(nanoseconds: $0)) })
+    }
+
+    /// Encodes the visit.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(latitude, forKey: .latitude)
+        try c.encode(longitude, forKey: .longitude)
+        try c.encode(horizontalAccuracy, forKey: .horizontalAccuracy)
+        try c.encodeIfPresent(arrivalTime, forKey: .arrivalTime)
+        try c.encode(arrivedAt.nanoseconds, forKey: .arrivedAt)
+        try c.encodeIfPresent(departureTime, forKey: .departureTime)
+        try c.encodeIfPresent(departedAt?.nanoseconds, forKey: .departedAt)
+    }
+}
+
+extension RegionEvent: Codable {
+    private enum CodingKeys: String, CodingKey { case kind, state, region, location }
+
+    /// Decodes a region event: `kind` is `enter`, `exit`, `dwell` or `determined` (with `state`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try c.decode(String.self, forKey: .kind)
+        let kind: Kind
+        switch name {
+        case "enter": kind = .enter
+        case "exit": kind = .exit
+        case "dwell": kind = .dwell
+        case "determined":
+            let state = try c.decodeIfPresent(String.self, forKey: .state)
+            guard let s = state.flatMap(RegionState.init(rawValue:)) else {
+                throw DecodingError.dataCorruptedError(forKey: .state, in: c, debugDescription: "region event: state '\(state ?? "")' is unknown")
+            }
+            kind = .determined(s)
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "region event kind '\(name)' is unknown")
+        }
+        self.init(kind, region: try c.decode(CircularRegion.self, forKey: .region), location: try c.decode(Location.self, forKey: .location))
+    }
+
+    /// Encodes the event.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch kind {
+        case .enter: try c.encode("enter", forKey: .kind)
+        case .exit: try c.encode("exit", forKey: .kind)
+        case .dwell: try c.encode("dwell", forKey: .kind)
+        case .determined(let state):
+            try c.encode("determined", forKey: .kind)
+            try c.encode(state, forKey: .state)
+        }
+        try c.encode(region, forKey: .region)
+        try c.encode(location, forKey: .location)
+    }
+}
+
+extension LocationError: Codable {
+    private enum CodingKeys: String, CodingKey { case code, message, region, cause }
+
+    /// The case's name: `locationUnknown`, `denied`, `headingFailure`, `regionMonitoringFailure`,
+    /// `deferredFailed`, `invalidArgument` or `hardware`.
+    public var code: String {
+        switch self {
+        case .locationUnknown: return "locationUnknown"
+        case .denied: return "denied"
+        case .headingFailure: return "headingFailure"
+        case .regionMonitoringFailure: return "regionMonitoringFailure"
+        case .deferredFailed: return "deferredFailed"
+        case .invalidArgument: return "invalidArgument"
+        case .hardware: return "hardware"
+        }
+    }
+
+    /// The case's text (without the prefix ``description`` adds).
+    public var message: String {
+        switch self {
+        case .locationUnknown(let s), .denied(let s), .headingFailure(let s), .deferredFailed(let s), .invalidArgument(let s): return s
+        case .regionMonitoringFailure(_, let s), .hardware(_, let s): return s
+        }
+    }
+
+    /// Decodes `{"code","message","region"?,"cause"?}`; an unknown code becomes a hardware error
+    /// of cause `other` whose message names the code, an unknown cause becomes `other`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let code = try c.decode(String.self, forKey: .code)
+        let message = try c.decode(String.self, forKey: .message)
+        switch code {
+        case "locationUnknown": self = .locationUnknown(message)
+        case "denied": self = .denied(message)
+        case "headingFailure": self = .headingFailure(message)
+        case "regionMonitoringFailure": self = .regionMonitoringFailure(region: try c.decodeIfPresent(String.self, forKey: .region) ?? "", reason: message)
+        case "deferredFailed": self = .deferredFailed(message)
+        case "invalidArgument": self = .invalidArgument(message)
+        case "hardware":
+            let cause = try c.decodeIfPresent(String.self, forKey: .cause)
+            self = .hardware(cause.flatMap(HardwareCause.init(rawValue:)) ?? .other, message)
+        default: self = .hardware(.other, "fieldlocd: \(code): \(message)")
+        }
+    }
+
+    /// Encodes `code`, `message`, and `region` or `cause` for the cases that have one.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(code, forKey: .code)
+        try c.encode(message, forKey: .message)
+        switch self {
+        case .regionMonitoringFailure(let region, _): try c.encode(region, forKey: .region)
+        case .hardware(let cause, _): try c.encode(cause.rawValue, forKey: .cause)
+        default: break
+        }
+    }
+}
