@@ -23,6 +23,12 @@ let package = Package(
             ],
             path: "Sources/engine-soak"
         ),
+        // Issue 17: `fieldloc replay --json` without the command-line layer, for callgrind.
+        .executableTarget(
+            name: "replay-json",
+            dependencies: [.product(name: "FieldLocation", package: "main")],
+            path: "Sources/replay-json"
+        ),
         .executableTarget(
             name: "nmea-parse-loop",
             dependencies: [.product(name: "NMEA", package: "main")],

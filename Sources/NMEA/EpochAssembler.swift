@@ -121,6 +121,9 @@ public struct EpochAssembler: Sendable {
     public internal(set) var counters = SentenceCounters()
 
     private var fix = Fix()
+    /// A fix as `Fix()` makes it, copied over the epoch's fix at each change of time: one copy
+    /// instead of building the 64 entries of its satellite table anew.
+    private let emptyFix = Fix()
     private var epochTime: TimeOfDay?
     private var epochHasData = false
     private var epochEmitted = false
@@ -290,9 +293,8 @@ public struct EpochAssembler: Sendable {
         epochHasData = false
         epochEmitted = false
         dateFromThisEpoch = false
-        var fresh = Fix()
-        fresh.provenance = options.provenance
-        fix = fresh
+        fix = emptyFix
+        fix.provenance = options.provenance
         fix.timeOfDay = time
     }
 
@@ -345,16 +347,31 @@ public struct EpochAssembler: Sendable {
         if out.altitudeMSL != nil { previousHadAltitude = true } else if out.mode < .twoD { previousHadAltitude = false }
         // Satellites: the sky table with used flags from the latest GSA series.
         out.satellites = sky
+        // A satellite is used when the GSA series named it with its system, or without one. The
+        // series as a set of bits, one per (system + 1, PRN) for PRNs below 256 (all real ones), so
+        // marking the sky costs one lookup per satellite; larger PRNs are looked for one by one.
+        var usedBits = InlineArray<32, UInt64>(repeating: 0)
+        for slot in 0..<usedCount where used[slot] & 0xFFFF < 256 {
+            let bit = Int(used[slot] >> 16) << 8 | Int(used[slot] & 0xFF)
+            usedBits[bit >> 6] |= 1 << UInt64(bit & 63)
+        }
         withUnsafeBytes(of: &used) { table in
             let slots = table.bindMemory(to: UInt32.self)
             for index in 0..<out.satellites.count {
                 let prn = out.satellites.storage[index].prn
                 let system = out.satellites.storage[index].constellation
-                let key = UInt32(system.map { $0.rawValue &+ 1 } ?? 0) << 16 | UInt32(prn)
+                let code = UInt32(system.map { $0.rawValue &+ 1 } ?? 0)
                 var isUsed = false
-                for slot in 0..<usedCount where slots[slot] == key || slots[slot] == UInt32(prn) {
-                    isUsed = true
-                    break
+                if prn < 256 {
+                    let withSystem = Int(code) << 8 | Int(prn)
+                    isUsed = usedBits[withSystem >> 6] & 1 << UInt64(withSystem & 63) != 0
+                        || usedBits[Int(prn) >> 6] & 1 << UInt64(prn & 63) != 0
+                } else {
+                    let key = code << 16 | UInt32(prn)
+                    for slot in 0..<usedCount where slots[slot] == key || slots[slot] == UInt32(prn) {
+                        isUsed = true
+                        break
+                    }
                 }
                 out.satellites.storage[index].used = isUsed
             }

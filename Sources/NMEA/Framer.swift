@@ -140,12 +140,7 @@ public final class NMEAFramer {
     public func feed<Sink: NMEAFramerSink>(_ chunk: Span<UInt8>, into sink: inout Sink) {
         // The state lives in a local copy while framing, so the per-byte loop touches no class storage.
         var local = core
-        chunk.withUnsafeBufferPointer { input in
-            for index in 0..<input.count {
-                local.step(input[index], into: &sink)
-                local.counters.bytes &+= 1
-            }
-        }
+        chunk.withUnsafeBufferPointer { input in local.feed(input, into: &sink) }
         core = local
     }
 
@@ -223,6 +218,71 @@ struct FramerCore {
 
     @inline(__always)
     var offset: Int64 { counters.bytes }
+
+    /// Frames one chunk. A sentence that lies whole in the chunk, from its delimiter to its line end,
+    /// is found by a scan sixteen bytes at a time and handed to the sink as a view of the chunk (no
+    /// copy); everything else (sentences split between chunks, too long or cut short, binary frames,
+    /// garbage, comments) goes byte by byte through ``step(_:into:)``, with the same results.
+    @inline(__always)
+    mutating func feed<Sink: NMEAFramerSink>(_ input: UnsafeBufferPointer<UInt8>, into sink: inout Sink) {
+        guard let base = input.baseAddress else { return }
+        let count = input.count
+        // `counters.bytes` is the stream offset of the byte being framed (errors and frames name it).
+        let start = counters.bytes
+        var index = 0
+        while index < count {
+            let byte = base[index]
+            if state == .idle, byte == 0x24 || byte == 0x21 {
+                let stop = FramerCore.sentenceEnd(base, from: index &+ 1, to: count)
+                let length = stop &- index
+                if stop < count, length <= maximumSentenceLength, base[stop] == 0x0D || base[stop] == 0x0A {
+                    // What `idle` and `emitSentence` do for a whole sentence, without the copy.
+                    counters.bytes = start &+ Int64(index)
+                    flushGarbage(into: &sink)
+                    frameStart = counters.bytes
+                    counters.bytes = start &+ Int64(stop)
+                    counters.sentences &+= 1
+                    sink.framer(sentence: UnsafeBufferPointer(start: base + index, count: length).span)
+                    atLineStart = true
+                    index = stop &+ 1
+                    continue
+                }
+            }
+            counters.bytes = start &+ Int64(index)
+            step(byte, into: &sink)
+            index &+= 1
+        }
+        counters.bytes = start &+ Int64(count)
+    }
+
+    /// The index of the first byte from `from` on that cannot continue a sentence (a control or
+    /// non-ASCII byte, DEL, `$` or `!`), or `end` if there is none before it. Sixteen bytes at a time
+    /// while sixteen are left, then one at a time.
+    @inline(__always)
+    static func sentenceEnd(_ base: UnsafePointer<UInt8>, from: Int, to end: Int) -> Int {
+        var index = from
+        let raw = UnsafeRawPointer(base)
+        let space = SIMD16<UInt8>(repeating: 0x20)
+        let printable = SIMD16<UInt8>(repeating: 0x5F)   // 0x20...0x7E less 0x20
+        let dollar = SIMD16<UInt8>(repeating: 0x24)
+        let bang = SIMD16<UInt8>(repeating: 0x21)
+        let zero = SIMD16<UInt8>()
+        let ones = SIMD16<UInt8>(repeating: 0xFF)
+        while index &+ 16 <= end {
+            let bytes = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+            let stops = ((bytes &- space) .>= printable) .| (bytes .== dollar) .| (bytes .== bang)
+            let lanes = unsafeBitCast(zero.replacing(with: ones, where: stops), to: (UInt64, UInt64).self)
+            if lanes.0 != 0 { return index &+ lanes.0.trailingZeroBitCount &>> 3 }
+            if lanes.1 != 0 { return index &+ 8 &+ lanes.1.trailingZeroBitCount &>> 3 }
+            index &+= 16
+        }
+        while index < end {
+            let byte = base[index]
+            if byte &- 0x20 >= 0x5F || byte == 0x24 || byte == 0x21 { return index }
+            index &+= 1
+        }
+        return end
+    }
 
     @inline(__always)
     mutating func step<Sink: NMEAFramerSink>(_ byte: UInt8, into sink: inout Sink) {

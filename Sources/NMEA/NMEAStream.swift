@@ -37,12 +37,37 @@ public final class NMEAStream {
     /// Parser options (checksum strictness).
     public var parserOptions: NMEAParserOptions
     /// The epoch assembler (its counters say how many sentences were accepted and rejected, by reason).
-    public private(set) var assembler: EpochAssembler
+    public var assembler: EpochAssembler { state.assembler }
     /// The merger of binary navigation frames (UBX, CASIC) with the assembler's fixes (its counters say
     /// how many frames were decoded, malformed or ignored).
-    public private(set) var merger: EpochMerger
-    /// The arrival number of the last sentence, for ordering NMEA against binary within an epoch.
-    private var lastSentenceOrder = 0
+    public var merger: EpochMerger { state.merger }
+    /// The assembler, the merger and the arrival order in one stored property, so a sentence costs one
+    /// access to the class's storage (each access of a class property is checked for exclusivity).
+    private var state: State
+
+    struct State {
+        var assembler: EpochAssembler
+        var merger: EpochMerger
+        /// The arrival number of the last sentence, for ordering NMEA against binary within an epoch.
+        var lastSentenceOrder = 0
+
+        /// Assembles a parsed sentence, passing the fixes it completes through the merger to `emit`.
+        @inline(__always)
+        mutating func add(_ parsed: ParsedSentence, emit: (Fix) -> Void) {
+            let previous = lastSentenceOrder
+            let order = merger.nextSequence()
+            lastSentenceOrder = order
+            let time = parsed.sentence.epochTime
+            if let time { merger.noteSentence(time: time) }
+            withUnsafeMutablePointer(to: &merger) { merger in
+                assembler.add(parsed) { fix in
+                    // A fix emitted at a change of time holds the sentences before this one.
+                    let last = time != nil && fix.timeOfDay != time ? previous : order
+                    merger.pointee.add(nmea: fix, sequence: last, emit: emit)
+                }
+            }
+        }
+    }
 
     /// Creates a stream.
     public init(parserOptions: NMEAParserOptions = NMEAParserOptions(),
@@ -51,14 +76,14 @@ public final class NMEAStream {
                 skipsCommentLines: Bool = false) {
         framer = NMEAFramer(maximumSentenceLength: maximumSentenceLength, skipsCommentLines: skipsCommentLines)
         self.parserOptions = parserOptions
-        assembler = EpochAssembler(options: assemblerOptions)
-        merger = EpochMerger(provenance: assemblerOptions.provenance)
+        state = State(assembler: EpochAssembler(options: assemblerOptions),
+                      merger: EpochMerger(provenance: assemblerOptions.provenance))
     }
 
     /// Sentence counters: accepted by type, rejected by reason (framing errors included), fixes
     /// emitted, and the optional fields that could not be read and were taken as absent, by sentence
     /// type and field (``SentenceCounters/unreadable(_:field:)``).
-    public var counters: SentenceCounters { assembler.counters }
+    public var counters: SentenceCounters { state.assembler.counters }
 
     /// Feeds bytes; the delegate hears every fix, sentence and error.
     public func feed<Delegate: NMEAStreamDelegate>(_ bytes: Span<UInt8>, delegate: inout Delegate) {
@@ -82,8 +107,10 @@ public final class NMEAStream {
             var sink = Sink(stream: self, delegate: pointer)
             framer.finish(into: &sink)
         }
-        if let fix = assembler.finish() { merger.add(nmea: fix, sequence: lastSentenceOrder) { delegate.stream(fix: $0) } }
-        merger.finish { delegate.stream(fix: $0) }
+        if let fix = state.assembler.finish() {
+            state.merger.add(nmea: fix, sequence: state.lastSentenceOrder) { delegate.stream(fix: $0) }
+        }
+        state.merger.finish { delegate.stream(fix: $0) }
     }
 
     /// Ends the stream; `onFix` receives the last epoch's fix if it was pending.
@@ -109,19 +136,9 @@ public final class NMEAStream {
                 let parsed = try NMEAParser.parse(sentence, options: stream.parserOptions)
                 delegate.pointee.stream(sentence: parsed, bytes: sentence)
                 let delegate = self.delegate
-                let stream = self.stream
-                let previous = stream.lastSentenceOrder
-                let order = stream.merger.nextSequence()
-                stream.lastSentenceOrder = order
-                let time = parsed.sentence.epochTime
-                if let time { stream.merger.noteSentence(time: time) }
-                stream.assembler.add(parsed) { fix in
-                    // A fix emitted at a change of time holds the sentences before this one.
-                    let last = time != nil && fix.timeOfDay != time ? previous : order
-                    stream.merger.add(nmea: fix, sequence: last) { delegate.pointee.stream(fix: $0) }
-                }
+                stream.state.add(parsed) { delegate.pointee.stream(fix: $0) }
             } catch {
-                stream.assembler.noteRejected(error.reason)
+                stream.state.assembler.noteRejected(error.reason)
                 delegate.pointee.stream(rejected: error, bytes: sentence)
             }
         }
@@ -129,17 +146,17 @@ public final class NMEAStream {
         mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {
             delegate.pointee.stream(ubxClass: ubxClass, id: id, payload: payload)
             let delegate = self.delegate
-            stream.merger.add(ubxClass: ubxClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
+            stream.state.merger.add(ubxClass: ubxClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
         }
 
         mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {
             delegate.pointee.stream(casicClass: casicClass, id: id, payload: payload)
             let delegate = self.delegate
-            stream.merger.add(casicClass: casicClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
+            stream.state.merger.add(casicClass: casicClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
         }
 
         mutating func framer(error: FramingError) {
-            stream.assembler.noteRejected(error.reason)
+            stream.state.assembler.noteRejected(error.reason)
             delegate.pointee.stream(framingError: error)
         }
     }

@@ -39,19 +39,30 @@ extension FieldLoc {
 
         func run() throws {
             let replay = LogReplay(path: file, speed: speed, acceptMissingChecksums: noChecksum)
-            var output = FileHandleOutput()
+            // One reusable buffer, written to standard output in blocks of about 64 KiB.
+            var writeError: Error?
+            let writer = FixJSONWriter { bytes in
+                guard writeError == nil, let base = bytes.baseAddress else { return }
+                do {
+                    try FileHandle.standardOutput.write(contentsOf: Data(
+                        bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+                } catch {
+                    writeError = error
+                }
+            }
             let stream: NMEAStream
             do {
-                stream = try replay.run(sleep: { seconds in
-                    if seconds > 0 { Thread.sleep(forTimeInterval: min(seconds, 60)) }
-                }) { fix in
-                    if json && fix.time == nil && !includeUndated { return }
-                    output.write(json ? FixJSON.line(fix) : FixText.line(fix))
-                }
+                stream = try replay.print(to: writer, json: json, includeUndated: includeUndated, sleep: { seconds in
+                    if seconds > 0 {
+                        writer.flush()
+                        Thread.sleep(forTimeInterval: min(seconds, 60))
+                    }
+                })
             } catch {
                 throw ValidationError(error.description)
             }
-            output.flush()
+            writer.flush()
+            if let writeError { throw ValidationError("writing standard output failed: \(writeError)") }
             if !quiet {
                 let c = stream.counters
                 let f = stream.framer.counters
@@ -63,22 +74,5 @@ extension FieldLoc {
                 FileHandle.standardError.write(Data(summary.utf8))
             }
         }
-    }
-}
-
-/// Buffered standard output, flushed in large writes.
-struct FileHandleOutput {
-    private var pending: [UInt8] = []
-
-    mutating func write(_ line: String) {
-        pending.append(contentsOf: line.utf8)
-        pending.append(0x0A)
-        if pending.count >= 1 << 16 { flush() }
-    }
-
-    mutating func flush() {
-        guard !pending.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(pending))
-        pending.removeAll(keepingCapacity: true)
     }
 }
