@@ -47,6 +47,8 @@ final class SensorSubsystem {
     private var failuresInRow = 0
     private var referencePosition: (Double, Double)?
     private var calibrationValue: MagnetometerCalibration?
+    /// When the last burst went through the attitude filter (boards with a gyroscope).
+    private var lastInertialSample: MonotonicInstant?
 
     init(board: BoardDescription, hardware: any HardwarePlatform) {
         self.board = board
@@ -82,6 +84,7 @@ final class SensorSubsystem {
         let reopening = problem != nil
         do {
             sensors = try BoardSensors.open(board, platform: hardware)
+            lastInertialSample = nil
             if let calibrationValue { sensors?.engine.calibration = calibrationValue }
             problem = nil
             failuresInRow = 0
@@ -116,10 +119,16 @@ final class SensorSubsystem {
             return nil
         }
         do {
-            let (a, m) = try s.readRaw()
-            motion.add(x: a.x, y: a.y, z: a.z, at: now)
-            var reading = s.engine.process(acceleration: a, field: m)
-            if let last = lastLocation, let course = last.course, let speed = last.speed, last.age(at: now) < 2 {
+            let recent = lastLocation.flatMap { $0.age(at: now) < 2 ? $0 : nil }
+            var reading: HeadingReading
+            if s.attitude != nil {
+                reading = try fused(&s, at: now, recent: recent)
+            } else {
+                let (a, m) = try s.readRaw()
+                motion.add(x: a.x, y: a.y, z: a.z, at: now)
+                reading = s.engine.process(acceleration: a, field: m)
+            }
+            if let last = recent, let course = last.course, let speed = last.speed {
                 HeadingEngine.crossCheck(&reading, course: course, speed: speed)
             }
             sensors = s
@@ -135,6 +144,23 @@ final class SensorSubsystem {
             noteFailure("\(error)", report: report)
             return nil
         }
+    }
+
+    /// One burst from a board with a gyroscope through the attitude filter: `dt` is the engine
+    /// clock's time since the previous burst (a first burst, or one after a gap of more than
+    /// ``AttitudeFilter/maximumStep``, starts the filter again from the sensors), and the GNSS
+    /// speed and course of a fix under 2 s old go with it (bias learning stops while moving; the
+    /// course aids heading when the board says `gnss_course_aid`).
+    private func fused(_ s: inout BoardSensors, at now: MonotonicInstant, recent: Location?) throws(SensorError) -> HeadingReading {
+        let (a, w, m) = try s.readInertial()
+        motion.add(x: a.x, y: a.y, z: a.z, at: now)
+        let dt = lastInertialSample.map { (now - $0).secondsDouble } ?? 0
+        lastInertialSample = now
+        guard var filter = s.attitude else { return s.engine.process(acceleration: a, field: m) }
+        let reading = s.engine.fuse(into: &filter, acceleration: a, field: m, rotationRate: w, deltaTime: dt,
+                                    speed: recent?.speed, course: recent?.course)
+        s.attitude = filter
+        return reading
     }
 
     /// A failed read: after three in a row the sensors are closed, reported, and opened again
@@ -185,7 +211,8 @@ extension HeadingUpdate {
                   x: reading.field.x, y: reading.field.y, z: reading.field.z,
                   accelerationX: reading.acceleration.x, accelerationY: reading.acceleration.y,
                   accelerationZ: reading.acceleration.z,
-                  pitch: reading.pitch, roll: reading.roll, inclination: reading.inclination, quality: reading.quality,
-                  flags: reading.flags.names, takenAt: takenAt)
+                  pitch: reading.attitude?.pitch ?? reading.pitch, roll: reading.attitude?.roll ?? reading.roll,
+                  inclination: reading.inclination, quality: reading.quality,
+                  flags: reading.flags.names, takenAt: takenAt, attitude: reading.attitude)
     }
 }

@@ -1,0 +1,37 @@
+import FieldLocation
+@testable import FieldLocationDaemon
+import GPSDProtocol
+import HardwareInterfaces
+import Heading
+import Testing
+
+/// The ATT report of a heading from the attitude filter (issue 18): gpsd's `gyro_x/y/z` in
+/// degrees per second and the fused heading, pitch and roll.
+@Suite("ATT with a gyroscope")
+struct AttitudeATTTests {
+    static func heading() -> HeadingUpdate {
+        HeadingUpdate(magneticHeading: 101.25, trueHeading: 104.5, headingAccuracy: 1.5, field: (x: 20, y: 1, z: 42),
+                      acceleration: (x: 0.1, y: 0, z: -1), pitch: 12.5, roll: -4.25, inclination: 63, quality: .good, flags: [],
+                      takenAt: MonotonicInstant(nanoseconds: 0))
+    }
+
+    @Test("a filter heading's ATT carries gyro_x/y/z after acc_z and the filter's heading, pitch and roll")
+    func gyroFields() {
+        var h = Self.heading()
+        let q = AttitudeQuaternion(roll: -4.25, pitch: 12.5, yaw: 101.25)
+        h.attitude = AttitudeEstimate(quaternion: q, roll: -4.25, pitch: 12.5, yaw: 101.25,
+                                      sources: [.gyroscope, .accelerometer], rotationRate: Vector3(0.5, -1.25, 30.125),
+                                      gyroscopeBias: Vector3(0.01, 0, -0.02), isStill: false, recoveries: 0)
+        let line = GPSDReport.att(GPSDHub.attitude(h, device: "/dev/serial0", time: nil))
+        #expect(line.contains(#""heading":104.500"#) && line.contains(#""mheading":101.250"#), "\(line)")
+        #expect(line.contains(#""pitch":12.50"#) && line.contains(#""roll":-4.25"#), "\(line)")
+        #expect(line.contains(#""acc_z":-9.807,"gyro_x":0.500,"gyro_y":-1.250,"gyro_z":30.125}"#), "\(line)")
+    }
+
+    @Test("a tilt-compensation heading's ATT has no gyro members (as before)")
+    func noGyroFields() {
+        let line = GPSDReport.att(GPSDHub.attitude(Self.heading(), device: "/dev/serial0", time: nil))
+        #expect(!line.contains("gyro"), "\(line)")
+        #expect(line.hasSuffix(#""acc_z":-9.807}"#), "\(line)")
+    }
+}
