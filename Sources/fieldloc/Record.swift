@@ -17,8 +17,9 @@ extension FieldLoc {
             gpsfake) and OUT.events.jsonl (one JSON line per event with "t", seconds since the start on the
             board's clock: CHUNK lines give the offset and length of each read, so the timing can be replayed;
             FIX and HEADING lines are the decoded values, as 'fieldloc watch' prints them). On a board with a
-            gyroscope (gyro = true) it also writes OUT.samples.csv: t_s, the body-frame accelerometer (g) and
-            calibrated magnetometer (µT) and gyro_x_dps,gyro_y_dps,gyro_z_dps of every heading, which
+            gyroscope (gyro = true) it records headings at 50 Hz and also writes OUT.samples.csv: t_s, the
+            body-frame accelerometer (g) and calibrated magnetometer (µT) and gyro_x_dps,gyro_y_dps,gyro_z_dps
+            of every sample the attitude filter took, which
             'fieldloc heading --samples OUT.samples.csv' runs through the attitude filter again. A simulated
             board records on its virtual clock, so an hour takes moments.
             """)
@@ -97,6 +98,9 @@ extension FieldLoc {
             var samples: FileHandle?
             let samplesPath = out + ".samples.csv"
             if description.accelerometer?.gyroscopeRange != nil && engine.headingAvailable {
+                // A heading (and a row) for every sample the attitude filter takes, so a replay
+                // of the rows steps the filter exactly as the engine did.
+                engine.headingPeriod = LocationEngine.gyroscopeSamplePeriod
                 guard FileManager.default.createFile(atPath: samplesPath, contents: Data((HeadingCSV.recordedHeader + "\n").utf8)),
                       let handle = FileHandle(forWritingAtPath: samplesPath) else {
                     throw ValidationError("\(samplesPath): cannot be created (does the folder exist and is it writable?)")

@@ -136,9 +136,16 @@ struct AttitudeWiringTests {
     @Test("without gyro the LSM6DSOX's gyroscope stays powered down and the subsystem keeps tilt compensation")
     func noGyroscopeKeepsTodaysPath() throws {
         let board = try Self.board(gyro: nil)
-        #expect(SensorSubsystem(board: board, hardware: try BoardHardware.simulatedPlatform(for: board)).headingPeriod == .milliseconds(100))
-        #expect(SensorSubsystem(board: try Self.board(), hardware: try BoardHardware.simulatedPlatform(for: board)).headingPeriod
-            == .milliseconds(20))
+        // Headings every 100 ms on both; the board with a gyroscope samples every 20 ms between.
+        let decision = PowerPolicy(profile: .mt3339).decide(
+            [ClientDemand(client: "h", desiredAccuracy: nil, wantsHeading: true, headingFilter: nil)], state: PolicyState())
+        for (b, expected) in [(board, Duration.milliseconds(100)), (try Self.board(), .milliseconds(20))] {
+            let platform = try BoardHardware.simulatedPlatform(for: b)
+            let subsystem = SensorSubsystem(board: b, hardware: platform)
+            #expect(subsystem.headingPeriod == .milliseconds(100))
+            subsystem.schedule(decision, at: platform.clock.now()) { _ in }
+            #expect(subsystem.nextSample == platform.clock.now().advanced(by: expected))
+        }
         let platform = try BoardHardware.simulatedPlatform(for: board)
         var sensors = try BoardSensors.open(board, platform: platform)
         #expect(!sensors.hasGyroscope)
@@ -165,8 +172,9 @@ struct AttitudeWiringTests {
           arguments: [Duration?.some(.milliseconds(10)), nil])
     func walkingEndToEnd(period: Duration?) throws {
         let (updates, truth) = try Self.run(try Self.board(), seconds: 40, period: period)
-        // Without a period set, a board with a gyroscope samples at 50 Hz.
-        #expect(Double(updates.count) > 35 / (period ?? .milliseconds(20)).secondsDouble)
+        // Without a period set, headings come at 10 Hz (the filter runs at 50 Hz between them).
+        let expected = 40 / (period ?? .milliseconds(100)).secondsDouble
+        #expect(Double(updates.count) > 0.98 * expected && Double(updates.count) <= expected + 1, "\(updates.count)")
         #expect(updates.allSatisfy { $0.attitude != nil })
         var fused: [Double] = [], tilt: [Double] = []
         for (h, t) in zip(updates, truth) where h.takenAt.seconds >= 5 {
@@ -179,7 +187,7 @@ struct AttitudeWiringTests {
         let fusedRMS = Self.rms(fused), tiltRMS = Self.rms(tilt)
         #expect(fusedRMS < 2, "filter \(fusedRMS)° RMS")
         #expect(tiltRMS > 5, "tilt compensation \(tiltRMS)° RMS")
-        print("walking through the engine at \(period ?? SensorSubsystem.gyroscopeHeadingPeriod): filter \(fusedRMS)° RMS, tilt compensation \(tiltRMS)° RMS")
+        print("walking through the engine, headings every \(period ?? .milliseconds(100)): filter \(fusedRMS)° RMS, tilt compensation \(tiltRMS)° RMS")
         // The gait's acceleration is rejected part of the time; the gyroscope always propagates.
         let sources = updates.dropFirst(1).compactMap { $0.attitude?.sources }
         #expect(sources.allSatisfy { $0.contains(.gyroscope) })
@@ -231,7 +239,9 @@ struct AttitudeWiringTests {
 
     @Test("recorded samples (t_s and gyro columns) replay through fieldloc heading --samples to the same headings")
     func recordRoundTrip() throws {
-        let (updates, _) = try Self.run(try Self.board(), seconds: 20)
+        // As fieldloc record runs the engine: a heading for every sample the filter takes.
+        let (updates, _) = try Self.run(try Self.board(), seconds: 20, period: LocationEngine.gyroscopeSamplePeriod)
+        #expect(updates.count >= 990, "\(updates.count)")
         let start = try #require(updates.first).takenAt
         var csv = HeadingCSV.recordedHeader + "\n"
         for h in updates {

@@ -39,13 +39,18 @@ final class SensorSubsystem {
     private(set) var motion = MotionDetector()
     /// When the next sample is due (`distantFuture` while the policy wants none).
     private(set) var nextSample = MonotonicInstant.distantFuture
-    /// The period between samples while headings are wanted: 100 ms, or 20 ms on a board whose
-    /// gyroscope is on (``gyroscopeHeadingPeriod``).
-    var headingPeriod: Duration
-    /// The default period on a board with a gyroscope: the attitude filter integrates the rates
-    /// it is given, and at 10 Hz a walker's 2 Hz gait and quick turns are sampled too coarsely
-    /// (2.8° RMS through the engine against 1.0° at 50 Hz, `AttitudeWiringTests`).
-    static let gyroscopeHeadingPeriod = Duration.milliseconds(20)
+    /// The period between headings while headings are wanted (and between samples, except on a
+    /// board with a gyroscope, which samples at least every ``gyroscopeSamplePeriod``).
+    var headingPeriod: Duration = .milliseconds(100)
+    /// How often a board with a gyroscope samples while headings are wanted, at the longest: the
+    /// attitude filter integrates the rates it is given, and at 10 Hz a walker's 2 Hz gait and
+    /// quick turns are sampled too coarsely (2.8° RMS through the engine against 1.0° at 50 Hz,
+    /// `AttitudeWiringTests`). Headings still come every ``headingPeriod``.
+    static let gyroscopeSamplePeriod = Duration.milliseconds(20)
+    /// Whether the board's accelerometer has its gyroscope on (`gyro` in its `[[sensor]]`).
+    private let hasGyroscope: Bool
+    /// When the next heading is due on a board with a gyroscope (samples between only feed the filter).
+    private var nextHeadingDue = MonotonicInstant.zero
     private var interval: Duration?
     private var wantsHeading = false
     private var nextAttempt = MonotonicInstant.zero
@@ -59,7 +64,7 @@ final class SensorSubsystem {
         self.board = board
         self.hardware = hardware
         clock = hardware.clock
-        headingPeriod = board.accelerometer?.gyroscopeRange != nil ? Self.gyroscopeHeadingPeriod : .milliseconds(100)
+        hasGyroscope = board.accelerometer?.gyroscopeRange != nil
     }
 
     /// The magnetometer calibration applied to headings.
@@ -75,7 +80,8 @@ final class SensorSubsystem {
     /// detection at 4 Hz, else nothing (and the motion detector forgets).
     func schedule(_ decision: PowerDecision, at now: MonotonicInstant, report: (LocationError) -> Void) {
         wantsHeading = decision.magnetometer != .powerDown
-        let period: Duration? = wantsHeading ? headingPeriod : (decision.motionDetection ? .milliseconds(250) : nil)
+        let headingSamples = hasGyroscope ? min(headingPeriod, Self.gyroscopeSamplePeriod) : headingPeriod
+        let period: Duration? = wantsHeading ? headingSamples : (decision.motionDetection ? .milliseconds(250) : nil)
         if let period {
             if sensors == nil && now >= nextAttempt { open(report: report) }
             if sensors != nil && nextSample == .distantFuture { nextSample = now.advanced(by: period) }
@@ -129,6 +135,15 @@ final class SensorSubsystem {
             var reading: HeadingReading
             if s.attitude != nil {
                 reading = try fused(&s, at: now, recent: recent)
+                // Every sample feeds the filter; a heading goes out every headingPeriod.
+                guard now >= nextHeadingDue else {
+                    sensors = s
+                    problem = nil
+                    failuresInRow = 0
+                    return nil
+                }
+                nextHeadingDue = nextHeadingDue.advanced(by: headingPeriod)
+                if nextHeadingDue <= now { nextHeadingDue = now.advanced(by: headingPeriod) }
             } else {
                 let (a, m) = try s.readRaw()
                 motion.add(x: a.x, y: a.y, z: a.z, at: now)
