@@ -233,17 +233,41 @@ public struct SensorDescription: Sendable, Equatable {
     public var orientation: MountMatrix
     /// The GPIO line that signals new data, if wired.
     public var dataReady: GPIOFunction?
+    /// The gyroscope's full-scale range in degrees per second when the board turns the chip's
+    /// gyroscope on (`gyro = true` or a range), else `nil`: the gyroscope stays powered down and
+    /// headings come from tilt compensation alone.
+    public var gyroscopeRange: Int?
+    /// Whether the GNSS course over ground aids the attitude filter's heading while moving fast
+    /// (`gnss_course_aid = true`: right for a vehicle, wrong for a walker). Only with a gyroscope.
+    public var gnssCourseAid: Bool
 
     /// Creates a sensor description.
-    public init(chip: SensorChip, address: I2CAddress, orientation: MountMatrix, dataReady: GPIOFunction?) {
+    public init(chip: SensorChip, address: I2CAddress, orientation: MountMatrix, dataReady: GPIOFunction?,
+                gyroscopeRange: Int? = nil, gnssCourseAid: Bool = false) {
         self.chip = chip
         self.address = address
         self.orientation = orientation
         self.dataReady = dataReady
+        self.gyroscopeRange = gyroscopeRange
+        self.gnssCourseAid = gnssCourseAid
     }
 
     /// What the sensor measures (from its chip).
     public var role: SensorRole { chip.role }
+}
+
+extension SensorChip {
+    /// The gyroscope ranges (± degrees per second) the chip offers; empty for chips without one.
+    public var gyroscopeRanges: [Int] {
+        switch self {
+        case .lsm6dsox: return [125, 250, 500, 1000, 2000]
+        case .icm20948: return [250, 500, 1000, 2000]
+        default: return []
+        }
+    }
+
+    /// The range `gyro = true` selects: ±500 dps, room for a unit turned briskly by hand.
+    public static let defaultGyroscopeRange = 500
 }
 
 /// What a GPIO line is wired to; the raw values are the `[gpio]` keys.

@@ -17,7 +17,7 @@ public enum BoardLoader {
     /// The keys allowed in `[i2c]`.
     public static let i2cKeys = ["bus"]
     /// The keys allowed in each `[[sensor]]`.
-    public static let sensorKeys = ["chip", "address", "orientation", "data_ready"]
+    public static let sensorKeys = ["chip", "address", "orientation", "data_ready", "gyro", "gnss_course_aid"]
     /// The keys allowed in `[gpio]`: the chip, the line keys, and the per-line attribute lists.
     public static let gpioKeys = ["chip"] + GPIOFunction.allCases.map(\.rawValue) + ["active_low", "pull_up", "pull_down"]
     /// The keys allowed in `[setup]`.
@@ -221,7 +221,9 @@ public enum BoardLoader {
             }
             dataReady = function
         }
-        return (SensorDescription(chip: chip, address: address, orientation: orientation, dataReady: dataReady), addressLocation)
+        let gyroscope = try readGyroscope(section, chip: chip)
+        return (SensorDescription(chip: chip, address: address, orientation: orientation, dataReady: dataReady,
+                                  gyroscopeRange: gyroscope.range, gnssCourseAid: gyroscope.courseAid), addressLocation)
     }
 
     private static func readOrientation(_ section: Section) throws(BoardError) -> MountMatrix {

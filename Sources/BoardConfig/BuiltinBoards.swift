@@ -94,6 +94,7 @@ orientation = [[1,  0,  0],
                [0, -1,  0],
                [0,  0, -1]]
 data_ready = "accel_data_ready"
+gyro = true               # the gyroscope feeds the attitude filter (±500 dps); false keeps tilt compensation alone
 
 # The AK09916 die's axes differ from the ICM-20948's: its x matches, its y and z are reversed
 # (ICM-20948 data sheet, orientation of axes). In body terms with the breakout face up that
@@ -286,6 +287,7 @@ orientation = [[1, 0, 0],
                [0, 1, 0],
                [0, 0, 1]]
 data_ready = "accel_data_ready"
+gyro = true               # the gyroscope feeds the attitude filter (±500 dps); false keeps tilt compensation alone
 
 [[sensor]]
 chip = "lis3mdl"

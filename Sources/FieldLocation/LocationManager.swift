@@ -69,7 +69,7 @@ private func run(on actor: isolated any Actor, _ job: @Sendable () -> Void) { jo
 
 /// The manager API, mirroring Core Location's `CLLocationManager` start/stop services on a
 /// ``LocationProvider``: a ``LocationEngine`` in the process that owns the board, or
-/// `RemoteLocationProvider` (module `FieldLocationDaemon`) on `fieldlocd`'s local socket. Several
+/// `RemoteLocationProvider` (module `FieldLocationClient`) on `fieldlocd`'s local socket. Several
 /// managers share one engine, and their demand is merged into one power-policy decision.
 ///
 /// Authorisation maps to Linux: a manager in the process that owns the board is authorised when

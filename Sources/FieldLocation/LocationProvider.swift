@@ -41,7 +41,7 @@ public struct ProviderAuthorization: Sendable, Hashable {
 
 /// The client interface of a location service: what ``LocationManager`` and the async sequences are
 /// built on. ``LocationEngine`` provides it in process; `RemoteLocationProvider` (module
-/// `FieldLocationDaemon`) provides it over `fieldlocd`'s local socket, with the same semantics.
+/// `FieldLocationClient`) provides it over `fieldlocd`'s local socket, with the same semantics.
 ///
 /// A client registers with a sink for its events, then changes the services it runs; its demand is
 /// merged with every other client's (the most demanding wins) and goes when it unregisters.

@@ -349,6 +349,8 @@ final class GPSDHub: Sendable {
     /// An ATT report's values from a heading: true and magnetic heading, `mag_st` (`C` while the
     /// calibration is poor, else `N`), pitch, roll, the measured dip (the heading engine's), the field in µT and the specific
     /// force in m/s² (body axes x forward, y right, z down; a level unit at rest reads `acc_z` -9.8).
+    /// On a board with a gyroscope the headings, pitch and roll are the attitude filter's, and
+    /// `gyro_x/y/z` carry the measured body rates in degrees per second.
     static func attitude(_ heading: HeadingUpdate, device: String, time: UTCTime?) -> AttitudeInput {
         let m = (heading.x, heading.y, heading.z)
         let a = (heading.accelerationX, heading.accelerationY, heading.accelerationZ)
@@ -360,7 +362,9 @@ final class GPSDHub: Sendable {
             device: device, time: time, heading: heading.trueHeading, magneticHeading: heading.magneticHeading,
             magnetometerStatus: poor ? .calibrationAlarm : .normal, pitch: heading.pitch, roll: heading.roll, dip: heading.inclination,
             magneticX: m.0, magneticY: m.1, magneticZ: m.2, magneticLength: fieldLength,
-            accelerationX: a.0 * g, accelerationY: a.1 * g, accelerationZ: a.2 * g, accelerationLength: gravityLength * g)
+            accelerationX: a.0 * g, accelerationY: a.1 * g, accelerationZ: a.2 * g, accelerationLength: gravityLength * g,
+            gyroX: heading.attitude?.rotationRate.x, gyroY: heading.attitude?.rotationRate.y,
+            gyroZ: heading.attitude?.rotationRate.z)
     }
 
     /// The wall clock as UTC.

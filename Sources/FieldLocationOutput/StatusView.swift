@@ -61,6 +61,7 @@ public enum StatusView {
             out.append("Heading    true \(f(h.trueHeading, 1, "°"))  magnetic \(f(h.magneticHeading, 1, "°"))  ±\(f(h.headingAccuracy >= 0 ? h.headingAccuracy : nil, 1, "°"))  \(h.quality.rawValue)\(hAge)")
             out.append("Attitude   pitch \(f(h.pitch, 1, "°"))  roll \(f(h.roll, 1, "°"))  field \(f((h.x * h.x + h.y * h.y + h.z * h.z).squareRoot(), 1, " µT"))")
             if !h.flags.isEmpty { out.append("           flags: \(h.flags.joined(separator: ", "))") }
+            if let a = h.attitude { out.append(contentsOf: filterLines(a)) }
         } else {
             out.append("Heading    —")
         }
@@ -81,6 +82,29 @@ public enum StatusView {
             for (i, w) in s.warnings.enumerated() { out.append((i == 0 ? "Warnings   " : "           ") + w) }
         }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The attitude filter's state (boards with a gyroscope): what it believed for the last
+    /// sample, its gyroscope bias estimate and whether it is learning it, its resets.
+    static func filterLines(_ a: AttitudeEstimate) -> [String] {
+        let sources = a.sources.names.isEmpty ? "nothing" : a.sources.names.joined(separator: ", ")
+        let b = a.gyroscopeBias, w = a.rotationRate
+        return [
+            "Filter     believes \(sources)   yaw \(f(a.yaw, 1, "°"))   \(a.isStill ? "still (learning bias)" : "moving")   recoveries \(a.recoveries)",
+            "           gyro \(f(w.x, 2, "")) \(f(w.y, 2, "")) \(f(w.z, 2, "")) °/s   bias \(f(b.x, 3, "")) \(f(b.y, 3, "")) \(f(b.z, 3, "")) °/s",
+        ]
+    }
+
+    /// The attitude filter's state as a JSON object: roll, pitch, yaw, quaternion (w, x, y, z),
+    /// sources believed, measured rates and bias (degrees per second), still, recoveries.
+    static func filterJSON(_ a: AttitudeEstimate) -> String {
+        func n(_ v: Double, _ digits: Int) -> String { v.isFinite ? FixText.fixed(v, digits) : "null" }
+        let q = a.quaternion, w = a.rotationRate, b = a.gyroscopeBias
+        return "{\"roll\":\(n(a.roll, 2)),\"pitch\":\(n(a.pitch, 2)),\"yaw\":\(n(a.yaw, 2)),"
+            + "\"quaternion\":[\(n(q.w, 6)),\(n(q.x, 6)),\(n(q.y, 6)),\(n(q.z, 6))],"
+            + "\"sources\":[" + a.sources.names.map(JSONText.quote).joined(separator: ",") + "],"
+            + "\"gyro\":[\(n(w.x, 3)),\(n(w.y, 3)),\(n(w.z, 3))],\"gyro_bias\":[\(n(b.x, 4)),\(n(b.y, 4)),\(n(b.z, 4))],"
+            + "\"still\":\(a.isStill),\"recoveries\":\(a.recoveries)}"
     }
 
     /// One JSON object (`--once --json`); missing values are omitted.
@@ -109,6 +133,7 @@ public enum StatusView {
             if h.headingAccuracy >= 0 { num("heading_accuracy", h.headingAccuracy, 2) }
             num("pitch", h.pitch, 2); num("roll", h.roll, 2)
             fields.append("\"heading_quality\":\"\(h.quality.rawValue)\"")
+            if let a = h.attitude { fields.append("\"attitude\":" + filterJSON(a)) }
         }
         if let c = s.calibration { fields.append("\"calibration\":{\"verdict\":\"\(c.verdict)\",\"score\":\(Int(c.score))}") }
         if let d = s.decision {

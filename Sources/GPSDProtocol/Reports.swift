@@ -180,7 +180,8 @@ public enum GPSDReport {
     }
 
     /// An ATT report from compass/IMU values (gpsd 3.22's member order and decimals: `heading`,
-    /// `mheading`, `dip`, magnetic and acceleration values and `temp` with 3, `pitch`/`roll` with 2).
+    /// `mheading`, `dip`, magnetic, acceleration and gyroscope values and `temp` with 3,
+    /// `pitch`/`roll` with 2).
     /// `mag_st`, `pitch_st`, `roll_st` are only printed with their value.
     public static func att(_ attitude: AttitudeInput) -> String {
         var out = GPSDObjectWriter(class: "ATT")
@@ -202,6 +203,9 @@ public enum GPSDReport {
         out.add("acc_x", attitude.accelerationX, digits: 3)
         out.add("acc_y", attitude.accelerationY, digits: 3)
         out.add("acc_z", attitude.accelerationZ, digits: 3)
+        out.add("gyro_x", attitude.gyroX, digits: 3)
+        out.add("gyro_y", attitude.gyroY, digits: 3)
+        out.add("gyro_z", attitude.gyroZ, digits: 3)
         out.add("temp", attitude.temperature, digits: 3)
         return out.json
     }
@@ -439,77 +443,6 @@ public enum GPSDSensorStatus: String, Sendable, Hashable {
     case calibrationAlarm = "C", lowAlarm = "L", lowWarning = "M", normal = "N"
     /// `O` high warning, `P` high alarm, `V` supply voltage alarm.
     case highWarning = "O", highAlarm = "P", voltageAlarm = "V"
-}
-
-/// Compass and accelerometer values for an ATT report. Every value is optional and left out when
-/// `nil` or not finite.
-public struct AttitudeInput: Sendable, Equatable {
-    /// Device path (gpsd always names one).
-    public var device: String?
-    /// When the values were measured.
-    public var time: UTCTime?
-    /// `heading`: degrees true (needs the declination).
-    public var heading: Double?
-    /// `mheading`: degrees magnetic.
-    public var magneticHeading: Double?
-    /// `mag_st`: `.normal`, or `.calibrationAlarm` while uncalibrated.
-    public var magnetometerStatus: GPSDSensorStatus?
-    /// `pitch`: degrees.
-    public var pitch: Double?
-    /// `pitch_st`.
-    public var pitchStatus: GPSDSensorStatus?
-    /// `roll`: degrees.
-    public var roll: Double?
-    /// `roll_st`.
-    public var rollStatus: GPSDSensorStatus?
-    /// `dip`: magnetic inclination, degrees, positive when the field points down.
-    public var dip: Double?
-    /// `mag_x`, `mag_y`, `mag_z`, `mag_len`: the field, microtesla (gpsd leaves the unit to the device).
-    public var magneticX: Double?
-    /// See ``magneticX``.
-    public var magneticY: Double?
-    /// See ``magneticX``.
-    public var magneticZ: Double?
-    /// See ``magneticX``.
-    public var magneticLength: Double?
-    /// `acc_x`, `acc_y`, `acc_z`, `acc_len`: m/s^2.
-    public var accelerationX: Double?
-    /// See ``accelerationX``.
-    public var accelerationY: Double?
-    /// See ``accelerationX``.
-    public var accelerationZ: Double?
-    /// See ``accelerationX``.
-    public var accelerationLength: Double?
-    /// `temp`: degrees Celsius.
-    public var temperature: Double?
-
-    /// Attitude values; omitted ones are left out of the report.
-    public init(device: String? = nil, time: UTCTime? = nil, heading: Double? = nil, magneticHeading: Double? = nil,
-                magnetometerStatus: GPSDSensorStatus? = nil, pitch: Double? = nil, pitchStatus: GPSDSensorStatus? = nil,
-                roll: Double? = nil, rollStatus: GPSDSensorStatus? = nil, dip: Double? = nil,
-                magneticX: Double? = nil, magneticY: Double? = nil, magneticZ: Double? = nil, magneticLength: Double? = nil,
-                accelerationX: Double? = nil, accelerationY: Double? = nil, accelerationZ: Double? = nil,
-                accelerationLength: Double? = nil, temperature: Double? = nil) {
-        self.device = device
-        self.time = time
-        self.heading = heading
-        self.magneticHeading = magneticHeading
-        self.magnetometerStatus = magnetometerStatus
-        self.pitch = pitch
-        self.pitchStatus = pitchStatus
-        self.roll = roll
-        self.rollStatus = rollStatus
-        self.dip = dip
-        self.magneticX = magneticX
-        self.magneticY = magneticY
-        self.magneticZ = magneticZ
-        self.magneticLength = magneticLength
-        self.accelerationX = accelerationX
-        self.accelerationY = accelerationY
-        self.accelerationZ = accelerationZ
-        self.accelerationLength = accelerationLength
-        self.temperature = temperature
-    }
 }
 
 /// A GPS time and the host clock at the same moment, for TOFF and PPS reports.

@@ -119,6 +119,9 @@ public struct HeadingReading: Sendable, Hashable {
     public var quality: HeadingQuality
     /// The conditions behind the verdict.
     public var flags: HeadingFlags
+    /// The attitude filter's state when the heading came from it (boards with a gyroscope),
+    /// else `nil` (tilt compensation of one sample pair).
+    public var attitude: AttitudeEstimate? = nil
 
     /// Roll, degrees (right side down positive); `nil` without gravity.
     public var roll: Double? {

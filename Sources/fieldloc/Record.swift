@@ -16,8 +16,12 @@ extension FieldLoc {
             Writes OUT (the raw byte stream exactly as read: replay it with 'fieldloc replay OUT', or feed it to
             gpsfake) and OUT.events.jsonl (one JSON line per event with "t", seconds since the start on the
             board's clock: CHUNK lines give the offset and length of each read, so the timing can be replayed;
-            FIX and HEADING lines are the decoded values, as 'fieldloc watch' prints them). A simulated board
-            records on its virtual clock, so an hour takes moments.
+            FIX and HEADING lines are the decoded values, as 'fieldloc watch' prints them). On a board with a
+            gyroscope (gyro = true) it records headings at 50 Hz and also writes OUT.samples.csv: t_s, the
+            body-frame accelerometer (g) and calibrated magnetometer (µT) and gyro_x_dps,gyro_y_dps,gyro_z_dps
+            of every sample the attitude filter took, which
+            'fieldloc heading --samples OUT.samples.csv' runs through the attitude filter again. A simulated
+            board records on its virtual clock, so an hour takes moments.
             """)
 
         @Option(help: "Board: a built-in name (default sim) or a board file.")
@@ -36,10 +40,15 @@ extension FieldLoc {
         final class Sink: @unchecked Sendable {
             let lock = NSLock()
             let raw: FileHandle, events: FileHandle
+            /// The attitude filter's samples (boards with a gyroscope), header written.
+            let samples: FileHandle?
             var offset = 0
+            var sampleRows = 0
             var failure: String?
             let start: MonotonicInstant
-            init(raw: FileHandle, events: FileHandle, start: MonotonicInstant) { self.raw = raw; self.events = events; self.start = start }
+            init(raw: FileHandle, events: FileHandle, samples: FileHandle?, start: MonotonicInstant) {
+                self.raw = raw; self.events = events; self.samples = samples; self.start = start
+            }
             func write(_ observation: EngineObservation, now: MonotonicInstant) {
                 lock.withLock {
                     guard failure == nil else { return }
@@ -56,6 +65,10 @@ extension FieldLoc {
                             let line = "{\"class\":\"HEADING\",\"t\":\(t),\"magnetic\":\(FixText.fixed(h.magneticHeading, 2))"
                                 + (h.trueHeading.map { ",\"true\":\(FixText.fixed($0, 2))" } ?? "") + ",\"quality\":\"\(h.quality.rawValue)\"}\n"
                             try events.write(contentsOf: Data(line.utf8))
+                            if let samples, let row = HeadingCSV.recordedRow(h, seconds: (h.takenAt - start).secondsDouble) {
+                                try samples.write(contentsOf: Data((row + "\n").utf8))
+                                sampleRows += 1
+                            }
                         case .pps(let p):
                             let line = "{\"class\":\"PPS\",\"t\":\(t),\"utc\":\(p.utcSecond),\"edge\":\(FixText.fixed(p.edge.seconds, 9)),\"nmea_delay\":\(FixText.fixed((p.nmeaArrival - p.edge).secondsDouble, 3))}\n"
                             try events.write(contentsOf: Data(line.utf8))
@@ -82,7 +95,20 @@ extension FieldLoc {
             guard let raw = FileHandle(forWritingAtPath: out), let events = FileHandle(forWritingAtPath: eventsPath) else {
                 throw ValidationError("\(out): cannot be opened for writing")
             }
-            let sink = Sink(raw: raw, events: events, start: engine.clock.now())
+            var samples: FileHandle?
+            let samplesPath = out + ".samples.csv"
+            if description.accelerometer?.gyroscopeRange != nil && engine.headingAvailable {
+                // A heading (and a row) for every sample the attitude filter takes, so a replay
+                // of the rows steps the filter exactly as the engine did.
+                engine.headingPeriod = LocationEngine.gyroscopeSamplePeriod
+                guard FileManager.default.createFile(atPath: samplesPath, contents: Data((HeadingCSV.recordedHeader + "\n").utf8)),
+                      let handle = FileHandle(forWritingAtPath: samplesPath) else {
+                    throw ValidationError("\(samplesPath): cannot be created (does the folder exist and is it writable?)")
+                }
+                _ = try? handle.seekToEnd()
+                samples = handle
+            }
+            let sink = Sink(raw: raw, events: events, samples: samples, start: engine.clock.now())
             let clock = engine.clock
             let observer = engine.observe { sink.write($0, now: clock.now()) }
             let client = engine.register(name: "record") { _ in }.id
@@ -104,9 +130,13 @@ extension FieldLoc {
             engine.shutdown()
             try? raw.synchronize(); try? events.synchronize()
             try? raw.close(); try? events.close()
+            if let samples { try? samples.synchronize(); try? samples.close() }
             if let failure = sink.lock.withLock({ sink.failure }) { throw ValidationError("\(out): writing failed: \(failure)") }
             let stats = engine.statistics
             FileHandle.standardError.write(Data("recorded \(sink.offset) bytes, \(stats.fixes) epochs, \(stats.headings) headings to \(out) and \(eventsPath)\n".utf8))
+            if samples != nil {
+                FileHandle.standardError.write(Data("recorded \(sink.lock.withLock { sink.sampleRows }) gyroscope sample rows to \(samplesPath)\n".utf8))
+            }
         }
     }
 

@@ -72,4 +72,28 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         blackHole(filter.quaternion.w)
     }
+
+    // Issue 18, in the engine: one fused heading per inner iteration as SensorSubsystem takes it on
+    // a board with a gyroscope (HeadingEngine.fuse): mounts and calibration, today's tilt
+    // compensation of the sample (its flags), the filter update, and the accuracy for the
+    // filter's gravity. Same varying samples as the filter alone.
+    Benchmark("Fused heading per sample (engine: tilt flags + filter + accuracy)", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let engine = HeadingEngine(reference: ReferenceField(declination: 13.2, inclination: 61.5, totalIntensity: 48.9))
+        var filter = AttitudeFilter()
+        _ = engine.fuse(into: &filter, acceleration: Vector3(0, 0, -1), field: Vector3(23.3, 0, 43.0), rotationRate: .zero,
+                        deltaTime: 0)
+        var sum = 0.0
+        var step = 0.0
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            step += 1
+            let s = step.truncatingRemainder(dividingBy: 64) / 64
+            let reading = engine.fuse(into: &filter, acceleration: Vector3(0.05 * s, -0.02, -0.9 - 0.2 * s),
+                                      field: Vector3(23.3 - 2 * s, 1.5 * s, 43.0), rotationRate: Vector3(0.5 * s, -0.3, 2 + s),
+                                      deltaTime: 0.01)
+            sum += reading.trueHeading ?? 0
+        }
+        benchmark.stopMeasurement()
+        blackHole(sum)
+    }
 }

@@ -22,6 +22,12 @@ final class SharedSensorWorld: Sendable {
         return SIMD3(a.x, a.y, a.z)
     }
 
+    /// The true angular rate in the accelerometer's axes (the gyroscope shares its die), dps.
+    func rotationRate(at instant: MonotonicInstant) -> SIMD3<Double> {
+        let w = world.withLock { $0.accelerometerMount.transposed * $0.bodyRate(at: instant.seconds) }
+        return SIMD3(w.x, w.y, w.z)
+    }
+
     func setMotion(_ motion: MotionScript) { world.withLock { $0.motion = motion } }
 }
 
@@ -41,9 +47,13 @@ public enum BoardHardware {
     }
 
     /// The simulated platform of a simulated board (see ``simulatedBoard(for:motion:clock:)``).
+    ///
+    /// `linearMotion` adds a gait, braking or cornering to the accelerometer (and so to the
+    /// motion the attitude filter must reject); `nil` keeps the board's default world.
     public static func simulatedPlatform(for board: BoardDescription, motion: MotionScript? = nil,
-                                         clock: ManualClock = ManualClock()) throws(HardwareError) -> SimulatedPlatform {
-        try simulatedBoard(for: board, motion: motion, clock: clock).platform
+                                         clock: ManualClock = ManualClock(),
+                                         linearMotion: LinearMotion? = nil) throws(HardwareError) -> SimulatedPlatform {
+        try simulatedBoard(for: board, motion: motion, clock: clock, linearMotion: linearMotion).platform
     }
 
     /// A simulated board: its bus with its chips, its GPIO lines, and a receiver emulator of the
@@ -56,7 +66,7 @@ public enum BoardHardware {
     /// accelerometer vibrates while the trajectory moves, so motion detection works.
     public static func simulatedBoard(for board: BoardDescription, motion: MotionScript? = nil,
                                       clock: ManualClock = ManualClock(), trajectory: Trajectory? = nil,
-                                      receiverTracking: Bool = true) throws(HardwareError) -> SimulatedBoard {
+                                      receiverTracking: Bool = true, linearMotion: LinearMotion? = nil) throws(HardwareError) -> SimulatedBoard {
         let sim = board.simulation
         let latitude = sim?.latitude ?? 47.3769, longitude = sim?.longitude ?? 8.5417
         let scenario = sim?.scenario.rawValue ?? "stationary"
@@ -106,6 +116,7 @@ public enum BoardHardware {
             let speed = track.at(t - origin).speed
             return speed > 0.2 ? min(0.3, 0.05 + 0.01 * speed) : 0
         }
+        if let linearMotion { sensorWorld.linearMotion = linearMotion }
         let world = SharedSensorWorld(sensorWorld)
         if let simBus = platform.bus(bus) {
             for sensor in board.sensors {
@@ -129,8 +140,19 @@ public enum BoardHardware {
         if let d = device as? SimulatedRegisterDevice<AK09916Model> { d.withModel { $0.field = field } }
         if let d = device as? SimulatedRegisterDevice<MMC5983MAModel> { d.withModel { $0.field = field } }
         if let d = device as? SimulatedRegisterDevice<LSM303AGRAccelerometerModel> { d.withModel { $0.acceleration = acceleration } }
-        if let d = device as? SimulatedRegisterDevice<LSM6DSOXModel> { d.withModel { $0.acceleration = acceleration } }
-        if let d = device as? SimulatedRegisterDevice<ICM20948Model> { d.withModel { $0.acceleration = acceleration } }
+        let rate = PhysicalSource.function { world.rotationRate(at: $0) }
+        if let d = device as? SimulatedRegisterDevice<LSM6DSOXModel> {
+            d.withModel {
+                $0.acceleration = acceleration
+                $0.angularRate = rate
+            }
+        }
+        if let d = device as? SimulatedRegisterDevice<ICM20948Model> {
+            d.withModel {
+                $0.acceleration = acceleration
+                $0.angularRate = rate
+            }
+        }
     }
 
     static func simulatedChip(_ chip: BoardConfig.SensorChip) -> SimulatedPlatformDescription.Chip? {

@@ -85,11 +85,18 @@ extension LocationEngine {
         try receiver.openPort(at: clock.now())
     }
 
+    /// How often a board with a gyroscope samples while headings are wanted, at the longest
+    /// (20 ms): set ``headingPeriod`` to it to see every sample the attitude filter takes, as
+    /// `fieldloc record` does.
+    public static var gyroscopeSamplePeriod: Duration { SensorSubsystem.gyroscopeSamplePeriod }
+
     /// Closes the receiver's port without changing the receiver's power (for tools that only watch).
     func closeReceiver() { runLock.withLock { receiver.closePort() } }
 
-    /// The period of heading samples while headings are wanted (100 ms unless a tool asks otherwise).
-    var headingPeriod: Duration {
+    /// The period of headings while headings are wanted (100 ms unless a tool asks otherwise).
+    /// A board with a gyroscope samples at least every ``gyroscopeSamplePeriod`` for its attitude
+    /// filter, and delivers headings at this period.
+    public var headingPeriod: Duration {
         get { published.withLock { $0.state.headingPeriod } }
         set {
             published.withLock { $0.state.headingPeriod = newValue }

@@ -26,6 +26,10 @@ public struct HeadingUpdate: Sendable, Hashable {
     public var flags: [String]
     /// When the reading was taken, on the engine's clock.
     public var takenAt: MonotonicInstant
+    /// On a board with a gyroscope, the attitude filter's state (roll, pitch, yaw, quaternion,
+    /// the sources it believed, the measured rates and the bias estimate); `nil` where the heading
+    /// is today's tilt compensation. Pitch and roll above are then the filter's.
+    public var attitude: AttitudeEstimate? = nil
 }
 
 /// Which body axis a heading is reported for (Core Location's `headingOrientation`, mapped to a board).

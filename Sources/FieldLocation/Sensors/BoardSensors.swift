@@ -3,7 +3,9 @@ import HardwareInterfaces
 import Heading
 import SensorDrivers
 
-/// A board's magnetometer and accelerometer, opened, with the heading engine for their mounting.
+/// A board's magnetometer and accelerometer, opened, with the heading engine for their mounting;
+/// and, when the board turns the accelerometer chip's gyroscope on (`gyro` in its `[[sensor]]`),
+/// the attitude filter that fuses all three.
 public struct BoardSensors {
     /// The magnetometer driver.
     public var magnetometer: any Magnetometer
@@ -13,6 +15,12 @@ public struct BoardSensors {
     public var engine: HeadingEngine
     /// The board's magnetometer chip name (for stored calibrations).
     public var magnetometerName: String
+    /// The attitude filter when the accelerometer's gyroscope is on, else `nil` (tilt
+    /// compensation alone, as before gyroscopes were read).
+    public var attitude: AttitudeFilter?
+
+    /// Whether the board reads a gyroscope with its accelerometer.
+    public var hasGyroscope: Bool { attitude != nil }
 
     /// Opens both sensors of `board` on `platform` (identity checks first, then configuration).
     public static func open(_ board: BoardDescription, platform: any HardwarePlatform) throws(SensorError) -> BoardSensors {
@@ -23,12 +31,16 @@ public struct BoardSensors {
         do { bus = try platform.openI2CBus(board.i2cBus ?? 1) } catch { throw .bus(error) }
         // An ICM-20948's bypass must be on before its AK09916 answers: open accelerometers first.
         let accKind = accDescription.chip, magKind = magDescription.chip
-        let accelerometer = try SensorFactory.openAccelerometer(accKind, bus: bus, address: accDescription.address, clock: platform.clock)
+        let accelerometer = try SensorFactory.openAccelerometer(accKind, bus: bus, address: accDescription.address, clock: platform.clock,
+                                                                gyroscopeRange: accDescription.gyroscopeRange)
         let magnetometer = try SensorFactory.openMagnetometer(magKind, bus: bus, address: magDescription.address, clock: platform.clock)
         let engine = HeadingEngine(accelerometerMount: Heading.Matrix3(rows: accDescription.orientation),
                                    magnetometerMount: Heading.Matrix3(rows: magDescription.orientation))
+        let attitude = accDescription.gyroscopeRange.map { _ in
+            AttitudeFilter(gains: AttitudeFilterGains(gnssCourseAid: accDescription.gnssCourseAid))
+        }
         return BoardSensors(magnetometer: magnetometer, accelerometer: accelerometer, engine: engine,
-                            magnetometerName: magDescription.chip.rawValue)
+                            magnetometerName: magDescription.chip.rawValue, attitude: attitude)
     }
 
     /// Reads one pair and returns the raw values in the heading engine's units (g and µT, chip axes).
@@ -36,6 +48,20 @@ public struct BoardSensors {
         let a = try accelerometer.read().acceleration
         let m = try magnetometer.read().field
         return (Vector3(a.x, a.y, a.z) / SensorDrivers.standardGravity, Vector3(m.x, m.y, m.z))
+    }
+
+    /// Reads the accelerometer and gyroscope in one burst, then the magnetometer, in the heading
+    /// engine's units and the chips' axes: g, degrees per second and µT. Throws
+    /// ``SensorError/unsupported(chip:feature:)`` when the accelerometer has no gyroscope on.
+    public mutating func readInertial() throws(SensorError) -> (acceleration: Vector3, rotationRate: Vector3, field: Vector3) {
+        guard var gyroscope = accelerometer as? any Gyroscope, hasGyroscope else {
+            throw .unsupported(chip: accelerometer.chip, feature: "gyroscope (turn it on with gyro = true)")
+        }
+        let sample = try gyroscope.readInertial()
+        accelerometer = gyroscope
+        let m = try magnetometer.read().field
+        let a = sample.acceleration, w = sample.rotationRate
+        return (Vector3(a.x, a.y, a.z) / SensorDrivers.standardGravity, Vector3(w.x, w.y, w.z), Vector3(m.x, m.y, m.z))
     }
 
     /// Reads one pair and computes the heading.

@@ -56,8 +56,16 @@ public enum SensorFactory {
 
     /// Opens and configures an accelerometer; the identity check runs first. An ICM-20948 is
     /// left in bypass so its AK09916 answers at 0x0c.
+    ///
+    /// With `gyroscopeRange` (± degrees per second, one of ``BoardConfig/SensorChip/gyroscopeRanges``)
+    /// the chip's gyroscope is turned on as well, at the accelerometer's rate (104 Hz on the
+    /// LSM6DSOX, 102.3 Hz on the ICM-20948), and the driver returned is a ``Gyroscope``. Without
+    /// it the configuration, and so the bus traffic, is exactly that of an accelerometer alone.
     public static func openAccelerometer(_ kind: SensorKind, bus: any I2CBus, address: I2CAddress,
-                                         clock: any MonotonicClock) throws(SensorError) -> any Accelerometer {
+                                         clock: any MonotonicClock, gyroscopeRange: Int? = nil) throws(SensorError) -> any Accelerometer {
+        if let gyroscopeRange, !kind.gyroscopeRanges.contains(gyroscopeRange) {
+            throw .unsupported(chip: chip(kind), feature: "a ±\(gyroscopeRange) dps gyroscope")
+        }
         switch kind {
         case .lsm303agrAccel:
             var a = try LSM303AGRAccelerometer(bus: bus, address: address, clock: clock)
@@ -65,11 +73,17 @@ public enum SensorFactory {
             return a
         case .lsm6dsox:
             var a = try LSM6DSOX(bus: bus, address: address, clock: clock)
-            try a.configure(.init())
+            let gyroscope = gyroscopeRange.map { range in
+                LSM6DSOX.GyroscopeConfiguration(range: LSM6DSOX.GyroscopeRange.allCases.first { Int($0.fullScale) == range } ?? .dps500)
+            }
+            try a.configure(.init(gyroscope: gyroscope))
             return a
         case .icm20948:
             var a = try ICM20948(bus: bus, address: address, clock: clock)
-            try a.configure(.init())
+            let gyroscope = gyroscopeRange.map { range in
+                ICM20948.GyroscopeConfiguration(range: ICM20948.GyroscopeRange.allCases.first { Int($0.fullScale) == range } ?? .dps500)
+            }
+            try a.configure(.init(gyroscope: gyroscope))
             return a
         default:
             throw .unsupported(chip: chip(kind), feature: "accelerometer")
