@@ -154,41 +154,11 @@ public struct EpochAssembler: Sendable {
         return false
     }
 
-    /// Whether an untimed sentence changes what a fix reports (altitude, speed or course). GSA is left
-    /// out: a series of GSA (one per constellation) has no count, so its first cannot be known to end an epoch.
-    private static func bringsFixData(_ sentence: Sentence) -> Bool {
-        switch sentence {
-        // Any content counts, believed or not: a receiver whose VTG lacks its course while still
-        // and carries it while moving must have its epochs wait for the VTG all along.
-        case .vtg(let s): return s.speedKnots != nil || s.speedKilometresPerHour != nil || s.courseTrue != nil
-        case .pgrmz(let s): return s.altitudeMetres != nil
-        default: return false
-        }
-    }
-
-    /// Whether gpsd takes a VTG's course and speed: both given, and the mode not N or E.
-    private static func believed(_ vtg: VTG) -> Bool {
-        vtg.courseTrue != nil && vtg.speedKnots != nil && vtg.mode != .notValid && vtg.mode != .estimated
-    }
-
     /// Ends the stream: returns the fix of the last epoch if it was not emitted yet.
     public mutating func finish() -> Fix? {
         guard epochHasData, !epochEmitted else { return nil }
         epochEmitted = true
         return finishEpoch()
-    }
-
-    private static func timeOf(_ sentence: Sentence) -> TimeOfDay? {
-        switch sentence {
-        case .rmc(let s): return s.time
-        case .gga(let s): return s.time
-        case .gll(let s): return s.time
-        case .gns(let s): return s.time
-        case .zda(let s): return s.time
-        case .gst(let s): return s.time
-        case .gbs(let s): return s.time
-        default: return nil
-        }
     }
 
     private mutating func startEpoch(_ time: TimeOfDay) {
@@ -302,12 +272,6 @@ public struct EpochAssembler: Sendable {
         if let vdop = out.vdop, out.mode == .threeD {
             out.verticalAccuracy = vdop * uere
         }
-    }
-
-    /// A DOP a receiver means: 0.01...89.99 (99.99, 99.00 and 0.00 are "invalid" markers).
-    private static func dop(_ value: FixedDecimal?) -> Double? {
-        guard let value = value?.doubleValue, value >= 0.01, value <= 89.99 else { return nil }
-        return value
     }
 
     /// Applies a mode a sentence asserts. As gpsd does, a 2D assertion (RMC, GLL, GSA) does not
