@@ -160,7 +160,6 @@ public final class NMEAFramer {
         core.finish(into: &sink)
     }
 
-    static func crc24qStep(_ crc: UInt32, _ byte: UInt8) -> UInt32 { FramerCore.crc24qStep(crc, byte) }
 }
 
 /// The framer's state machine; a value type so the hot loop runs on a local copy.
@@ -430,12 +429,7 @@ struct FramerCore {
         buffer[length] = byte
         length &+= 1
         guard length >= 6, length == expected else { return }
-        var a: UInt8 = 0
-        var b: UInt8 = 0
-        for index in 2..<(expected - 2) {
-            a = a &+ buffer[index]
-            b = b &+ a
-        }
+        let (a, b) = UBXFraming.checksum(buffer[2..<(expected - 2)])
         if a == buffer[expected - 2] && b == buffer[expected - 1] {
             counters.ubxFrames += 1
             let payload = UnsafeBufferPointer<UInt8>(
@@ -467,7 +461,7 @@ struct FramerCore {
         length &+= 1
         guard length >= 3, length == expected else { return }
         var crc: UInt32 = 0
-        for index in 0..<(expected - 3) { crc = FramerCore.crc24qStep(crc, buffer[index]) }
+        for index in 0..<(expected - 3) { crc = CRC24Q.step(crc, buffer[index]) }
         let found = UInt32(buffer[expected - 3]) << 16 | UInt32(buffer[expected - 2]) << 8 | UInt32(buffer[expected - 1])
         if crc == found {
             counters.rtcm3Frames += 1
@@ -485,14 +479,4 @@ struct FramerCore {
         }
     }
 
-    /// One byte of the CRC-24Q used by RTCM3 (polynomial 0x1864CFB).
-    @inline(__always)
-    static func crc24qStep(_ crc: UInt32, _ byte: UInt8) -> UInt32 {
-        var crc = crc ^ (UInt32(byte) << 16)
-        for _ in 0..<8 {
-            crc <<= 1
-            if crc & 0x1000000 != 0 { crc ^= 0x1864CFB }
-        }
-        return crc & 0xFFFFFF
-    }
 }

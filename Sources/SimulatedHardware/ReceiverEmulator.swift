@@ -458,18 +458,9 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         }
     }
 
-    func sentence(_ body: String) -> [UInt8] {
-        let bytes = Array(body.utf8)
-        let (h, l) = NMEAChecksum.hexDigits(bytes.reduce(0, ^))
-        return [0x24] + bytes + [0x2A, h, l, 0x0D, 0x0A]
-    }
+    func sentence(_ body: String) -> [UInt8] { NMEAChecksum.sentence(body: Array(body.utf8)) + [0x0D, 0x0A] }
 
-    func ubxFrame(_ c: UInt8, _ i: UInt8, _ payload: [UInt8]) -> [UInt8] {
-        let body: [UInt8] = [c, i, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
-        var a: UInt8 = 0, b: UInt8 = 0
-        for x in body { a &+= x; b &+= a }
-        return [0xB5, 0x62] + body + [a, b]
-    }
+    func ubxFrame(_ c: UInt8, _ i: UInt8, _ payload: [UInt8]) -> [UInt8] { UBXFraming.encode(class: c, id: i, payload: payload) }
 }
 
 /// A power-enable line wired to a ``ReceiverEmulator``'s supply.
