@@ -10,7 +10,7 @@ import PowerPolicy
 extension HeadingUpdate: Codable {
     private enum CodingKeys: String, CodingKey {
         case magneticHeading, trueHeading, headingAccuracy, x, y, z, accelerationX, accelerationY, accelerationZ
-        case pitch, roll, inclination, quality, flags, takenAt
+        case pitch, roll, inclination, quality, flags, takenAt, attitude
     }
 
     /// Decodes a heading; an unknown `quality` is refused. `takenAt` is nanoseconds of the engine's clock.
@@ -28,6 +28,7 @@ extension HeadingUpdate: Codable {
                   pitch: try optional(.pitch), roll: try optional(.roll), inclination: try optional(.inclination),
                   quality: quality, flags: try c.decode([String].self, forKey: .flags),
                   takenAt: MonotonicInstant(nanoseconds: try c.decode(UInt64.self, forKey: .takenAt)))
+        attitude = try c.decodeIfPresent(AttitudeEstimate.self, forKey: .attitude)
     }
 
     /// Encodes the heading.
@@ -48,6 +49,49 @@ extension HeadingUpdate: Codable {
         try c.encode(quality.rawValue, forKey: .quality)
         try c.encode(flags, forKey: .flags)
         try c.encode(takenAt.nanoseconds, forKey: .takenAt)
+        try c.encodeIfPresent(attitude, forKey: .attitude)
+    }
+}
+
+/// The attitude filter's state on a board with a gyroscope: `quaternion` as `[w, x, y, z]`, `roll`,
+/// `pitch`, `yaw` in degrees, `sources` as the filter's bit set (1 gyroscope, 2 accelerometer,
+/// 4 magnetometer, 8 GNSS course), body rates and gyroscope bias as `[x, y, z]` degrees per second.
+extension AttitudeEstimate: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case quaternion, roll, pitch, yaw, sources, rotationRate, gyroscopeBias, isStill, recoveries
+    }
+
+    /// Decodes an estimate; arrays of the wrong length are refused.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func vector(_ key: CodingKeys, _ count: Int) throws -> [Double] {
+            let values = try c.decode([Double].self, forKey: key)
+            guard values.count == count else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected \(count) numbers, found \(values.count)")
+            }
+            return values
+        }
+        let q = try vector(.quaternion, 4), rate = try vector(.rotationRate, 3), bias = try vector(.gyroscopeBias, 3)
+        self.init(quaternion: AttitudeQuaternion(w: q[0], x: q[1], y: q[2], z: q[3]),
+                  roll: try c.decode(Double.self, forKey: .roll), pitch: try c.decode(Double.self, forKey: .pitch),
+                  yaw: try c.decode(Double.self, forKey: .yaw),
+                  sources: AttitudeSources(rawValue: try c.decode(UInt8.self, forKey: .sources)),
+                  rotationRate: Vector3(rate[0], rate[1], rate[2]), gyroscopeBias: Vector3(bias[0], bias[1], bias[2]),
+                  isStill: try c.decode(Bool.self, forKey: .isStill), recoveries: try c.decode(Int.self, forKey: .recoveries))
+    }
+
+    /// Encodes the estimate.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode([quaternion.w, quaternion.x, quaternion.y, quaternion.z], forKey: .quaternion)
+        try c.encode(roll, forKey: .roll)
+        try c.encode(pitch, forKey: .pitch)
+        try c.encode(yaw, forKey: .yaw)
+        try c.encode(sources.rawValue, forKey: .sources)
+        try c.encode([rotationRate.x, rotationRate.y, rotationRate.z], forKey: .rotationRate)
+        try c.encode([gyroscopeBias.x, gyroscopeBias.y, gyroscopeBias.z], forKey: .gyroscopeBias)
+        try c.encode(isStill, forKey: .isStill)
+        try c.encode(recoveries, forKey: .recoveries)
     }
 }
 

@@ -2,6 +2,7 @@ import FieldLocation
 import FieldLocationWire
 import Foundation
 import HardwareInterfaces
+import Heading
 import LocationServices
 import Testing
 
@@ -34,6 +35,23 @@ struct ClientSocketCodecTests {
 
     static let locationLine = #"{"altitude":34.5,"course":271.25,"ellipsoidalAltitude":80.25,"horizontalAccuracy":4.5,"latitude":52.5,"longitude":13.25,"mode":3,"provenance":2,"receivedAt":123456789000,"satellitesUsed":9,"speed":1.5,"timestamp":1790000000.5,"verticalAccuracy":6}"#
     static let reducedLine = #"{"horizontalAccuracy":"inf","isReduced":true,"latitude":-33.9,"longitude":151.2,"mode":2,"provenance":0,"receivedAt":5}"#
+
+    @Test("a heading from a board with a gyroscope carries its attitude over the socket, and reads back the same")
+    func attitude() throws {
+        var heading = Self.heading
+        heading.attitude = AttitudeEstimate(quaternion: AttitudeQuaternion(w: 0.5, x: 0.5, y: -0.5, z: 0.5), roll: 1.5, pitch: -2.25, yaw: 271.125,
+                                            sources: [.gyroscope, .accelerometer, .magnetometer], rotationRate: Vector3(0.5, -1, 30),
+                                            gyroscopeBias: Vector3(0.01, 0, -0.02), isStill: false, recoveries: 2)
+        let text = try Self.json(heading)
+        #expect(text.contains(#""attitude":{"gyroscopeBias":[0.01,0,-0.02],"isStill":false,"pitch":-2.25,"quaternion":[0.5,0.5,-0.5,0.5],"recoveries":2,"roll":1.5,"rotationRate":[0.5,-1,30],"sources":7,"yaw":271.125}"#), "\(text)")
+        let back = try JSONDecoder().decode(HeadingUpdate.self, from: Data(text.utf8))
+        #expect(back.attitude == heading.attitude)
+        // Without a gyroscope there is no attitude member, as before.
+        #expect(try !Self.json(Self.heading).contains("attitude"))
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(HeadingUpdate.self, from: Data(text.replacingOccurrences(of: "[0.5,0.5,-0.5,0.5]", with: "[0.5,0.5]").utf8))
+        }
+    }
 
     @Test("the values encode to version 1's bytes and read back the same")
     func goldenBytes() throws {
