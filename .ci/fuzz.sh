@@ -36,7 +36,7 @@
 # - calibration: the loader lives in the Foundation-using FieldLocation target, whose full module
 #   chain includes the simulators. The fuzzer module is the real files that hold the loader and what
 #   they reference, against the modules Heading, NMEA and LinuxHardware (AtomicFile's file calls; its
-#   C modules CI2C and CGPIOD are found by -I of their module maps and link libi2c and libgpiod): Sources/FieldLocation/{HeadingFiles,
+#   C modules CI2C, CGPIOD and CRefclock are found by -I of their module maps and link libi2c and libgpiod): Sources/FieldLocation/{HeadingFiles,
 #   AtomicFile,FixText,Geomag,CalibrationText}.swift (a build error here means the loader started to depend on
 #   another FieldLocation file: add that file to calibration_sources below). They are compiled with
 #   -package-name FieldLocation, as SwiftPM does, for the `package` helpers they share with FieldLocationOutput.
@@ -143,7 +143,7 @@ find_numerics() {
     [ -d "$dir/Sources/RealModule" ] && echo "$dir"
 }
 
-calibration_sources=(HeadingFiles AtomicFile FixText Geomag CalibrationText)
+calibration_sources=(HeadingFiles HeadingFusionCSV AtomicFile FixText Geomag CalibrationText)
 
 # build TARGET: prints a reason and returns 3 when the target is skipped.
 build() {
@@ -187,7 +187,7 @@ build() {
         build_module RealModule real_flags "" $(swift_files "$numerics/Sources/RealModule") || return 1
         build_module Heading heading_flags "RealModule" $(swift_files "$here/Sources/Heading") || return 1
         build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
-        local c_modules=(-I "$here/Sources/CI2C" -I "$here/Sources/CGPIOD")
+        local c_modules=(-I "$here/Sources/CI2C" -I "$here/Sources/CGPIOD" -I "$here/Sources/CRefclock")
         local linux_flags=("${swift6[@]}" "${c_modules[@]}")
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
         build_module LinuxHardware linux_flags "HardwareInterfaces" $(swift_files "$here/Sources/LinuxHardware") || return 1

@@ -93,18 +93,6 @@ public enum HeadingCSV {
     /// `fieldloc heading --samples` runs them through the attitude filter again.
     public static let recordedHeader = (["t_s"] + inputColumns + ["gyro_x_dps", "gyro_y_dps", "gyro_z_dps"]).joined(separator: ",")
 
-    /// One row of ``recordedHeader`` from a heading of the attitude filter, `seconds` after the
-    /// recording's start: the calibrated field (µT), the specific force (g) and the measured rates
-    /// (degrees per second), body FRD, as the filter received them. `nil` for a heading without
-    /// the filter's attitude (a board without a gyroscope).
-    public static func recordedRow(_ h: HeadingUpdate, seconds: Double) -> String? {
-        guard let w = h.attitude?.rotationRate else { return nil }
-        let cells = [FixText.fixed(seconds, 6), FixText.fixed(h.accelerationX, 6), FixText.fixed(h.accelerationY, 6),
-                     FixText.fixed(h.accelerationZ, 6), FixText.fixed(h.x, 5), FixText.fixed(h.y, 5), FixText.fixed(h.z, 5),
-                     FixText.fixed(w.x, 5), FixText.fixed(w.y, 5), FixText.fixed(w.z, 5)]
-        return cells.joined(separator: ",")
-    }
-
     /// Computes one output row per input row. Rows with no heading (near vertical, no gravity)
     /// have empty cells and a warning naming the line and the reason; `true_heading_deg` is empty
     /// where the row has no `declination_deg`.
