@@ -83,7 +83,7 @@ public struct EpochAssembler: Sendable {
     public mutating func add(_ parsed: ParsedSentence, emit: (Fix) -> Void) {
         counters.accept(parsed.sentence.type)
         if !parsed.unreadableFields.isEmpty { counters.noteUnreadable(parsed.sentence.type, parsed.unreadableFields) }
-        let time = Self.timeOf(parsed.sentence)
+        let time = parsed.sentence.epochTime
         if let time {
             if let epochTime, time != epochTime {
                 if epochHasData && !epochEmitted { emit(finishEpoch()) }

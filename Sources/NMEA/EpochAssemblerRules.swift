@@ -1,5 +1,5 @@
 /// The assembler's pure rules about single sentences: which untimed ones bring fix data, which
-/// VTG gpsd believes, the time a sentence carries, and the DOP values receivers mean.
+/// VTG gpsd believes, and the DOP values receivers mean.
 extension EpochAssembler {
     /// Whether an untimed sentence changes what a fix reports (altitude, speed or course). GSA is left
     /// out: a series of GSA (one per constellation) has no count, so its first cannot be known to end an epoch.
@@ -16,20 +16,6 @@ extension EpochAssembler {
     /// Whether gpsd takes a VTG's course and speed: both given, and the mode not N or E.
     static func believed(_ vtg: VTG) -> Bool {
         vtg.courseTrue != nil && vtg.speedKnots != nil && vtg.mode != .notValid && vtg.mode != .estimated
-    }
-
-    /// The time of day a sentence carries, for the ones that carry one.
-    static func timeOf(_ sentence: Sentence) -> TimeOfDay? {
-        switch sentence {
-        case .rmc(let s): return s.time
-        case .gga(let s): return s.time
-        case .gll(let s): return s.time
-        case .gns(let s): return s.time
-        case .zda(let s): return s.time
-        case .gst(let s): return s.time
-        case .gbs(let s): return s.time
-        default: return nil
-        }
     }
 
     /// A DOP a receiver means: 0.01...89.99 (99.99, 99.00 and 0.00 are "invalid" markers).
