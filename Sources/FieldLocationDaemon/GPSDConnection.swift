@@ -212,7 +212,7 @@ final class GPSDConnectionHandler: ServerConnection {
         }
         let identity = peerIdentity()
         let user = identity?.user ?? identity.map { "uid \($0.uid)" }
-        let authorised = identity.map { configuration.policy.allowsControl(user: $0.user ?? "", groups: $0.groups) } ?? false
+        let authorised = identity.map { configuration.currentPolicy.allowsControl(user: $0.user ?? "", groups: $0.groups) } ?? false
         guard authorised else {
             hub.count { $0.controlRefused += 1 }
             let who = user.map { " for \($0)" } ?? " (the peer's user is unknown)"
@@ -244,7 +244,7 @@ final class GPSDConnectionHandler: ServerConnection {
 
     /// What the access policy says about this client: may it watch, and at which accuracy.
     private func access() -> (allowed: Bool, reduced: Bool, who: String?) {
-        let policy = configuration.policy
+        let policy = configuration.currentPolicy
         let reduced = policy.accuracy == .reducedAccuracy
         // Only per-user and per-group lines need to know who the peer is.
         guard !policy.users.isEmpty || !policy.groups.isEmpty else {
