@@ -45,9 +45,9 @@ final class ExtrasRecorder: LocationManagerDelegate, @unchecked Sendable {
 /// Issue 20, items 6 and 7 on the `sim` board with the manual clock: diagnostics on live updates,
 /// sessions and managers; the heading calibration prompt; monitoring started and the new errors.
 @Suite struct DiagnosticsTests {
-    private func extras(_ legs: [Trajectory.Leg], policy: AccessPolicy = AccessPolicy())
+    private func extras(_ legs: [Trajectory.Leg], policy: AccessPolicy = AccessPolicy(), receiverTracking: Bool = false)
         throws -> (LocationEngine, LocationManager, ExtrasRecorder) {
-        let (engine, _, _) = try simEngine(legs)
+        let (engine, _, _) = try simEngine(legs, receiverTracking: receiverTracking)
         let manager = LocationManager(engine: engine, policy: policy)
         let recorder = ExtrasRecorder()
         manager.delegate = recorder
@@ -125,9 +125,9 @@ final class ExtrasRecorder: LocationManagerDelegate, @unchecked Sendable {
     }
 
     @Test func aSilentReceiverShowsInTheManagersDiagnosticsAndDelaysRegionSetup() throws {
-        let (engine, manager, recorder) = try extras([.init(duration: 600, speed: 0, course: 0)])
+        let (engine, manager, recorder) = try extras([.init(duration: 600, speed: 1.4, course: 30)], receiverTracking: true)
         manager.startUpdatingLocation()
-        engine.advance(by: .seconds(20))
+        engine.advance(by: .seconds(30))
         #expect(manager.diagnostics.isEmpty, "\(manager.diagnostics)")
         try #require(engine.simulatedReceiver).setPower(false, at: engine.clock.now())
         var silentAt: Int?
