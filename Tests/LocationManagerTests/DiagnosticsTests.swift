@@ -1,3 +1,4 @@
+import BoardConfig
 import FieldLocation
 import Foundation
 import HardwareInterfaces
@@ -202,6 +203,23 @@ final class ExtrasRecorder: LocationManagerDelegate, @unchecked Sendable {
         #expect(manager.headingCalibrationPrompt == nil)
         engine.advance(by: .seconds(5))
         #expect(recorder.asked == 1 && !manager.isDisplayingHeadingCalibration)
+    }
+
+    @Test func aGoodCalibrationEndsThePromptByItself() throws {
+        let board = try BoardCatalog.load(builtin: "sim")
+        let dance = try BoardHardware.simulatedPlatform(for: board, motion: .calibrationDance(maximumTilt: 180))
+        var sensors = try BoardSensors.open(board, platform: dance)
+        var routine = LiveCalibration()
+        routine.expectedField = 48.4
+        let calibration = try #require(try routine.run(&sensors, clock: dance.clock) { _ in }.0)
+        let (engine, manager, recorder) = try extras([.init(duration: 600, speed: 0, course: 0)])
+        manager.startUpdatingHeading()
+        engine.advance(by: .seconds(5))
+        #expect(manager.isDisplayingHeadingCalibration && recorder.asked == 1)
+        engine.calibration = calibration
+        engine.advance(by: .seconds(5))
+        #expect(!manager.isDisplayingHeadingCalibration, "\(String(describing: manager.heading?.flags)) \(String(describing: manager.heading?.headingAccuracy))")
+        #expect(recorder.asked == 1)
     }
 
     @Test func aDelegateThatDeclinesTheCalibrationPromptLeavesNothingDisplayed() throws {
