@@ -205,6 +205,22 @@ final class GPSDConnectionHandler: ServerConnection {
         send(policy.report)
     }
 
+    /// The access policy was reloaded: a watcher the new policy denies stops watching and is told
+    /// with an `ERROR` and its `WATCH`; one still allowed takes the policy's accuracy.
+    func policyChanged() {
+        guard let id, policy.enable, !gate.closing else { return }
+        let verdict = access()
+        guard verdict.allowed else {
+            policy.enable = false
+            hub.setPolicy(id, policy, reduced: verdict.reduced)
+            send(GPSDReport.error(message: "Location access withdrawn by the reloaded access policy\(verdict.who.map { " for \($0)" } ?? "")"))
+            send(policy.report)
+            flush()
+            return
+        }
+        hub.setPolicy(id, policy, reduced: verdict.reduced)
+    }
+
     private func configureDevice(_ request: GPSDDeviceRequest) {
         if let path = request.path, path != hub.device.path {
             send(GPSDReport.error(message: "Can't perform DEVICE configuration, device \(path) not found"))

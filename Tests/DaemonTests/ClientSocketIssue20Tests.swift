@@ -25,7 +25,7 @@ final class CSAuthorizationRecorder: LocationManagerDelegate, @unchecked Sendabl
 /// authorisation event travel; a reloaded access policy reaches connected managers.
 @Suite("client socket, issue 20", .serialized)
 struct ClientSocketIssue20Tests {
-    static func json<T: Encodable>(_ value: T) throws -> String {
+    static func wire<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try ClientSocketCodec.encoder().encode(value), as: UTF8.self)
     }
 
@@ -40,12 +40,12 @@ struct ClientSocketIssue20Tests {
         l.speedAccuracy = 0.05
         l.courseAccuracy = 1.5
         l.accuracyModel = .receiver(.ubxAccuracyEstimate)
-        let text = try Self.json(l)
+        let text = try Self.wire(l)
         #expect(text.contains(#""fixType":"rtkFixed""#) && text.contains(#""accuracyModel":"ubx""#) && text.contains(#""speedAccuracy":0.05"#), "\(text)")
         #expect(try Self.decode(Location.self, text) == l)
         var unknown = Location(latitude: 1, longitude: 2, horizontalAccuracy: Location.unknownAccuracy, receivedAt: MonotonicInstant(nanoseconds: 1), mode: .twoD)
         unknown.accuracyConfidence = .ninetyFivePercent
-        let back = try Self.decode(Location.self, Self.json(unknown))
+        let back = try Self.decode(Location.self, Self.wire(unknown))
         #expect(back == unknown && !back.hasKnownHorizontalAccuracy && back.fixType == .twoD && back.accuracyConfidence == .ninetyFivePercent)
         #expect(throws: DecodingError.self) { try Self.decode(Location.self, text.replacingOccurrences(of: "rtkFixed", with: "psychic")) }
     }
@@ -57,19 +57,19 @@ struct ClientSocketIssue20Tests {
         services.updateInterval = 300
         services.minimumUpdateInterval = 120
         services.fixLossTimeout = 45
-        let back = try Self.decode(ClientServices.self, Self.json(services))
+        let back = try Self.decode(ClientServices.self, Self.wire(services))
         #expect(back.updateInterval == 300 && back.minimumUpdateInterval == 120 && back.fixLossTimeout == 45)
-        let line = try Self.json(services).replacingOccurrences(of: "\"updateInterval\":300", with: "\"updateInterval\":-5")
+        let line = try Self.wire(services).replacingOccurrences(of: "\"updateInterval\":300", with: "\"updateInterval\":-5")
         #expect(throws: LocationError.invalidArgument("services: updateInterval -5.0 must be a positive number")) {
             try Self.decode(ClientServices.self, line)
         }
         for error in [LocationError.regionMonitoringDenied("no"), .regionMonitoringSetupDelayed(region: "yard", reason: "silent"),
                       .rangingUnavailable("no scanner"), .rangingFailure("stopped"), .promptDeclined("denied")] {
-            #expect(try Self.decode(LocationError.self, Self.json(error)) == error)
+            #expect(try Self.decode(LocationError.self, Self.wire(error)) == error)
             #expect(error.clipped == error)
         }
         let grant = ProviderAuthorization(status: .denied, reason: "policy", accuracy: .reducedAccuracy)
-        let event = try Self.decode(ClientEvent.self, Self.json(ClientEvent(.authorization(grant))))
+        let event = try Self.decode(ClientEvent.self, Self.wire(ClientEvent(.authorization(grant))))
         guard case .authorization(let decoded) = event.event else { Issue.record("\(event.event)"); return }
         #expect(decoded == grant)
     }
@@ -137,6 +137,42 @@ struct ClientSocketIssue20Tests {
             #expect(source.reload("SIGHUP") == nil)
             #expect(await csWait(seconds: 10) { manager.authorizationStatus == .authorizedWhenInUse })
             #expect(await csWait(seconds: 10) { manager.accuracyAuthorization == .reducedAccuracy })
+        }
+    }
+
+    @Test("a gpsd watcher that a reloaded policy denies stops watching and is told with an ERROR")
+    func gpsdWatcherPolicyReload() async throws {
+        let directory = NSTemporaryDirectory() + "fieldloc-policy-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/access.policy"
+        try "default = always\n".write(toFile: file, atomically: true, encoding: .utf8)
+        var logger = Logger(label: "policy-tests")
+        logger.logLevel = .critical
+        let source = try AccessPolicySource.load(path: file, logger: logger)
+        try await ServerFixture.with({ $0.policySource = source }) { fixture in
+            let client = try fixture.client()
+            try client.send(ServerTests.watchJSON)
+            _ = try client.readLines(seconds: 20) { json($0)?["class"] as? String == "TPV" }
+            #expect(fixture.engine.clientCount >= 1)
+            try "default = denied\n".write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(source.reloadIfChanged())
+            var error: [String: Any]?
+            _ = try client.readLines(seconds: 20) { line in
+                guard let object = json(line), object["class"] as? String == "ERROR" else { return false }
+                error = object
+                return true
+            }
+            #expect((error?["message"] as? String)?.contains("withdrawn by the reloaded access policy") == true, "\(String(describing: error))")
+            #expect(await waitUntil(seconds: 10) { fixture.engine.clientCount == 0 })
+            // A new watch is refused under the policy in force.
+            try client.send(ServerTests.watchJSON)
+            _ = try client.readLines(seconds: 10) { line in
+                guard let object = json(line), object["class"] as? String == "ERROR" else { return false }
+                error = object
+                return true
+            }
+            #expect((error?["message"] as? String)?.contains("denied") == true)
         }
     }
 }
