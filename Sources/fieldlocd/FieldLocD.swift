@@ -43,7 +43,7 @@ struct FieldLocD: AsyncParsableCommand {
     @Option(help: "Speed of a simulated board, or epochs per second of --replay.")
     var speed = 1.0
 
-    @Option(help: "The access policy file (who may watch, at which accuracy, who may send control requests).")
+    @Option(help: "The access policy file (who may watch, at which accuracy, who may send control requests); read again on SIGHUP and when it changes.")
     var policy = "/etc/fieldloc/access.policy"
 
     @Option(name: .customLong("state-dir"), help: "Folder of stored calibrations and regions (default: $STATE_DIRECTORY, else the CLI's).")
