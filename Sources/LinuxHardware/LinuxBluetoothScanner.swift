@@ -145,7 +145,8 @@ public final class LinuxBluetoothScanner: BluetoothLEScanner, @unchecked Sendabl
         var handled = 0
         var failure: Int32 = 0
         withUnsafeTemporaryAllocation(byteCount: 1 + 2 + HCI.maximumEventParameters + 1, alignment: 8) { buffer in
-            while true {
+            // At most 256 packets per call, so a busy channel cannot keep poll from returning.
+            for _ in 0..<256 {
                 let (count, code) = Sys.call { Glibc.read(fd, buffer.baseAddress, buffer.count) }
                 if count < 0 {
                     if code != EAGAIN && code != EWOULDBLOCK { failure = code }
