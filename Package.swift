@@ -20,9 +20,11 @@
 //   GPSDProtocol         ──► NMEA
 //   LocationServices     ──► NMEA, PowerPolicy, Heading, HardwareInterfaces, RealModule
 //   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule
+//   BluetoothHCI         ──► HardwareInterfaces
 // C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod,
-// CRefclock declares chrony's SOCK sample and ntpd's SHM segment with the platform's C types):
-//   LinuxHardware        ──► HardwareInterfaces, CI2C, CGPIOD, CRefclock, Glibc
+// CRefclock declares chrony's SOCK sample and ntpd's SHM segment with the platform's C types,
+// CBluetooth the kernel's HCI socket structures and ioctls):
+//   LinuxHardware        ──► HardwareInterfaces, BluetoothHCI, CI2C, CGPIOD, CRefclock, CBluetooth, Glibc
 // Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
 // FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon and fieldlocd; swift-log only in the last two):
 //   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol
@@ -34,7 +36,7 @@
 //   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
 //   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
-//   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, Glibc
+//   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, BluetoothHCI, Glibc
 import PackageDescription
 
 let package = Package(
@@ -44,6 +46,7 @@ let package = Package(
         .library(name: "Heading", targets: ["Heading"]),
         .library(name: "HardwareInterfaces", targets: ["HardwareInterfaces"]),
         .library(name: "LinuxHardware", targets: ["LinuxHardware"]),
+        .library(name: "BluetoothHCI", targets: ["BluetoothHCI"]),
         .library(name: "SimulatedHardware", targets: ["SimulatedHardware"]),
         .library(name: "BoardConfig", targets: ["BoardConfig"]),
         .library(name: "SensorDrivers", targets: ["SensorDrivers"]),
@@ -87,6 +90,9 @@ let package = Package(
             dependencies: ["HardwareInterfaces", "NMEA", "Heading", "PowerPolicy", .product(name: "RealModule", package: "swift-numerics")]
         ),
 
+        // Pure: HCI command packets and LE advertising report events, byte for byte (no sockets).
+        .target(name: "BluetoothHCI", dependencies: ["HardwareInterfaces"]),
+
         // The only target that touches C: libi2c, libgpiod 1.6, termios, errno.
         .systemLibrary(
             name: "CI2C",
@@ -99,7 +105,9 @@ let package = Package(
         ),
         // chrony's SOCK sample and ntpd's SHM segment, declared with the platform's C types (no library).
         .systemLibrary(name: "CRefclock"),
-        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "CI2C", "CGPIOD", "CRefclock"]),
+        // The kernel's HCI socket structures and ioctls, declared with the platform's C types (no library).
+        .systemLibrary(name: "CBluetooth"),
+        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "BluetoothHCI", "CI2C", "CGPIOD", "CRefclock", "CBluetooth"]),
 
         // Pure: the location services' state machines (delivery filters, regions, visits,
         // significant changes, deferred batches) over fixes; no I/O, no clock of its own.
@@ -175,6 +183,7 @@ let package = Package(
         .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces"]),
         .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces"]),
         .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),
+        .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "HardwareInterfaces"]),
         .testTarget(
             name: "LinuxHardwareTests",
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA"]
@@ -204,7 +213,7 @@ let package = Package(
         .target(name: "HILChecks", dependencies: ["HardwareInterfaces", "NMEA", "SensorDrivers", "LocationServices"], path: "HardwareTests/HILChecks"),
         .executableTarget(
             name: "fieldloc-hil",
-            dependencies: ["HILChecks", "LinuxHardware", "HardwareInterfaces", "BoardConfig"],
+            dependencies: ["HILChecks", "LinuxHardware", "HardwareInterfaces", "BoardConfig", "BluetoothHCI"],
             path: "HardwareTests/HILCheck"
         ),
         .testTarget(

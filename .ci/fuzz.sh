@@ -12,6 +12,7 @@
 #   board        board-file loader (TOML subset + validation)     Tests/Fuzz/BoardFuzzer.swift
 #   calibration  stored-calibration loader and the sample CSVs    Tests/Fuzz/CalibrationFuzzer.swift
 #   gpsd         gpsd request parser, WATCH, JSON reader/encoders Tests/Fuzz/GPSDCommandFuzzer.swift
+#   hci          Bluetooth HCI event parser + H4 packet framer      Tests/Fuzz/HCIEventFuzzer.swift
 #                (skipped, with the reason printed, while that file does not exist)
 #
 # Seeds: Tests/Fuzz/seeds/<target>/ (kept in the repository); the nmea target adds the gpsd corpus
@@ -60,7 +61,7 @@ else
 fi
 work=${1:-$here/.build-fuzz}
 [ $# -gt 0 ] && shift
-all_targets=(nmea ubxnav ubx board calibration gpsd)
+all_targets=(nmea ubxnav ubx board calibration gpsd hci)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -187,19 +188,25 @@ build() {
         build_module RealModule real_flags "" $(swift_files "$numerics/Sources/RealModule") || return 1
         build_module Heading heading_flags "RealModule" $(swift_files "$here/Sources/Heading") || return 1
         build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
-        local c_modules=(-I "$here/Sources/CI2C" -I "$here/Sources/CGPIOD" -I "$here/Sources/CRefclock")
+        local c_modules=(-I "$here/Sources/CI2C" -I "$here/Sources/CGPIOD" -I "$here/Sources/CRefclock" -I "$here/Sources/CBluetooth")
         local linux_flags=("${swift6[@]}" "${c_modules[@]}")
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
-        build_module LinuxHardware linux_flags "HardwareInterfaces" $(swift_files "$here/Sources/LinuxHardware") || return 1
+        build_module BluetoothHCI swift6 "HardwareInterfaces" $(swift_files "$here/Sources/BluetoothHCI") || return 1
+        build_module LinuxHardware linux_flags "HardwareInterfaces BluetoothHCI" $(swift_files "$here/Sources/LinuxHardware") || return 1
         local files=() f
         for f in "${calibration_sources[@]}"; do files+=("$here/Sources/FieldLocation/$f.swift"); done
         swiftc_cached "the calibration fuzzer" "$work/calibration-fuzzer" "$work/calibration-build.log" \
-            "$work/modules/RealModule.swiftmodule $work/modules/Heading.swiftmodule $work/modules/NMEA.swiftmodule $work/modules/HardwareInterfaces.swiftmodule $work/modules/LinuxHardware.swiftmodule" \
+            "$work/modules/RealModule.swiftmodule $work/modules/Heading.swiftmodule $work/modules/NMEA.swiftmodule $work/modules/HardwareInterfaces.swiftmodule $work/modules/BluetoothHCI.swiftmodule $work/modules/LinuxHardware.swiftmodule" \
             "${flags[@]}" "${heading_flags[@]}" "${c_modules[@]}" -module-name CalibrationFuzz -package-name FieldLocation -I "$work/modules" \
             "${files[@]}" "$here/Tests/Fuzz/CalibrationFuzzer.swift" \
             "$work/modules/RealModule.o" "$work/modules/Heading.o" "$work/modules/NMEA.o" \
-            "$work/modules/HardwareInterfaces.o" "$work/modules/LinuxHardware.o" -li2c -lgpiod \
+            "$work/modules/HardwareInterfaces.o" "$work/modules/BluetoothHCI.o" "$work/modules/LinuxHardware.o" -li2c -lgpiod \
             -o "$work/calibration-fuzzer"
+        ;;
+    hci)
+        build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
+        build_module BluetoothHCI swift6 "HardwareInterfaces" $(swift_files "$here/Sources/BluetoothHCI") || return 1
+        link_fuzzer hci "$here/Tests/Fuzz/HCIEventFuzzer.swift" HardwareInterfaces BluetoothHCI || return 1
         ;;
     esac
 }
@@ -215,6 +222,7 @@ max_len() {
     board) echo 8192 ;;
     calibration) echo 4096 ;;
     gpsd) echo 4096 ;;
+    hci) echo 1024 ;;
     esac
 }
 

@@ -62,6 +62,17 @@ let package = Package(
             path: "Benchmarks/BinaryBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Issue 19: LE advertising report events parsed with the reports borrowed, with the malloc counter.
+        .executableTarget(
+            name: "BluetoothHCIBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "BluetoothHCI", package: "main"),
+                .product(name: "HardwareInterfaces", package: "main"),
+            ],
+            path: "Benchmarks/BluetoothHCIBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

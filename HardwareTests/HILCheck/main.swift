@@ -9,6 +9,8 @@
 //                                  `select ADDR REG VALUE` lines select a register bank with i2cset)
 //   fieldloc-hil --chips           print the i2c-stub chip addresses, comma-separated
 //   fieldloc-hil --banks           print the banked chips, ADDR:BANK_REG:BANK_MASK:START:END, comma-separated
+//   fieldloc-hil --bluetooth /dev/vhci  play a Bluetooth controller on /dev/vhci (hci_vhci) and scan it
+//                                  through LinuxBluetoothScanner (BluetoothChecks.swift)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,6 +48,9 @@ while index < arguments.count {
     case "--banks":
         say(StubFixture.banks.map(\.description).joined(separator: ","))
         exit(0)
+    case "--bluetooth":
+        guard index + 1 < arguments.count else { fail("--bluetooth needs the path of /dev/vhci") }
+        exit(BluetoothChecks.run(vhci: arguments[index + 1], say: say) ? 0 : 1)
     case "--only":
         guard index + 1 < arguments.count else { fail("--only needs a comma-separated list of check names") }
         var checks: [HILCheck] = []
@@ -58,7 +63,7 @@ while index < arguments.count {
         selected = checks
         index += 1
     case "-h", "--help":
-        say("usage: fieldloc-hil [--only NAME,...] [--list] [--fixture] [--configuration] [--chips] [--banks]")
+        say("usage: fieldloc-hil [--only NAME,...] [--list] [--fixture] [--configuration] [--chips] [--banks] [--bluetooth /dev/vhci]")
         say("devices come from: " + HILConfiguration.variables.joined(separator: " "))
         exit(0)
     default:

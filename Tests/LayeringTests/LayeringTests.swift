@@ -15,7 +15,7 @@ struct Layering {
     /// What every target may import: the standard library's own modules.
     static let standardLibrary: Set<String> = ["Swift", "_Concurrency", "Synchronization"]
     /// The C library and the C modules of LinuxHardware.
-    static let cModules: Set<String> = ["Glibc", "CI2C", "CGPIOD", "CRefclock"]
+    static let cModules: Set<String> = ["Glibc", "CI2C", "CGPIOD", "CRefclock", "CBluetooth"]
 
     var targets: [String: Target] = [:]
     var order: [String] = []

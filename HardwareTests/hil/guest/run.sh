@@ -5,6 +5,8 @@
 #     LSM6DSOX, QMC5883L, ICM-20948, AK09916 and MMC5983MA) using i2cset, an independent tool,
 #     from the list `fieldloc-hil --fixture` prints;
 #  2. runs fieldloc-hil (our LinuxHardware code) against the real kernel devices;
+#  2b. runs fieldloc-hil --bluetooth on /dev/vhci (the kernel's virtual HCI controller): the
+#     LinuxBluetoothScanner reads back injected iBeacon, AltBeacon and Eddystone adverts;
 #  3. reads the configuration registers fieldloc-hil's checks wrote back with i2cget (a
 #     `select ADDR REG VALUE` line selects a register bank with i2cset first).
 # Exit 0 only when every step passed.
@@ -46,6 +48,16 @@ echo "== fieldloc-hil"
 fieldloc-hil
 rc=$?
 
+echo "== Bluetooth: fieldloc-hil --bluetooth (hci_vhci controller, kernel HCI socket scanner)"
+bt=0
+if [ -n "${HIL_VHCI:-}" ]; then
+  fieldloc-hil --bluetooth "$HIL_VHCI"
+  bt=$?
+else
+  echo "not ok - bluetooth-vhci: no /dev/vhci: hci_vhci did not load (the base initramfs carries it)"
+  bt=1
+fi
+
 echo "== i2cget readback of the configuration fieldloc-hil wrote"
 bad=0
 while read -r addr reg val bank; do
@@ -59,4 +71,4 @@ done <<EOT
 $(fieldloc-hil --configuration)
 EOT
 [ "$bad" = 0 ] && echo "ok - i2cget-readback: $(fieldloc-hil --configuration | grep -vc '^select') configuration registers as written"
-[ "$rc" = 0 ] && [ "$bad" = 0 ]
+[ "$rc" = 0 ] && [ "$bad" = 0 ] && [ "$bt" = 0 ]
