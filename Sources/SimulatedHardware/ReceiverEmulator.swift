@@ -52,6 +52,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var bytesReceived = 0
         /// The non-volatile configuration (u-blox BBR/flash), applied at each power-up.
         var saved: SavedConfiguration? = nil
+        /// The RAM configuration when the supply was last switched off.
+        var configurationAtPowerOff: SavedConfiguration? = nil
         var ledger = EnergyLedger()
         var lastAccounted: MonotonicInstant
         var epochs = 0
@@ -114,6 +116,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         state.withLock { s in
             advance(&s, to: instant)
             if !on && s.powered {
+                s.configurationAtPowerOff = configuration(of: s)
                 resetConfiguration(&s)
                 loadSaved(&s)
             }

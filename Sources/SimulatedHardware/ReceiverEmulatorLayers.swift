@@ -17,6 +17,13 @@ extension ReceiverEmulator {
         state.withLock { s in s.saved.map { ($0.interval, $0.outputs, $0.dynamicModel) } }
     }
 
+    /// The RAM configuration (interval, NMEA outputs, dynamic model) the receiver had when its
+    /// supply was last switched off (a board's power-enable line), `nil` before that: what an
+    /// engine left in the receiver when it idled it at exit.
+    public var configurationAtPowerOff: (interval: Duration, outputs: Set<String>, dynamicModel: Int)? {
+        state.withLock { s in s.configurationAtPowerOff.map { ($0.interval, $0.outputs, $0.dynamicModel) } }
+    }
+
     /// The NMEA sentence of each u-blox configuration key the emulator keeps.
     static let nmeaKeys: [UInt32: String] = [
         0x2091_00BB: "GGA", 0x2091_00AC: "RMC", 0x2091_00C0: "GSA", 0x2091_00C5: "GSV",
