@@ -5,6 +5,7 @@ import BoardConfig
 import FieldLocation
 import FieldLocationDaemon
 import HardwareInterfaces
+import Heading
 import Foundation
 import Logging
 import NMEA
@@ -126,6 +127,42 @@ struct NMEAOutputTests {
         client.hangUp()
         #expect(await waitUntil(seconds: 5) { feed.last?.active == false }, "released when the last client left")
         await server.stop()
+    }
+
+    @Test("UDP: HDT, HDM, HDG (variation east positive) and, with a fused attitude, XDR pitch and roll; no true heading: no HDT, empty variation; unavailable: nothing")
+    func headingSentences() async throws {
+        let udp = try UDPListener()
+        var configuration = NMEAOutputConfiguration()
+        configuration.udp = ("127.0.0.1", udp.port)
+        let feed = RecordingFeed()
+        let server = NMEAOutputServer(configuration: configuration, feed: feed, logger: Self.logger)
+        _ = try await server.start()
+        #expect(feed.last?.active == true, "a UDP output holds the receiver")
+        var fused = Self.heading(350.04, true: 2.5)
+        fused.attitude = AttitudeEstimate(quaternion: AttitudeQuaternion(roll: -4.25, pitch: 12.5, yaw: 350.04), roll: -4.25, pitch: 12.5,
+                                          yaw: 350.04, sources: [.gyroscope, .accelerometer], rotationRate: Vector3(0, 0, 0),
+                                          gyroscopeBias: Vector3(0, 0, 0), isStill: true, recoveries: 0)
+        server.publish(.heading(fused))
+        var westerly = Self.heading(20, true: 8)
+        westerly.attitude = nil
+        server.publish(.heading(westerly))
+        server.publish(.heading(Self.heading(20, true: nil)))
+        var unavailable = Self.heading(20, true: 25)
+        unavailable.quality = .unavailable
+        server.publish(.heading(unavailable))
+        var got: [String] = []
+        while got.count < 9, let datagram = udp.receive(seconds: 5) {
+            #expect(NMEABuilder.isValid(datagram))
+            got.append(String(decoding: datagram, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let bodies = got.map { String($0.prefix { $0 != "*" }) }
+        #expect(bodies == ["$HCHDT,2.5,T", "$HCHDM,350.0,M", "$HCHDG,350.0,0.0,E,12.5,E", "$HCXDR,A,12.5,D,PTCH,A,-4.3,D,ROLL",
+                           "$HCHDT,8.0,T", "$HCHDM,20.0,M", "$HCHDG,20.0,0.0,E,12.0,W",
+                           "$HCHDM,20.0,M", "$HCHDG,20.0,0.0,E,,"], "\(got)")
+        #expect(udp.receive(seconds: 0.2) == nil, "the unavailable heading gave nothing")
+        #expect(server.statistics.udpSentences == 9)
+        await server.stop()
+        #expect(feed.last?.active == false)
     }
 
     @Test("sim board: a TCP client and a UDP listener get valid sentences; HDT is the heading the manager delivers")
