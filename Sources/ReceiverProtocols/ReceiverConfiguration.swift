@@ -11,6 +11,11 @@ public struct ReceiverSettingsSnapshot: Sendable, Equatable {
     public var outputs: [NMEASentenceType: Int]?
     /// The dynamic model, where the family reports it.
     public var dynamicModel: Int?
+    /// u-blox M9/M10: the other configuration keys the engine writes, as read (the binary
+    /// navigation messages' CFG-MSGOUT keys, CFG-UART1OUTPROT-UBX and -NMEA).
+    public var ubloxValues: [UInt32: UInt64] = [:]
+    /// u-blox 6/7/M8: the binary navigation messages' UART1 rates, as read (class << 8 | id).
+    public var ubloxMessageRates: [UInt16: UInt8] = [:]
 
     /// A snapshot of the given values.
     public init(rateMilliseconds: Int? = nil, outputs: [NMEASentenceType: Int]? = nil, dynamicModel: Int? = nil) {

@@ -44,14 +44,35 @@ extension UBloxDriver: ReceiverConfigurable {
     /// The keys the engine changes on M9/M10: the measurement rate, the NMEA outputs on UART1, the dynamic model.
     static var configurationKeys: [UBXKey] { [.rateMeasurement, .dynamicModel] + NMEASentenceType.allCases.map(UBXKey.nmeaOutput) }
 
+    /// The binary output's keys on M9/M10: its messages' CFG-MSGOUT keys and the UART1 output protocols.
+    var binaryKeys: [UBXKey] {
+        UBXNavigationOutput.messages(for: generation).compactMap(\.key) + [.uart1OutputUBX, .uart1OutputNMEA]
+    }
+
     func snapshot(layer: UInt8) throws(ReceiverError) -> ReceiverSettingsSnapshot {
         let reply = try channel.poll(UBXMessage.getValues(Self.configurationKeys, layer: layer))
         guard let values = UBXMessage.values(ofReply: reply) else { throw .rejected(command: "CFG-VALGET", reason: "malformed reply") }
+        let binaryReply = try channel.poll(UBXMessage.getValues(binaryKeys, layer: layer))
+        guard let binary = UBXMessage.values(ofReply: binaryReply) else { throw .rejected(command: "CFG-VALGET", reason: "malformed reply") }
         var outputs: [NMEASentenceType: Int] = [:]
         for sentence in NMEASentenceType.allCases { if let v = values[UBXKey.nmeaOutput(sentence).id] { outputs[sentence] = Int(v) } }
-        return ReceiverSettingsSnapshot(rateMilliseconds: values[UBXKey.rateMeasurement.id].map { Int($0) },
-                                        outputs: outputs.isEmpty ? nil : outputs,
-                                        dynamicModel: values[UBXKey.dynamicModel.id].map { Int($0) })
+        var snapshot = ReceiverSettingsSnapshot(rateMilliseconds: values[UBXKey.rateMeasurement.id].map { Int($0) },
+                                                outputs: outputs.isEmpty ? nil : outputs,
+                                                dynamicModel: values[UBXKey.dynamicModel.id].map { Int($0) })
+        snapshot.ubloxValues = binary
+        return snapshot
+    }
+
+    /// Every value of `snapshot` as key/value pairs (M9/M10).
+    func keyValues(_ snapshot: ReceiverSettingsSnapshot) -> [(UBXKey, UInt64)] {
+        var values: [(UBXKey, UInt64)] = []
+        if let rate = snapshot.rateMilliseconds { values.append((.rateMeasurement, UInt64(rate))) }
+        if let model = snapshot.dynamicModel { values.append((.dynamicModel, UInt64(model))) }
+        for (sentence, rate) in (snapshot.outputs ?? [:]).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            values.append((UBXKey.nmeaOutput(sentence), UInt64(rate)))
+        }
+        for (key, value) in snapshot.ubloxValues.sorted(by: { $0.key < $1.key }) { values.append((UBXKey(key), value)) }
+        return values
     }
 
     /// M9/M10: CFG-VALGET from the RAM layer. u-blox 6/7/M8: polls of CFG-RATE, CFG-MSG (each
@@ -65,21 +86,27 @@ extension UBloxDriver: ReceiverConfigurable {
             if reply.count >= 8 { outputs[sentence] = Int(reply[3]) }
         }
         let nav = try channel.poll(UBXMessage(class: 0x06, id: 0x24))
-        return ReceiverSettingsSnapshot(rateMilliseconds: rate.count >= 2 ? Int(rate[0]) | Int(rate[1]) << 8 : nil,
-                                        outputs: outputs, dynamicModel: nav.count >= 3 ? Int(nav[2]) : nil)
+        var snapshot = ReceiverSettingsSnapshot(rateMilliseconds: rate.count >= 2 ? Int(rate[0]) | Int(rate[1]) << 8 : nil,
+                                                outputs: outputs, dynamicModel: nav.count >= 3 ? Int(nav[2]) : nil)
+        for message in UBXNavigationOutput.messages(for: generation) {
+            let reply = try channel.poll(UBXMessage(class: 0x06, id: 0x01, payload: [message.messageClass, message.id]))
+            if reply.count >= 8 { snapshot.ubloxMessageRates[UInt16(message.messageClass) << 8 | UInt16(message.id)] = reply[3] }
+        }
+        return snapshot
     }
 
     /// M9/M10: one CFG-VALSET into the RAM layer. u-blox 6/7/M8: CFG-RATE, CFG-MSG per sentence, CFG-NAV5.
     public func restore(_ snapshot: ReceiverSettingsSnapshot, modelChanged: Bool) throws(ReceiverError) {
         if generation.usesConfigurationKeys {
-            var values: [(UBXKey, UInt64)] = []
-            if let rate = snapshot.rateMilliseconds { values.append((.rateMeasurement, UInt64(rate))) }
-            if let model = snapshot.dynamicModel { values.append((.dynamicModel, UInt64(model))) }
-            for (sentence, rate) in (snapshot.outputs ?? [:]).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                values.append((UBXKey.nmeaOutput(sentence), UInt64(rate)))
+            let values = keyValues(snapshot)
+            // At most 64 pairs per CFG-VALSET.
+            for start in stride(from: 0, to: values.count, by: 64) {
+                try channel.send(UBXMessage.setValues(Array(values[start..<min(values.count, start + 64)]), layers: .ram))
             }
-            if !values.isEmpty { try channel.send(UBXMessage.setValues(values, layers: .ram)) }
             return
+        }
+        for (message, rate) in snapshot.ubloxMessageRates.sorted(by: { $0.key < $1.key }) {
+            try channel.send(UBXMessage.messageRate(class: UInt8(message >> 8), id: UInt8(message & 0xFF), rate: rate))
         }
         if let rate = snapshot.rateMilliseconds { try channel.send(UBXMessage.rate(milliseconds: UInt16(clamping: rate))) }
         for (sentence, rate) in (snapshot.outputs ?? [:]).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
@@ -94,13 +121,11 @@ extension UBloxDriver: ReceiverConfigurable {
     public func saveSettings(expected: ReceiverSettingsSnapshot) throws(ReceiverError) {
         let current = try readSettings()
         if generation.usesConfigurationKeys {
-            var values: [(UBXKey, UInt64)] = []
-            if let rate = current.rateMilliseconds { values.append((.rateMeasurement, UInt64(rate))) }
-            if let model = current.dynamicModel { values.append((.dynamicModel, UInt64(model))) }
-            for (sentence, rate) in (current.outputs ?? [:]).sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                values.append((UBXKey.nmeaOutput(sentence), UInt64(rate)))
+            let values = keyValues(current)
+            for start in stride(from: 0, to: values.count, by: 64) {
+                try channel.send(UBXMessage.setValues(Array(values[start..<min(values.count, start + 64)]),
+                                                      layers: generation == .m9 ? [.bbr, .flash] : .bbr))
             }
-            try channel.send(UBXMessage.setValues(values, layers: generation == .m9 ? [.bbr, .flash] : .bbr))
             let saved = try snapshot(layer: 1)
             guard saved == current else {
                 throw .rejected(command: "CFG-VALGET (BBR)", reason: "read back \(saved), expected \(current)")

@@ -20,8 +20,8 @@ extension ReceiverEmulator {
     /// The RAM configuration (interval, NMEA outputs, dynamic model) the receiver had when its
     /// supply was last switched off (a board's power-enable line), `nil` before that: what an
     /// engine left in the receiver when it idled it at exit.
-    public var configurationAtPowerOff: (interval: Duration, outputs: Set<String>, dynamicModel: Int)? {
-        state.withLock { s in s.configurationAtPowerOff.map { ($0.interval, $0.outputs, $0.dynamicModel) } }
+    public var configurationAtPowerOff: (interval: Duration, outputs: Set<String>, binaryOutputs: Set<String>, dynamicModel: Int)? {
+        state.withLock { s in s.configurationAtPowerOff.map { ($0.interval, $0.outputs, $0.binaryOutputs, $0.dynamicModel) } }
     }
 
     /// The NMEA sentence of each u-blox configuration key the emulator keeps.
@@ -80,6 +80,9 @@ extension ReceiverEmulator {
             case 0x2011_0021: value = [UInt8(clamping: config.dynamicModel)]
             default:
                 if let name = Self.nmeaKeys[key] { value = [config.outputs.contains(name) ? 1 : 0] }
+                if let (c, i) = Self.messageOfKey(key), let name = Self.binaryNames[UInt16(c) << 8 | UInt16(i)] {
+                    value = [config.binaryOutputs.contains(name) ? 1 : 0]
+                }
             }
             guard let value else { continue }
             reply += [UInt8(key & 0xFF), UInt8(key >> 8 & 0xFF), UInt8(key >> 16 & 0xFF), UInt8(key >> 24)] + value
@@ -98,7 +101,9 @@ extension ReceiverEmulator {
             reply = [UInt8(ms & 0xFF), UInt8(ms >> 8 & 0xFF), 1, 0, 1, 0]
         case 0x01:
             let names: [UInt8: String] = [0: "GGA", 1: "GLL", 2: "GSA", 3: "GSV", 4: "RMC", 5: "VTG", 7: "GST", 8: "ZDA"]
-            let on: UInt8 = p[0] == 0xF0 && names[p[1]].map { s.outputs.contains($0) } == true ? 1 : 0
+            let nmea = p[0] == 0xF0 && names[p[1]].map { s.outputs.contains($0) } == true
+            let binary = Self.binaryNames[UInt16(p[0]) << 8 | UInt16(p[1])].map { s.binaryOutputs.contains($0) } == true
+            let on: UInt8 = nmea || binary ? 1 : 0
             reply = [p[0], p[1], 0, on, 0, 0, 0, 0]
         default:
             reply = [UInt8](repeating: 0, count: 36)

@@ -138,6 +138,7 @@ struct ReceiverConfigModeTests {
         _ = Self.demandingClient(engine)
         engine.advance(by: .seconds(30))
         #expect(receiver.interval == .milliseconds(200), "the M10's 5 Hz")
+        #expect(receiver.binaryOutputs.contains("NAV-PVT"), "the board's default output (both) switched UBX on")
         #expect(receiver.savedConfiguration == nil, "ram mode writes no BBR")
         #expect(engine.receiver.executor?.originalSettings?.rateMilliseconds == 1000)
         engine.shutdown()
@@ -145,6 +146,7 @@ struct ReceiverConfigModeTests {
         #expect(atExit.interval == .seconds(1), "restored")
         #expect(atExit.outputs == ["GGA", "RMC", "GSA", "GSV"], "\(atExit.outputs.sorted())")
         #expect(atExit.dynamicModel == 0)
+        #expect(atExit.binaryOutputs.isEmpty, "the binary messages off again: \(atExit.binaryOutputs.sorted())")
         receiver.setPower(false, at: clock.now())
         receiver.setPower(true, at: clock.now())
         #expect(receiver.interval == .seconds(1))
@@ -192,5 +194,19 @@ struct ReceiverConfigModeTests {
         #expect(throws: ReceiverSettingsTool.Problem.self) { _ = try tool.set(rateMilliseconds: nil, sentences: "GGA,XYZ", snapshotPath: path) }
         board.receiver?.configMode = .passive
         #expect(throws: ReceiverSettingsTool.Problem.self) { _ = try ReceiverSettingsTool(board: board, platform: platform) }
+    }
+
+    @Test("u-blox M8 ram: polled before the change (CFG-RATE, CFG-MSG, CFG-NAV5), put back on exit, binary messages off again")
+    func ubloxM8Ram() throws {
+        let (engine, receiver, _) = try Self.engine(.ram, ublox: "NEO-M8N")
+        _ = Self.demandingClient(engine)
+        engine.advance(by: .seconds(30))
+        #expect(receiver.interval == .milliseconds(100) && receiver.dynamicModel == 3 && receiver.binaryOutputs.contains("NAV-PVT"))
+        engine.shutdown()
+        let atExit = try #require(receiver.configurationAtPowerOff, "the receiver was idled at exit")
+        #expect(atExit.interval == .seconds(1) && atExit.dynamicModel == 0, "\(atExit)")
+        #expect(atExit.outputs == ["GGA", "RMC", "GSA", "GSV"] && atExit.binaryOutputs.isEmpty, "\(atExit)")
+        #expect(receiver.savedConfiguration == nil, "nothing saved in ram mode")
+        #expect(engine.receiver.executor?.failures.isEmpty == true, "\(engine.receiver.executor?.failures ?? [])")
     }
 }
