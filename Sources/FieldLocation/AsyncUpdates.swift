@@ -83,10 +83,25 @@ public enum LocationUpdate: Sendable {
 public final class LocationSession: Sendable {
     let engine: any LocationProvider
     let id: Int
+    let diagnosticsBox: DiagnosticsBox
+    /// The session's diagnostics each time they change (Core Location's `CLServiceSession.diagnostics`):
+    /// the first element is the state at creation. One consumer; it ends with the session.
+    public let diagnosticUpdates: AsyncStream<LocationDiagnostics>
+    private let diagnosticsContinuation: AsyncStream<LocationDiagnostics>.Continuation
 
     init(engine: any LocationProvider, request: LocationRequest) {
         self.engine = engine
-        id = engine.register(name: "session", persistentName: nil, sink: { _ in }).id
+        let initial = LocationSession.initialDiagnostics(engine)
+        let box = DiagnosticsBox(initial)
+        diagnosticsBox = box
+        let (stream, continuation) = AsyncStream<LocationDiagnostics>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        diagnosticUpdates = stream
+        diagnosticsContinuation = continuation
+        continuation.yield(initial)
+        id = engine.register(name: "session", persistentName: nil, sink: { event in
+            let (flags, changed) = box.note(event)
+            if changed { continuation.yield(flags) }
+        }).id
         engine.update(id) { s in
             // As before the update interval existed, a session does not set the maximum age.
             let maximumAge = s.maximumAge
@@ -96,9 +111,15 @@ public final class LocationSession: Sendable {
     }
 
     /// Releases the demand now.
-    public func invalidate() { engine.unregister(id) }
+    public func invalidate() {
+        engine.unregister(id)
+        diagnosticsContinuation.finish()
+    }
 
-    deinit { engine.unregister(id) }
+    deinit {
+        engine.unregister(id)
+        diagnosticsContinuation.finish()
+    }
 }
 
 extension LocationEngine {

@@ -83,10 +83,13 @@ public struct BoardWatch {
         }
         defer { engine.removeObserver(observer) }
         let loss = FixLossBox()
+        let diagnostics = DiagnosticsBox([.locationUnavailable])
         let client = engine.register(name: "watch") { event in
-            if let recovery = loss.note(event) { lines.withLock { $0.append(.status(Self.statusLine(recovery))) } }
+            let recovery = loss.note(event)
+            let (flags, _) = diagnostics.note(event)
+            if let recovery { lines.withLock { $0.append(.status(Self.statusLine(recovery, flags: flags))) } }
             switch event {
-            case .error(let error) where error.isFixLoss: lines.withLock { $0.append(.status(Self.statusLine(lost: error))) }
+            case .error(let error) where error.isFixLoss: lines.withLock { $0.append(.status(Self.statusLine(lost: error, flags: flags))) }
             case .error(.headingFailure(let reason)): lines.withLock { $0.append(.warning("no heading: \(reason)")) }
             case .error(let error): lines.withLock { $0.append(.warning("\(error)")) }
             case .locations(let l): lines.withLock { $0.append(contentsOf: l.map { .delivered($0.receivedAt) }) }
@@ -143,17 +146,24 @@ public struct BoardWatch {
         return summary
     }
 
-    /// The `STATUS` line of a fix loss: gpsd's mode 1 (no fix) and the diagnostic.
-    static func statusLine(lost error: LocationError) -> String {
+    /// The `STATUS` line of a fix loss: gpsd's mode 1 (no fix), the diagnostic and the diagnostic
+    /// flags (``LocationDiagnostics`` names, for example `["locationUnavailable"]`).
+    static func statusLine(lost error: LocationError, flags: LocationDiagnostics = [.locationUnavailable]) -> String {
         #"{"class":"STATUS","status":"fix lost","mode":1,"transient":"# + (error.isTransient ? "true" : "false")
-            + #","diagnostic":"# + JSONText.quote(error.description) + "}"
+            + #","diagnostic":"# + JSONText.quote(error.description) + #","flags":"# + flagsJSON(flags) + "}"
     }
 
-    /// The `STATUS` line of a recovery: the recovered fix's mode, the outage and the diagnostic.
-    static func statusLine(_ recovery: FixRecovery) -> String {
+    /// The `STATUS` line of a recovery: the recovered fix's mode and type, the outage, the diagnostic and the flags.
+    static func statusLine(_ recovery: FixRecovery, flags: LocationDiagnostics = []) -> String {
         var out = #"{"class":"STATUS","status":"fix recovered","mode":"# + (recovery.location.altitude != nil ? "3" : "2")
+        out += #","fix_type":"# + JSONText.quote(recovery.location.fixType.rawValue)
         if let outage = recovery.outage { out += #","outage_s":"# + FixText.fixed(outage, 1) }
-        return out + #","diagnostic":"# + JSONText.quote(recovery.description) + "}"
+        return out + #","diagnostic":"# + JSONText.quote(recovery.description) + #","flags":"# + flagsJSON(flags) + "}"
+    }
+
+    /// Diagnostic flags as a JSON array of their names.
+    static func flagsJSON(_ flags: LocationDiagnostics) -> String {
+        "[" + flags.names.map(JSONText.quote).joined(separator: ",") + "]"
     }
 }
 

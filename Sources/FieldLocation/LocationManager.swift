@@ -45,6 +45,13 @@ public protocol LocationManagerDelegate: AnyObject, Sendable {
     /// Fixes are back after a loss that standard updates reported as `locationUnknown`; the
     /// recovered location follows through `didUpdateLocations`.
     func locationManager(_ manager: LocationManager, didRecoverFix recovery: FixRecovery)
+    /// Monitoring of a region began (after `startMonitoring(for:)` accepted it).
+    func locationManager(_ manager: LocationManager, didStartMonitoringFor region: CircularRegion)
+    /// Headings are poor for want of calibration: return true to show the guided calibration
+    /// prompt (``LocationManager/headingCalibrationPrompt``) until it is dismissed or calibrated.
+    func locationManagerShouldDisplayHeadingCalibration(_ manager: LocationManager) -> Bool
+    /// The diagnostics changed (see ``LocationManager/diagnostics``).
+    func locationManager(_ manager: LocationManager, didChangeDiagnostics diagnostics: LocationDiagnostics)
 }
 
 extension LocationManagerDelegate {
@@ -62,6 +69,9 @@ extension LocationManagerDelegate {
     public func locationManager(_ manager: LocationManager, didFinishDeferredUpdatesWithError error: LocationError?) {}
     public func locationManagerDidChangeAuthorization(_ manager: LocationManager) {}
     public func locationManager(_ manager: LocationManager, didRecoverFix recovery: FixRecovery) {}
+    public func locationManager(_ manager: LocationManager, didStartMonitoringFor region: CircularRegion) {}
+    public func locationManagerShouldDisplayHeadingCalibration(_ manager: LocationManager) -> Bool { false }
+    public func locationManager(_ manager: LocationManager, didChangeDiagnostics diagnostics: LocationDiagnostics) {}
 }
 
 /// Runs a job on an actor's executor.
@@ -78,6 +88,10 @@ private func run(on actor: isolated any Actor, _ job: @Sendable () -> Void) { jo
 /// authorised by the daemon's access policy for the user it runs as (peer credentials), and `policy`
 /// can only restrict that further. Starting a service while ``authorizationStatus`` is
 /// `notDetermined` asks for when-in-use authorisation first.
+///
+/// There is no `allowsBackgroundLocationUpdates`: Linux has no foreground and background, a
+/// manager's services run while its process does, and what outlives a daemon client's connection
+/// (regions, visits) is decided by `authorizedAlways`. The property promised nothing, so it is gone.
 public final class LocationManager: @unchecked Sendable {
     /// What the manager runs on.
     public let provider: any LocationProvider
@@ -90,10 +104,12 @@ public final class LocationManager: @unchecked Sendable {
     let lock = NSLock()
     private weak var delegateValue: (any LocationManagerDelegate)?
     private(set) var clientID = 0
-    private var status: AuthorizationStatus = .notDetermined
+    var status: AuthorizationStatus = .notDetermined
     private var temporaryFullAccuracy = false
     var options = ClientServices()
     private var fixLoss = FixLossTracker()
+    /// Diagnostics and the heading calibration prompt (LocationManagerExtras.swift).
+    var extras = ManagerExtras()
     /// The one-shot requests running (`requestLocation`), each its own client of the provider.
     var oneShots: Set<Int> = []
     private var pending: AsyncStream<@Sendable () -> Void>.Continuation?
@@ -153,6 +169,7 @@ public final class LocationManager: @unchecked Sendable {
     }
 
     func receive(_ event: EngineEvent) {
+        noteExtras(event)
         if let recovery = lock.withLock({ fixLoss.note(event) }) {
             dispatch { $0.locationManager($1, didRecoverFix: recovery) }
         }
@@ -164,6 +181,7 @@ public final class LocationManager: @unchecked Sendable {
         case .visit(let v): dispatch { $0.locationManager($1, didVisit: v) }
         case .deferredFinished(let e): dispatch { $0.locationManager($1, didFinishDeferredUpdatesWithError: e) }
         case .error(let e): dispatch { $0.locationManager($1, didFailWithError: e) }
+        case .authorization: authorizationChanged()
         case .region(let r):
             switch r.kind {
             case .enter: dispatch { $0.locationManager($1, didEnterRegion: r.region, location: r.location) }
@@ -238,11 +256,6 @@ public final class LocationManager: @unchecked Sendable {
             apply { $0.maximumAge = newValue }
         }
     }
-
-    /// Background mode: for an in-process manager, services keep running while the process runs
-    /// whatever it does; for a daemon client, regions and visits outlive the connection only with
-    /// `authorizedAlways`. Kept for API parity; default true.
-    public var allowsBackgroundLocationUpdates = true
 
     /// Degrees of change between headings; `nil` for every reading. Default 1.
     public var headingFilter: Double? {
@@ -332,7 +345,7 @@ public final class LocationManager: @unchecked Sendable {
         }
         if changed { dispatch { $0.locationManagerDidChangeAuthorization($1) } }
     }
-    private var deniedReason = ""
+    var deniedReason = ""
 
     /// Asks for when-in-use authorisation (evaluated at once; the change callback follows when it changes).
     public func requestWhenInUseAuthorization() {
@@ -418,9 +431,11 @@ public final class LocationManager: @unchecked Sendable {
 
     /// Starts monitoring a region (persisted under the manager's name, written atomically).
     public func startMonitoring(for region: CircularRegion) {
-        guard authorized() else { return }
+        guard authorized() else { return monitoringDenied(region) }
         if let error = provider.startMonitoring(clientID, region) {
             dispatch { $0.locationManager($1, monitoringDidFailFor: region, withError: error) }
+        } else {
+            monitoringStarted(region)
         }
     }
 

@@ -45,7 +45,7 @@ extension LocationManager {
         guard timeout > .zero else { throw LocationError.invalidArgument("timeout \(timeout): must be positive") }
         if let problem = authorizationProblem() { throw problem }
         if maxAge > 0, let cached = cachedLocation(maxAge: maxAge),
-           desiredAccuracy?.budget.map({ cached.horizontalAccuracy <= $0 }) ?? true {
+           desiredAccuracy?.budget.map({ (cached.knownHorizontalAccuracy ?? .infinity) <= $0 }) ?? true {
             return cached
         }
         try Task.checkCancellation()

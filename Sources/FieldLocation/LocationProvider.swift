@@ -105,9 +105,16 @@ extension LocationEngine: LocationProvider {
                                      accuracy: policy.accuracy)
     }
 
-    /// Granted when `policy` declares the purpose key.
+    /// Granted when `policy` declares the purpose key; declined (`promptDeclined`) when the client
+    /// has no location access at all.
     public func requestTemporaryFullAccuracy(_ id: Int, purposeKey: String, policy: AccessPolicy) -> LocationError? {
-        guard policy.purposes[purposeKey] == nil else { return nil }
+        if policy.purposes[purposeKey] != nil {
+            let grant = authorization(policy: policy)
+            guard grant.status.allowsLocations else {
+                return .promptDeclined("full accuracy for '\(purposeKey)': \(grant.reason ?? "authorization is \(grant.status.rawValue)")")
+            }
+            return nil
+        }
         return .invalidArgument("purpose key '\(purposeKey)' is not declared in the access policy (a line 'purpose \(purposeKey) = why')")
     }
 }

@@ -106,7 +106,7 @@ public struct PolicySimulation: Sendable {
         channel.passThrough = { passed += $0 }
         let duration = Int(trajectory.duration)
         var stillFor = stillBeforeStart
-        var lastFix: (at: MonotonicInstant, accuracy: Double)? = nil
+        var lastFix: (at: MonotonicInstant, accuracy: Double?)? = nil
         var recentSpeeds: [(Double, Double)] = []
         var delivered: (latitude: Double, longitude: Double)? = nil
         var believedErrors: [Double] = []
@@ -129,7 +129,7 @@ public struct PolicySimulation: Sendable {
             let ephemerisAge = receiver.ephemerisAge
             let state = PolicyState(timeSinceFix: lastFix.map { (clock.now() - $0.at).secondsDouble }, recentSpeed: speed95,
                                     moving: moving, stillFor: stillFor, ephemerisAge: ephemerisAge,
-                                    satellitesUsed: lastFix == nil ? 0 : 9, horizontalAccuracy: lastFix?.accuracy)
+                                    satellitesUsed: lastFix == nil ? 0 : 9, horizontalAccuracy: lastFix?.accuracy ?? nil)
             let decision = policy.decide([demand], state: state)
             executor.apply(decision, lastFix: lastFix?.at, ephemerisFresh: (ephemerisAge ?? .infinity) < policy.ephemerisRefreshAge)
             // Read to the end of this second (commands may have used part of it, or more).
@@ -143,10 +143,11 @@ public struct PolicySimulation: Sendable {
             bytes.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
             for fix in fixes where fix.mode != .noFix {
                 guard let lat = fix.latitude, let lon = fix.longitude else { continue }
-                let accuracy = fix.horizontalAccuracy.map { $0 * 2 } ?? 10   // 95 % from the 68 % radius
+                // 95 % from the 68 % radius; a fix without an estimate has none (nothing is invented).
+                let accuracy = fix.horizontalAccuracy.map { $0 * 2 }
                 lastFix = (clock.now(), accuracy)
                 recentSpeeds.append((t, fix.speed ?? 0))
-                executor.noteFix(good: budget == nil || accuracy <= max(budget ?? 0, 5))
+                executor.noteFix(good: budget == nil || accuracy.map { $0 <= max(budget ?? 0, 5) } == true)
                 let passes: Bool
                 if let d = demand.distanceFilter, let last = delivered {
                     passes = Geodesy.distance(latitude1: last.latitude, longitude1: last.longitude, latitude2: lat, longitude2: lon) >= d

@@ -100,6 +100,14 @@ final class RemoteConnection: Sendable {
     let clock = FollowedClock()
     let hello = Waiter<ClientMessage>()
     private let state = Mutex(State())
+    private let grantState = Mutex(ProviderAuthorization(status: .notDetermined))
+
+    /// What the daemon grants this connection: from its hello, then from each authorisation event
+    /// (the daemon reloaded its access policy).
+    var grant: ProviderAuthorization {
+        get { grantState.withLock { $0 } }
+        set { grantState.withLock { $0 = newValue } }
+    }
     private let queue = DispatchQueue(label: "fieldloc.remote-provider.delivery")
     private let encoder = Mutex(ClientSocketCodec.encoder())
     /// Events waiting for their sinks above which the socket is not read (the daemon then drops a
@@ -280,6 +288,9 @@ final class RemoteConnection: Sendable {
                     let batch = c.partial + part
                     c.partial = []
                     return (c.sink, .locations(batch))
+                case .authorization(let grant):
+                    grantState.withLock { $0 = grant }
+                    return (c.sink, decoded)
                 case .deferredFinished:
                     // The engine ends a deferral by itself when it finishes.
                     c.services.deferral = nil

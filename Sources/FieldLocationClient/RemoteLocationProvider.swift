@@ -60,7 +60,7 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
     /// Whether the daemon's board has a receiver.
     public let locationServicesEnabled: Bool
     /// What the daemon's access policy grants this process.
-    public let daemonAuthorization: ProviderAuthorization
+    public var daemonAuthorization: ProviderAuthorization { core.grant }
     /// This process as the daemon identified it.
     public let peer: Peer
     /// The protocol version the daemon speaks.
@@ -109,7 +109,7 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
         headingAvailable = hello.headingAvailable ?? false
         locationServicesEnabled = hello.locationServicesEnabled ?? false
         let status = hello.authorization ?? .denied
-        daemonAuthorization = ProviderAuthorization(
+        core.grant = ProviderAuthorization(
             status: status, reason: status.allowsLocations ? nil : (hello.reason ?? "fieldlocd's access policy says \(status.rawValue)"),
             accuracy: hello.accuracy ?? .reducedAccuracy)
         let p = hello.peer

@@ -29,7 +29,7 @@ final class ClientSocketConnection: ServerConnection {
     var engine: LocationEngine { hub.engine }
     let gate: ConnectionGate
     private var connectionID: Int?
-    private(set) var peer: Peer?
+    var peer: Peer?
     /// Lines that arrived before the peer's credentials were read.
     private var waiting: [LineDecoder.Item] = []
     var clients: [Int: Client] = [:]
@@ -70,7 +70,7 @@ final class ClientSocketConnection: ServerConnection {
             return
         case .success(let credentials):
             let identity = PeerIdentity.identity(uid: credentials.uid)
-            let policy = hub.configuration.policy
+            let policy = hub.configuration.currentPolicy
             let status = policy.status(user: identity.user ?? "", groups: identity.groups)
             let who = identity.user ?? "uid \(credentials.uid)"
             let reason = status.allowsLocations ? nil : "fieldlocd's access policy gives \(who) '\(status.rawValue)'"

@@ -19,6 +19,13 @@ final class ClientSocketHub: Sendable {
         self.engine = engine
         self.configuration = configuration
         self.logger = logger
+        configuration.policySource?.observe { [weak self] policy in self?.policyChanged(policy) }
+    }
+
+    /// A new access policy: every connection judges its peer again, on its own event loop.
+    func policyChanged(_ policy: AccessPolicy) {
+        let entries = state.withLock { Array($0.connections.entries.values) }
+        for entry in entries { entry.execute { $0.policyChanged(policy) } }
     }
 
     /// Admits a connection; `nil` when full or stopping.

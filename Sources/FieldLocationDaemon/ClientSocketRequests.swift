@@ -101,7 +101,7 @@ extension ClientSocketConnection {
             reply.state = engine.state(c.engineID, of: identifier).rawValue
         case "fullAccuracy":
             let (id, c) = try client(request)
-            guard let key = request.purpose, hub.configuration.policy.purposes[key] != nil else {
+            guard let key = request.purpose, hub.configuration.currentPolicy.purposes[key] != nil else {
                 let key = request.purpose ?? ""
                 throw .invalidArgument("purpose key '\(key.prefix(64))' is not declared in fieldlocd's access policy (a line 'purpose \(key.prefix(64)) = why')")
             }
@@ -127,7 +127,7 @@ extension ClientSocketConnection {
 
     /// The sink of client `wireID`: events are encoded on the engine's thread and written on the
     /// connection's event loop.
-    private func eventSink(for wireID: Int) -> @Sendable (EngineEvent) -> Void {
+    func eventSink(for wireID: Int) -> @Sendable (EngineEvent) -> Void {
         guard let channel = gate.channel else { return { _ in } }
         let loop = channel.eventLoop
         let bound = NIOLoopBound(self, eventLoop: loop)

@@ -21,6 +21,13 @@ public struct ClientSocketConfiguration: Sendable {
     public var socketGroup: String?
     /// The access policy: who may use locations, at which accuracy, which purpose keys lift reduced accuracy.
     public var policy = AccessPolicy()
+    /// Where the policy may change while the daemon runs (``AccessPolicySource``): when set, its
+    /// ``AccessPolicySource/current`` is used instead of ``policy``, and each change reaches the
+    /// connected clients whose grant moved as an `authorization` event.
+    public var policySource: AccessPolicySource?
+
+    /// The policy in force now.
+    public var currentPolicy: AccessPolicy { policySource?.current ?? policy }
     /// The most connections at once; more are answered with an error and closed.
     public var maxConnections = 64
     /// The most clients (managers, sequences) one connection registers.

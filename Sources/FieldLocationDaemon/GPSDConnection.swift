@@ -205,6 +205,22 @@ final class GPSDConnectionHandler: ServerConnection {
         send(policy.report)
     }
 
+    /// The access policy was reloaded: a watcher the new policy denies stops watching and is told
+    /// with an `ERROR` and its `WATCH`; one still allowed takes the policy's accuracy.
+    func policyChanged() {
+        guard let id, policy.enable, !gate.closing else { return }
+        let verdict = access()
+        guard verdict.allowed else {
+            policy.enable = false
+            hub.setPolicy(id, policy, reduced: verdict.reduced)
+            send(GPSDReport.error(message: "Location access withdrawn by the reloaded access policy\(verdict.who.map { " for \($0)" } ?? "")"))
+            send(policy.report)
+            flush()
+            return
+        }
+        hub.setPolicy(id, policy, reduced: verdict.reduced)
+    }
+
     private func configureDevice(_ request: GPSDDeviceRequest) {
         if let path = request.path, path != hub.device.path {
             send(GPSDReport.error(message: "Can't perform DEVICE configuration, device \(path) not found"))
@@ -212,7 +228,7 @@ final class GPSDConnectionHandler: ServerConnection {
         }
         let identity = peerIdentity()
         let user = identity?.user ?? identity.map { "uid \($0.uid)" }
-        let authorised = identity.map { configuration.policy.allowsControl(user: $0.user ?? "", groups: $0.groups) } ?? false
+        let authorised = identity.map { configuration.currentPolicy.allowsControl(user: $0.user ?? "", groups: $0.groups) } ?? false
         guard authorised else {
             hub.count { $0.controlRefused += 1 }
             let who = user.map { " for \($0)" } ?? " (the peer's user is unknown)"
@@ -244,7 +260,7 @@ final class GPSDConnectionHandler: ServerConnection {
 
     /// What the access policy says about this client: may it watch, and at which accuracy.
     private func access() -> (allowed: Bool, reduced: Bool, who: String?) {
-        let policy = configuration.policy
+        let policy = configuration.currentPolicy
         let reduced = policy.accuracy == .reducedAccuracy
         // Only per-user and per-group lines need to know who the peer is.
         guard !policy.users.isEmpty || !policy.groups.isEmpty else {

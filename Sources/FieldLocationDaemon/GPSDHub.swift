@@ -71,6 +71,13 @@ final class GPSDHub: Sendable {
         self.feed = feed
         self.device = feed.device
         self.logger = logger
+        configuration.policySource?.observe { [weak self] _ in self?.policyChanged() }
+    }
+
+    /// A reloaded access policy: every connection judges its watch again, on its own event loop.
+    func policyChanged() {
+        let entries = state.withLock { Array($0.clients.entries.values) }
+        for entry in entries { entry.execute { $0.policyChanged() } }
     }
 
     var statistics: GPSDServerStatistics {

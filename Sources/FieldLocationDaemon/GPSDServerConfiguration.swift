@@ -33,6 +33,12 @@ public struct GPSDServerConfiguration: Sendable {
     public var attitudeInterval: Duration = .seconds(1)
     /// Who may watch (the status of the peer's user) and who may send control commands (`?DEVICE=`).
     public var policy = AccessPolicy()
+    /// Where the policy may change while the daemon runs; when set, new watches and control requests
+    /// are judged by its ``AccessPolicySource/current`` instead of ``policy``.
+    public var policySource: AccessPolicySource?
+
+    /// The policy in force now.
+    public var currentPolicy: AccessPolicy { policySource?.current ?? policy }
     /// Keep the receiver running with no watcher (the time service needs its epochs and pulses).
     public var holdsReceiver = false
     /// The `release` of the VERSION report.

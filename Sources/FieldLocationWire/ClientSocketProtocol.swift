@@ -57,7 +57,8 @@ import Foundation
 /// `{"type":"reply","id":7,"ok":false,"error":{"code":"denied","message":"…"}}`. Error codes are
 /// ``LocationError``'s cases (`locationUnknown`, `denied`, `headingFailure`,
 /// `regionMonitoringFailure` with `region`, `deferredFailed`, `invalidArgument`, `hardware` with
-/// `cause`). A line that is not a JSON object, lacks `op`, names an unknown op or has fields of the
+/// `cause`, `regionMonitoringDenied`, `regionMonitoringSetupDelayed` with `region`,
+/// `rangingUnavailable`, `rangingFailure`, `promptDeclined`). A line that is not a JSON object, lacks `op`, names an unknown op or has fields of the
 /// wrong type is answered with `invalidArgument` (with the `id` when one could be read), and the
 /// connection stays open. A client whose policy status is `denied` or `restricted` gets `denied` for
 /// every op but `hello`.
@@ -67,7 +68,14 @@ import Foundation
 /// oldest first; a batch longer than ``locationsPerEvent`` is split over several events, all but the
 /// last with `"continues":true`, and is one delivery), `paused`, `resumed`, `heading` (`heading`),
 /// `region` (`region`: `{"kind":"enter"|"exit"|"dwell"|"determined","state"?,"region","location"}`),
-/// `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`).
+/// `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`), `authorization`
+/// (`authorization`: `{"status","accuracy","reason"?}`, sent to each client when a reloaded access
+/// policy changed the connection's grant).
+///
+/// Services carry `updateInterval`, `minimumUpdateInterval` and `fixLossTimeout` (seconds, absent
+/// for none); a location carries `fixType`, `speedAccuracy`, `courseAccuracy`, `accuracyModel` and
+/// `accuracyConfidence` when they say more than the defaults (the mode's 2D/3D, `unknown`, one
+/// sigma), and a negative `horizontalAccuracy` when it is unknown.
 ///
 /// The values are the public types' own `Codable` forms: `Location`, `Visit`, `RegionEvent` and
 /// `LocationError` (in LocationServices), `HeadingUpdate`, `ClientServices` and `EngineEvent`

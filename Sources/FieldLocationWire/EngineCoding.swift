@@ -99,6 +99,7 @@ extension ClientServices: Codable {
     private enum CodingKeys: String, CodingKey {
         case updatingLocation, desiredAccuracy, distanceFilter, activityType, pausesAutomatically, maximumAge, updatingHeading
         case headingFilter, headingOrientation, significantChanges, visits, reducedAccuracy, deferral, batchingMaximumDelay
+        case updateInterval, minimumUpdateInterval, fixLossTimeout
     }
 
     private enum DeferralKeys: String, CodingKey { case distance, timeout }
@@ -125,6 +126,9 @@ extension ClientServices: Codable {
             deferral = (try d.decodeIfPresent(Double.self, forKey: .distance), try d.decodeIfPresent(Double.self, forKey: .timeout))
         }
         batchingMaximumDelay = try c.decodeIfPresent(Double.self, forKey: .batchingMaximumDelay)
+        updateInterval = try c.decodeIfPresent(Double.self, forKey: .updateInterval)
+        minimumUpdateInterval = try c.decodeIfPresent(Double.self, forKey: .minimumUpdateInterval)
+        fixLossTimeout = try c.decodeIfPresent(Double.self, forKey: .fixLossTimeout)
 
         func positive(_ value: Double?, _ name: String) throws(LocationError) {
             if let v = value, !(v.isFinite && v > 0) { throw .invalidArgument("services: \(name) \(v) must be a positive number") }
@@ -132,6 +136,9 @@ extension ClientServices: Codable {
         try positive(distanceFilter, "distanceFilter")
         try positive(maximumAge, "maximumAge")
         try positive(batchingMaximumDelay, "batchingMaximumDelay")
+        try positive(updateInterval, "updateInterval")
+        try positive(minimumUpdateInterval, "minimumUpdateInterval")
+        try positive(fixLossTimeout, "fixLossTimeout")
         try positive(deferral?.distance, "deferral.distance")
         try positive(deferral?.timeout, "deferral.timeout")
         if let d = deferral, d.distance == nil && d.timeout == nil {
@@ -167,14 +174,18 @@ extension ClientServices: Codable {
             try d.encodeIfPresent(deferral.timeout, forKey: .timeout)
         }
         try c.encodeIfPresent(batchingMaximumDelay, forKey: .batchingMaximumDelay)
+        try c.encodeIfPresent(updateInterval, forKey: .updateInterval)
+        try c.encodeIfPresent(minimumUpdateInterval, forKey: .minimumUpdateInterval)
+        try c.encodeIfPresent(fixLossTimeout, forKey: .fixLossTimeout)
     }
 }
 
 extension EngineEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error }
+    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization }
 
     /// Decodes `{"kind":…}` with the kind's key: `locations` (`locations`), `paused`, `resumed`,
-    /// `heading` (`heading`), `region` (`region`), `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`).
+    /// `heading` (`heading`), `region` (`region`), `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`),
+    /// `authorization` (`authorization`).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try c.decode(String.self, forKey: .kind)
@@ -193,6 +204,7 @@ extension EngineEvent: Codable {
         case "visit": self = .visit(try required(Visit.self, .visit))
         case "deferredFinished": self = .deferredFinished(try c.decodeIfPresent(LocationError.self, forKey: .error))
         case "error": self = .error(try required(LocationError.self, .error))
+        case "authorization": self = .authorization(try required(ProviderAuthorization.self, .authorization))
         default: throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "event kind '\(kind)' is unknown")
         }
     }
@@ -221,6 +233,30 @@ extension EngineEvent: Codable {
         case .error(let e):
             try c.encode("error", forKey: .kind)
             try c.encode(e, forKey: .error)
+        case .authorization(let grant):
+            try c.encode("authorization", forKey: .kind)
+            try c.encode(grant, forKey: .authorization)
         }
+    }
+}
+
+/// A grant on the wire: `{"status","accuracy","reason"?}` (the status and accuracy by their raw names).
+extension ProviderAuthorization: Codable {
+    private enum CodingKeys: String, CodingKey { case status, accuracy, reason }
+
+    /// Decodes a grant; an unknown status or accuracy is refused.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(status: try c.decode(AuthorizationStatus.self, forKey: .status),
+                  reason: try c.decodeIfPresent(String.self, forKey: .reason),
+                  accuracy: try c.decode(AccuracyAuthorization.self, forKey: .accuracy))
+    }
+
+    /// Encodes the grant.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(status, forKey: .status)
+        try c.encode(accuracy, forKey: .accuracy)
+        try c.encodeIfPresent(reason, forKey: .reason)
     }
 }

@@ -151,6 +151,11 @@ extension LocationError {
         case .deferredFailed: return .deferredFailed(cut)
         case .invalidArgument: return .invalidArgument(cut)
         case .hardware(let cause, _): return .hardware(cause, cut)
+        case .regionMonitoringDenied: return .regionMonitoringDenied(cut)
+        case .regionMonitoringSetupDelayed(let region, _): return .regionMonitoringSetupDelayed(region: region, reason: cut)
+        case .rangingUnavailable: return .rangingUnavailable(cut)
+        case .rangingFailure: return .rangingFailure(cut)
+        case .promptDeclined: return .promptDeclined(cut)
         }
     }
 }

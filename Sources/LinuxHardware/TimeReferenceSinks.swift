@@ -21,8 +21,8 @@ public final class ChronySocketSink: TimeReferenceSink {
 
     /// A sink sending to `path`; the socket need not exist yet.
     public init(path: String) throws(HardwareError) {
-        let limit = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
-        guard !path.isEmpty, path.utf8.count <= limit else {
+        let limit = UnixSockets.maximumPathLength
+        guard UnixSockets.address(path) != nil else {
             throw HardwareError(.invalidArgument, device: path, operation: "chrony socket path",
                                 detail: "a Unix socket path has 1 to \(limit) bytes")
         }
@@ -54,11 +54,8 @@ public final class ChronySocketSink: TimeReferenceSink {
 
     public func submit(_ sample: TimeReferenceSample) throws(HardwareError) {
         var bytes = ChronySocketSink.datagram(sample)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
+        // The path was checked when the sink was made.
+        var address = UnixSockets.address(path) ?? sockaddr_un()
         let length = socklen_t(MemoryLayout<sockaddr_un>.size)
         let count = bytes.count
         let (sent, code) = Sys.call {

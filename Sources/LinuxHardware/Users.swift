@@ -62,16 +62,27 @@ public enum UnixSockets {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
+        guard var address = address(path) else { return false }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         return result == 0
+    }
+
+    /// The longest path a Unix socket address holds, in bytes (one byte of `sun_path` is the
+    /// terminating zero).
+    public static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    /// The `sockaddr_un` for `path`, or `nil` when the path is empty or longer than
+    /// ``maximumPathLength`` (the kernel would cut it short and name another socket).
+    public static func address(_ path: String) -> sockaddr_un? {
+        let count = path.utf8.count
+        guard count > 0, count <= maximumPathLength else { return nil }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        return address
     }
 }

@@ -9,10 +9,13 @@ extension Location: Codable {
     private enum CodingKeys: String, CodingKey {
         case latitude, longitude, altitude, ellipsoidalAltitude, horizontalAccuracy, verticalAccuracy, speed, course
         case timestamp, receivedAt, satellitesUsed, mode, provenance, isReduced
+        case fixType, speedAccuracy, courseAccuracy, accuracyModel, accuracyConfidence
     }
 
-    /// Decodes a location; a position off the globe or an unknown mode or provenance is refused.
-    /// (The receiver's own speed and course accuracies and the accuracy model are not encoded.)
+    /// Decodes a location; a position off the globe or an unknown mode, provenance, fix type,
+    /// accuracy model or confidence is refused. A negative `horizontalAccuracy` is unknown
+    /// (``Location/unknownAccuracy``); absent `fixType`, `accuracyModel` and `accuracyConfidence`
+    /// (older daemons, or the defaults) give the mode's 2D/3D, `unknown` and one sigma.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let latitude = try c.decode(Double.self, forKey: .latitude)
@@ -35,6 +38,27 @@ extension Location: Codable {
                   timestamp: try c.decodeIfPresent(Double.self, forKey: .timestamp),
                   satellitesUsed: try c.decodeIfPresent(Int.self, forKey: .satellitesUsed), mode: mode, provenance: provenance)
         isReduced = try c.decodeIfPresent(Bool.self, forKey: .isReduced) ?? false
+        if let name = try c.decodeIfPresent(String.self, forKey: .fixType) {
+            guard let type = LocationFixType(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .fixType, in: c, debugDescription: "location: fix type '\(name)' is unknown")
+            }
+            fixType = type
+        }
+        speedAccuracy = try c.decodeIfPresent(Double.self, forKey: .speedAccuracy)
+        courseAccuracy = try c.decodeIfPresent(Double.self, forKey: .courseAccuracy)
+        if let name = try c.decodeIfPresent(String.self, forKey: .accuracyModel) {
+            guard let model = LocationAccuracyModel(code: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .accuracyModel, in: c, debugDescription: "location: accuracy model '\(name)' is unknown")
+            }
+            accuracyModel = model
+        }
+        if let name = try c.decodeIfPresent(String.self, forKey: .accuracyConfidence) {
+            guard let confidence = AccuracyConfidence(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .accuracyConfidence, in: c,
+                                                       debugDescription: "location: accuracy confidence '\(name)' is unknown")
+            }
+            accuracyConfidence = confidence
+        }
     }
 
     /// Encodes the location (`isReduced` only when true).
@@ -54,6 +78,40 @@ extension Location: Codable {
         try c.encode(mode.rawValue, forKey: .mode)
         try c.encode(provenance.rawValue, forKey: .provenance)
         if isReduced { try c.encode(true, forKey: .isReduced) }
+        // The newer keys only when they say more than version 1's bytes (a fix type other than the
+        // mode's 2D/3D, a known accuracy model, a confidence other than one sigma).
+        if fixType != Location.plainFixType(mode) { try c.encode(fixType.rawValue, forKey: .fixType) }
+        try c.encodeIfPresent(speedAccuracy, forKey: .speedAccuracy)
+        try c.encodeIfPresent(courseAccuracy, forKey: .courseAccuracy)
+        if accuracyModel != .unknown { try c.encode(accuracyModel.code, forKey: .accuracyModel) }
+        if accuracyConfidence != .oneSigma { try c.encode(accuracyConfidence.rawValue, forKey: .accuracyConfidence) }
+    }
+}
+
+extension LocationAccuracyModel {
+    /// The model's name on the wire: `ubx`, `casic`, `gst`, `gbs`, `dop` or `unknown`.
+    public var code: String {
+        switch self {
+        case .receiver(.ubxAccuracyEstimate): return "ubx"
+        case .receiver(.casicVariance): return "casic"
+        case .gst: return "gst"
+        case .gbs: return "gbs"
+        case .dopTimesRangeError: return "dop"
+        case .unknown: return "unknown"
+        }
+    }
+
+    /// The model named `code`, or `nil`.
+    public init?(code: String) {
+        switch code {
+        case "ubx": self = .receiver(.ubxAccuracyEstimate)
+        case "casic": self = .receiver(.casicVariance)
+        case "gst": self = .gst
+        case "gbs": self = .gbs
+        case "dop": self = .dopTimesRangeError
+        case "unknown": self = .unknown
+        default: return nil
+        }
     }
 }
 
@@ -130,7 +188,8 @@ extension LocationError: Codable {
     private enum CodingKeys: String, CodingKey { case code, message, region, cause }
 
     /// The case's name: `locationUnknown`, `denied`, `headingFailure`, `regionMonitoringFailure`,
-    /// `deferredFailed`, `invalidArgument` or `hardware`.
+    /// `deferredFailed`, `invalidArgument`, `hardware`, `regionMonitoringDenied`,
+    /// `regionMonitoringSetupDelayed`, `rangingUnavailable`, `rangingFailure` or `promptDeclined`.
     public var code: String {
         switch self {
         case .locationUnknown: return "locationUnknown"
@@ -140,6 +199,11 @@ extension LocationError: Codable {
         case .deferredFailed: return "deferredFailed"
         case .invalidArgument: return "invalidArgument"
         case .hardware: return "hardware"
+        case .regionMonitoringDenied: return "regionMonitoringDenied"
+        case .regionMonitoringSetupDelayed: return "regionMonitoringSetupDelayed"
+        case .rangingUnavailable: return "rangingUnavailable"
+        case .rangingFailure: return "rangingFailure"
+        case .promptDeclined: return "promptDeclined"
         }
     }
 
@@ -147,7 +211,8 @@ extension LocationError: Codable {
     public var message: String {
         switch self {
         case .locationUnknown(let s), .denied(let s), .headingFailure(let s), .deferredFailed(let s), .invalidArgument(let s): return s
-        case .regionMonitoringFailure(_, let s), .hardware(_, let s): return s
+        case .regionMonitoringDenied(let s), .rangingUnavailable(let s), .rangingFailure(let s), .promptDeclined(let s): return s
+        case .regionMonitoringFailure(_, let s), .regionMonitoringSetupDelayed(_, let s), .hardware(_, let s): return s
         }
     }
 
@@ -164,6 +229,12 @@ extension LocationError: Codable {
         case "regionMonitoringFailure": self = .regionMonitoringFailure(region: try c.decodeIfPresent(String.self, forKey: .region) ?? "", reason: message)
         case "deferredFailed": self = .deferredFailed(message)
         case "invalidArgument": self = .invalidArgument(message)
+        case "regionMonitoringDenied": self = .regionMonitoringDenied(message)
+        case "regionMonitoringSetupDelayed":
+            self = .regionMonitoringSetupDelayed(region: try c.decodeIfPresent(String.self, forKey: .region) ?? "", reason: message)
+        case "rangingUnavailable": self = .rangingUnavailable(message)
+        case "rangingFailure": self = .rangingFailure(message)
+        case "promptDeclined": self = .promptDeclined(message)
         case "hardware":
             let cause = try c.decodeIfPresent(String.self, forKey: .cause)
             self = .hardware(cause.flatMap(HardwareCause.init(rawValue:)) ?? .other, message)
@@ -177,7 +248,7 @@ extension LocationError: Codable {
         try c.encode(code, forKey: .code)
         try c.encode(message, forKey: .message)
         switch self {
-        case .regionMonitoringFailure(let region, _): try c.encode(region, forKey: .region)
+        case .regionMonitoringFailure(let region, _), .regionMonitoringSetupDelayed(let region, _): try c.encode(region, forKey: .region)
         case .hardware(let cause, _): try c.encode(cause.rawValue, forKey: .cause)
         default: break
         }

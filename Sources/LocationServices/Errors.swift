@@ -15,6 +15,20 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidArgument(String)
     /// The hardware failed.
     case hardware(HardwareCause, String)
+    /// Region monitoring is not authorised for this client (Core Location's `regionMonitoringDenied`):
+    /// the access policy (or the device nodes) refuse locations, so no region can be watched. Terminal.
+    case regionMonitoringDenied(String)
+    /// A region was accepted but its monitoring cannot begin yet (Core Location's
+    /// `regionMonitoringSetupDelayed`): the receiver is silent or absent, so no state can be
+    /// determined until it speaks. Transient: monitoring starts by itself.
+    case regionMonitoringSetupDelayed(region: String, reason: String)
+    /// Beacon ranging cannot run (no Bluetooth scanner on the board, or ranging not built). Terminal.
+    case rangingUnavailable(String)
+    /// Beacon ranging failed (the scanner stopped). Terminal for that ranging.
+    case rangingFailure(String)
+    /// A temporary full-accuracy request was declined (Core Location's `promptDeclined`): the
+    /// purpose key is declared, but the access policy gives this client no location access at all.
+    case promptDeclined(String)
 
     /// Hardware causes, for messages and for clients that react to them.
     public enum HardwareCause: String, Sendable, Hashable {
@@ -33,7 +47,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the condition may clear by itself while the service keeps running.
     public var isTransient: Bool {
         switch self {
-        case .locationUnknown: return true
+        case .locationUnknown, .regionMonitoringSetupDelayed: return true
         case .hardware(let cause, _): return cause == .receiverSilent || cause == .portGone
         default: return false
         }
@@ -48,6 +62,11 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case .deferredFailed(let s): return "deferred updates failed: \(s)"
         case .invalidArgument(let s): return "invalid argument: \(s)"
         case .hardware(let c, let s): return "hardware (\(c.rawValue)): \(s)"
+        case .regionMonitoringDenied(let s): return "region monitoring denied: \(s)"
+        case .regionMonitoringSetupDelayed(let r, let s): return "region \(r): monitoring delayed: \(s)"
+        case .rangingUnavailable(let s): return "ranging unavailable: \(s)"
+        case .rangingFailure(let s): return "ranging failure: \(s)"
+        case .promptDeclined(let s): return "prompt declined: \(s)"
         }
     }
 }

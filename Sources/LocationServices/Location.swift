@@ -1,6 +1,7 @@
 import HardwareInterfaces
 import NMEA
 import PowerPolicy
+import RealModule
 
 /// One location as the services deliver it: a position fix with its accuracy, its receiver
 /// time and the monotonic instant it reached the engine (which decides its age).
@@ -13,9 +14,12 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     public var altitude: Double?
     /// Altitude above the WGS84 ellipsoid, metres.
     public var ellipsoidalAltitude: Double?
-    /// Radius of the 68 % confidence circle, metres (as Core Location's `horizontalAccuracy`).
+    /// Radius of the 68 % confidence circle, metres (as Core Location's `horizontalAccuracy`; see
+    /// ``accuracyConfidence``). Negative (``Location/unknownAccuracy``) when the receiver gave no
+    /// estimate, as Core Location marks an invalid accuracy: never an invented figure. Check
+    /// ``hasKnownHorizontalAccuracy`` before comparing it.
     public var horizontalAccuracy: Double
-    /// One-sigma vertical accuracy, metres.
+    /// One-sigma vertical accuracy, metres; `nil` when unknown.
     public var verticalAccuracy: Double?
     /// Speed over ground, m/s.
     public var speed: Double?
@@ -29,16 +33,35 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     public var satellitesUsed: Int?
     /// 2D or 3D.
     public var mode: FixMode
+    /// How the position was solved: 2D, 3D, differential, RTK float or fixed, dead reckoning (from
+    /// GGA's quality, the GSA/RMC/GNS mode letter, UBX NAV-PVT fixType/diffSoln/carrSoln, CASIC's
+    /// position type). The memberwise initialiser derives 2D or 3D from `mode`.
+    public var fixType: LocationFixType
     /// Where the fix came from (a receiver, a replayed log, the simulator).
     public var provenance: Provenance
     /// Whether the position was coarsened for reduced-accuracy authorisation.
     public var isReduced = false
-    /// One-sigma speed accuracy, m/s, when the receiver estimated it (UBX sAcc, CASIC sAcc).
+    /// One-sigma speed accuracy, m/s, when the receiver estimated it (UBX sAcc, CASIC sAcc); `nil`
+    /// when unknown (NMEA has no speed error statistic).
     public var speedAccuracy: Double?
-    /// One-sigma course accuracy, degrees, when the receiver estimated it (UBX headAcc, CASIC cAcc).
+    /// One-sigma course accuracy, degrees, when the receiver estimated it (UBX headAcc, CASIC cAcc),
+    /// or derived from the speed accuracy (`atan(speedAccuracy / speed)`) while the speed exceeds it;
+    /// `nil` when unknown.
     public var courseAccuracy: Double?
     /// Which model the accuracy values came from.
-    public var accuracyModel: LocationAccuracyModel = .assumed
+    public var accuracyModel: LocationAccuracyModel = .unknown
+    /// The confidence level of the accuracy values: every accuracy a fix gives is brought to one
+    /// sigma (68 %, the 2D RMS radius for ``horizontalAccuracy``), as Core Location states its own.
+    public var accuracyConfidence: AccuracyConfidence = .oneSigma
+
+    /// The value of an accuracy that is not known (Core Location's convention: negative).
+    public static let unknownAccuracy = -1.0
+
+    /// Whether ``horizontalAccuracy`` is an estimate (not negative, not NaN).
+    public var hasKnownHorizontalAccuracy: Bool { horizontalAccuracy >= 0 }
+
+    /// The horizontal accuracy when known, else `nil`.
+    public var knownHorizontalAccuracy: Double? { hasKnownHorizontalAccuracy ? horizontalAccuracy : nil }
 
     /// Creates a location.
     public init(latitude: Double, longitude: Double, horizontalAccuracy: Double, receivedAt: MonotonicInstant,
@@ -58,6 +81,12 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
         self.satellitesUsed = satellitesUsed
         self.mode = mode
         self.provenance = provenance
+        fixType = Self.plainFixType(mode)
+    }
+
+    /// The fix type a mode alone gives: 2D, 3D, or none.
+    static func plainFixType(_ mode: FixMode) -> LocationFixType {
+        mode == .twoD ? .twoD : mode == .threeD ? .threeD : .none
     }
 
     /// The location of an assembled fix, or `nil` when the fix has no position.
@@ -65,20 +94,22 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     /// The accuracies are the receiver's own estimates when its binary solution gave them (u-blox
     /// hAcc/vAcc/sAcc/headAcc, CASIC variances as 1 sigma), else the NMEA-derived ones (GST, GBS, or
     /// HDOP times an assumed range error); ``accuracyModel`` says which. A fix without any accuracy
-    /// estimate gets 50 m, the worst a consumer receiver's DOP-based estimate gives with a usable geometry.
+    /// estimate has ``unknownAccuracy`` (negative) and ``LocationAccuracyModel/unknown``: no figure is invented.
     public init?(_ fix: Fix, receivedAt: MonotonicInstant) {
         guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude,
               latitude.isFinite, longitude.isFinite else { return nil }
         let own = fix.receiverAccuracy
         let horizontal = own?.horizontal.flatMap { $0.isFinite ? $0 : nil }
-        self.init(latitude: latitude, longitude: longitude, horizontalAccuracy: horizontal ?? fix.horizontalAccuracy ?? 50,
+        self.init(latitude: latitude, longitude: longitude, horizontalAccuracy: horizontal ?? fix.horizontalAccuracy.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? Self.unknownAccuracy,
                   receivedAt: receivedAt, altitude: fix.altitudeMSL, ellipsoidalAltitude: fix.altitudeHAE,
                   verticalAccuracy: horizontal != nil ? (own?.vertical ?? fix.verticalAccuracy) : fix.verticalAccuracy,
                   speed: fix.speed, course: fix.course,
                   timestamp: fix.time?.secondsSinceEpoch, satellitesUsed: fix.satellitesUsed, mode: fix.mode,
                   provenance: fix.provenance)
-        speedAccuracy = own?.speed
-        courseAccuracy = own?.course
+        fixType = LocationFixType(mode: fix.mode, quality: fix.quality)
+        speedAccuracy = own?.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        courseAccuracy = own?.course.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            ?? Self.courseAccuracy(speed: fix.speed, speedAccuracy: speedAccuracy)
         if let own, horizontal != nil {
             accuracyModel = .receiver(own.model)
         } else {
@@ -86,9 +117,16 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
             case .gst: accuracyModel = .gst
             case .gbs: accuracyModel = .gbs
             case .dop: accuracyModel = .dopTimesRangeError
-            case .receiver, .none: accuracyModel = .assumed
+            case .receiver, .none: accuracyModel = .unknown
             }
         }
+    }
+
+    /// The course's one-sigma error, degrees, that a speed error gives: `atan(speedAccuracy / speed)`,
+    /// while the speed exceeds its error (below it the course means nothing); else `nil`.
+    public static func courseAccuracy(speed: Double?, speedAccuracy: Double?) -> Double? {
+        guard let v = speed, let e = speedAccuracy, v.isFinite, e.isFinite, e >= 0, v > e else { return nil }
+        return Double.atan2(y: e, x: v) * 180 / Double.pi
     }
 
     /// Seconds between this location's arrival and `now`.
@@ -118,7 +156,7 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(latitude), \(longitude) ±\(wholeNumberText(horizontalAccuracy)) m"
+        "\(latitude), \(longitude) ±" + (hasKnownHorizontalAccuracy ? "\(wholeNumberText(horizontalAccuracy)) m" : "? m")
     }
 }
 
@@ -133,8 +171,8 @@ public enum LocationAccuracyModel: Sendable, Hashable, CustomStringConvertible {
     case gbs
     /// HDOP/VDOP times an assumed user equivalent range error (``Fix/userEquivalentRangeError(for:)``).
     case dopTimesRangeError
-    /// No estimate from the receiver: the 50 m default.
-    case assumed
+    /// No estimate: the accuracy is ``Location/unknownAccuracy`` (negative).
+    case unknown
 
     public var description: String {
         switch self {
@@ -142,7 +180,62 @@ public enum LocationAccuracyModel: Sendable, Hashable, CustomStringConvertible {
         case .gst: return "GST error statistics"
         case .gbs: return "GBS RAIM errors"
         case .dopTimesRangeError: return "DOP x assumed range error"
-        case .assumed: return "assumed 50 m"
+        case .unknown: return "unknown"
         }
     }
+}
+
+/// How a ``Location``'s position was solved (Core Location has no such field; gpsd's `mode` and
+/// `status`, u-blox's fixType with carrSoln/diffSoln, GGA's quality).
+public enum LocationFixType: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// No position (a location built without one, or a receiver that reports no fix).
+    case none
+    /// Latitude and longitude only.
+    case twoD
+    /// Latitude, longitude and altitude, autonomous.
+    case threeD
+    /// Differentially corrected (SBAS, DGPS; GGA quality 2, mode letter D, UBX diffSoln).
+    case dgps
+    /// RTK with float ambiguities (GGA quality 5, mode letter F, UBX carrSoln 1).
+    case rtkFloat
+    /// RTK with fixed ambiguities (GGA quality 4, mode letter R, UBX carrSoln 2).
+    case rtkFixed
+    /// Dead reckoning, alone or combined with GNSS (GGA quality 6, mode letter E, UBX fixType 1 or 4).
+    case deadReckoning
+
+    /// The fix type of an NMEA fix's mode and quality.
+    public init(mode: FixMode, quality: FixQuality) {
+        guard mode >= .twoD else { self = .none; return }
+        switch quality {
+        case .differential, .pps: self = .dgps
+        case .rtkFloat: self = .rtkFloat
+        case .rtkFixed: self = .rtkFixed
+        case .deadReckoning: self = .deadReckoning
+        default: self = mode == .twoD ? .twoD : .threeD
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .none: return "no fix"
+        case .twoD: return "2D"
+        case .threeD: return "3D"
+        case .dgps: return "DGPS"
+        case .rtkFloat: return "RTK float"
+        case .rtkFixed: return "RTK fixed"
+        case .deadReckoning: return "dead reckoning"
+        }
+    }
+}
+
+/// The confidence level a ``Location``'s accuracy values are stated at.
+public enum AccuracyConfidence: String, Sendable, Hashable, CaseIterable {
+    /// One sigma: 68 % (for a horizontal radius, the 2D RMS error, 63-68 %). Core Location's level,
+    /// and the one every location the engine makes is given at.
+    case oneSigma
+    /// 95 % (gpsd's `eph`/`epv`, Garmin's EPE): 2.45 times the 2D RMS radius (sqrt(-2 ln 0.05)).
+    case ninetyFivePercent
+
+    /// The level in percent.
+    public var percent: Int { self == .oneSigma ? 68 : 95 }
 }

@@ -142,10 +142,11 @@ public struct RegionMonitor: Sendable {
     public mutating func remove(_ identifier: String) -> Bool { entries.removeValue(forKey: identifier) != nil }
 
     /// The state a location shows for a region (without changing the monitor), `nil` when the
-    /// location cannot tell.
+    /// location cannot tell (also when its accuracy is unknown: no hysteresis can be drawn).
     public static func classify(_ region: CircularRegion, _ location: Location) -> RegionState? {
+        guard let accuracy = location.knownHorizontalAccuracy else { return nil }
         let d = region.distance(to: location)
-        let u = max(0, location.horizontalAccuracy * 2)
+        let u = max(0, accuracy * 2)
         let h = max(10, 0.1 * region.radius)
         if d + u <= region.radius { return .inside }
         if d - u >= region.radius + h { return .outside }

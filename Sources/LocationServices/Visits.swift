@@ -51,7 +51,8 @@ public struct VisitDetector: Sendable {
     /// Feeds a location; returns an arrival or departure it completes.
     public mutating func update(_ location: Location) -> Visit? {
         if var visit = current {
-            let margin = min(2 * location.horizontalAccuracy, radius)
+            // An unknown accuracy takes the widest margin: such a fix alone does not end a stay early.
+            let margin = min(2 * (location.knownHorizontalAccuracy ?? radius), radius)
             if distanceFromCentre(location) > radius + margin {
                 visit.departureTime = last?.timestamp ?? location.timestamp
                 visit.departedAt = last?.receivedAt ?? location.receivedAt

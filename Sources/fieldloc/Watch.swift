@@ -22,7 +22,8 @@ extension FieldLoc {
             --interval SECONDS asks for one fix each interval (the receiver sleeps between them) and
             prints only those. When fixes stop for longer than the watch's fix-loss timeout, a line
             {"class":"STATUS","status":"fix lost","mode":1,...} says so, and {"class":"STATUS",
-            "status":"fix recovered",...} comes before the next fix. On a simulated board,
+            "status":"fix recovered",...} comes before the next fix; both carry "flags", the diagnostic
+            flags (locationUnavailable, receiverSilent, paused, ...). On a simulated board,
             --scenario outage takes the sky away for 20 s, 30 s after the start (default duration 90 s).
             """)
 

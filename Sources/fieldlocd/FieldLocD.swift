@@ -43,7 +43,7 @@ struct FieldLocD: AsyncParsableCommand {
     @Option(help: "Speed of a simulated board, or epochs per second of --replay.")
     var speed = 1.0
 
-    @Option(help: "The access policy file (who may watch, at which accuracy, who may send control requests).")
+    @Option(help: "The access policy file (who may watch, at which accuracy, who may send control requests); read again on SIGHUP and when it changes.")
     var policy = "/etc/fieldloc/access.policy"
 
     @Option(name: .customLong("state-dir"), help: "Folder of stored calibrations and regions (default: $STATE_DIRECTORY, else the CLI's).")
@@ -190,7 +190,11 @@ struct FieldLocD: AsyncParsableCommand {
         server.allowRemote = allowRemote
         server.maxClients = maxClients
         server.attitudeInterval = .nanoseconds(Int64(attitudeInterval * 1e9))
-        do { server.policy = try AccessPolicy.load(policy) } catch { throw ValidationError(error.description) }
+        // Read again on SIGHUP and when the file changes; a bad file keeps the policy in force.
+        let policySource: AccessPolicySource
+        do { policySource = try AccessPolicySource.load(path: policy) } catch { throw ValidationError(error.description) }
+        server.policy = policySource.current
+        server.policySource = policySource
         server.holdsReceiver = servesTime
         do { try server.validate() } catch { throw ValidationError(error.description) }
         if !GPSDAddressRules.isWildcard(host: listen) && !["127.0.0.1", "::1", "localhost"].contains(listen) && !allowRemote {
@@ -238,10 +242,13 @@ struct FieldLocD: AsyncParsableCommand {
             clients.path = clientSocket
             clients.socketGroup = clientSocketGroup
             clients.policy = server.policy
+            clients.policySource = policySource
             if let problem = clients.problem() { throw ValidationError(problem) }
             services.append(.init(service: ClientSocketServer(engine: engine, configuration: clients, logger: Logger(label: "fieldlocd.clients")),
                                   failureTerminationBehavior: .ignore, serviceName: "client-socket"))
         }
+        services.append(.init(service: policySource, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore,
+                              serviceName: "access-policy"))
         if releaseStartupCode > 0 {
             services.append(.init(service: StartupCodeRelease(delay: releaseStartupCode, logger: Logger(label: "fieldlocd.memory")),
                                   successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore, serviceName: "memory"))

@@ -7,6 +7,7 @@ import FieldLocationClient
 import FieldLocationDaemon
 import FieldLocationWire
 import Foundation
+import LinuxHardware
 import LocationServices
 import Logging
 import Testing
@@ -71,13 +72,10 @@ func csUserName() -> String? {
     return String(cString: name)
 }
 
+/// The address of `path`; a path too long for a Unix socket gives an empty address, which
+/// the connect or bind then refuses.
 func csAddress(_ path: String) -> sockaddr_un {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (i, b) in path.utf8.prefix(raw.count - 1).enumerated() { raw[i] = b }
-    }
-    return address
+    UnixSockets.address(path) ?? sockaddr_un()
 }
 
 /// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.

@@ -25,6 +25,9 @@ struct WatchStatusTests {
         #expect(lost.contains("no usable fix for 10 s"), "\(lost)")
         let recovered = try #require(lines.firstIndex { $0.contains(#""status":"fix recovered""#) })
         #expect(lines[recovered].contains(#""diagnostic":"fix recovered after "#), "\(lines[recovered])")
+        // The diagnostic flags: the loss says locationUnavailable, the recovery none, with the fix type.
+        #expect(lost.hasSuffix(#","flags":["locationUnavailable"]}"#), "\(lost)")
+        #expect(lines[recovered].hasSuffix(#","flags":[]}"#) && lines[recovered].contains(#""fix_type":""#), "\(lines[recovered])")
         let outage = try #require(lines[recovered].split(separator: ",").first { $0.hasPrefix(#""outage_s":"#) })
         let seconds = try #require(Double(outage.dropFirst(#""outage_s":"#.count)))
         #expect(seconds >= 20 && seconds <= 23, "\(outage)")

@@ -39,7 +39,8 @@ struct ReceiverAccuracyTests {
         var bare = Self.fix()
         bare.horizontalAccuracy = nil
         bare.accuracySource = .none
-        #expect(Location(bare, receivedAt: at(0))?.accuracyModel == .assumed)
+        #expect(Location(bare, receivedAt: at(0))?.accuracyModel == .unknown)
+        #expect(Location(bare, receivedAt: at(0))?.horizontalAccuracy == Location.unknownAccuracy)
     }
 
     @Test("CASIC variances give their square roots (1 sigma)")

@@ -92,10 +92,12 @@ extension ClientRegistry {
                 }
                 if var r = c.request, location.receivedAt >= r.since {
                     if r.firstFix == nil { r.firstFix = now }
-                    if r.best.map({ location.horizontalAccuracy < $0.horizontalAccuracy }) ?? true { r.best = location }
+                    // An unknown accuracy (negative) never beats a known one.
+                    let accuracy = location.knownHorizontalAccuracy ?? .infinity
+                    if r.best.map({ accuracy < ($0.knownHorizontalAccuracy ?? .infinity) }) ?? true { r.best = location }
                     let budget = s.desiredAccuracy.budget ?? 10
                     let settled = (now - (r.firstFix ?? now)).secondsDouble >= 5
-                    if location.horizontalAccuracy * 2 <= budget || settled {
+                    if accuracy * 2 <= budget || settled {
                         c.request = nil
                         let answer = r.best ?? location
                         out.append((c.sink, .locations([s.reducedAccuracy ? answer.reduced() : answer])))

@@ -139,7 +139,7 @@ extension LocationEngine {
         }
         return PolicyState(timeSinceFix: history.timeSinceFix, recentSpeed: history.recentSpeed, moving: moving,
                            stillFor: stillFor, ephemerisAge: history.ephemerisAge, satellitesUsed: history.satellitesUsed,
-                           horizontalAccuracy: lastLocation.map { $0.horizontalAccuracy * 2 })
+                           horizontalAccuracy: lastLocation?.knownHorizontalAccuracy.map { $0 * 2 })
     }
 
     private func tick(_ now: MonotonicInstant) {

@@ -72,6 +72,9 @@ public enum EngineEvent: Sendable {
     case deferredFinished(LocationError?)
     /// An error.
     case error(LocationError)
+    /// The client's grant changed (the daemon reloaded its access policy): a manager evaluates its
+    /// authorisation again and tells its delegate.
+    case authorization(ProviderAuthorization)
 }
 
 /// What the engine saw, for observers that publish everything (the daemon's gpsd socket, `fieldloc

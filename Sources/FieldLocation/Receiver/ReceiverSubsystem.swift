@@ -185,7 +185,7 @@ final class ReceiverSubsystem {
         recentSpeeds.append((now, fix.speed ?? 0))
         if trackingSince == nil { trackingSince = now }
         if let since = trackingSince, (now - since).secondsDouble >= upkeepDuration { ephemerisCollectedAt = now }
-        executor?.noteFix(good: location.horizontalAccuracy * 2 <= 15)
+        executor?.noteFix(good: location.knownHorizontalAccuracy.map { $0 * 2 <= 15 } ?? false)
     }
 
     /// The recent fixes as the policy sees them at `now` (speeds older than 15 minutes are dropped).

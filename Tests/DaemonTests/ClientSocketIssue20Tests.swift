@@ -1,0 +1,178 @@
+import FieldLocation
+import FieldLocationClient
+import FieldLocationDaemon
+import FieldLocationWire
+import Foundation
+import HardwareInterfaces
+import LocationServices
+import Logging
+import Testing
+
+/// Records authorisation changes and diagnostics of a manager over the socket.
+final class CSAuthorizationRecorder: LocationManagerDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var changes = 0
+    private var flags: [LocationDiagnostics] = []
+    var authorizationChanges: Int { lock.withLock { changes } }
+    var diagnostics: [LocationDiagnostics] { lock.withLock { flags } }
+    func locationManagerDidChangeAuthorization(_ m: LocationManager) { lock.withLock { changes += 1 } }
+    func locationManager(_ m: LocationManager, didChangeDiagnostics diagnostics: LocationDiagnostics) { lock.withLock { flags.append(diagnostics) } }
+}
+
+/// Issue 20 over the local client socket: the update interval, the minimum interval and the
+/// fix-loss timeout reach the daemon's engine; locations keep their fix type, speed and course
+/// accuracies, accuracy model, confidence and unknown accuracy; the new errors and the
+/// authorisation event travel; a reloaded access policy reaches connected managers.
+@Suite("client socket, issue 20", .serialized)
+struct ClientSocketIssue20Tests {
+    static func wire<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try ClientSocketCodec.encoder().encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        try ClientSocketCodec.decoder().decode(type, from: Data(text.utf8))
+    }
+
+    @Test("a location's fix type, speed and course accuracy, model, confidence and unknown accuracy read back the same")
+    func locationFields() throws {
+        var l = Location(latitude: 47.5, longitude: 8.5, horizontalAccuracy: 0.02, receivedAt: MonotonicInstant(nanoseconds: 9), mode: .threeD)
+        l.fixType = .rtkFixed
+        l.speedAccuracy = 0.05
+        l.courseAccuracy = 1.5
+        l.accuracyModel = .receiver(.ubxAccuracyEstimate)
+        let text = try Self.wire(l)
+        #expect(text.contains(#""fixType":"rtkFixed""#) && text.contains(#""accuracyModel":"ubx""#) && text.contains(#""speedAccuracy":0.05"#), "\(text)")
+        #expect(try Self.decode(Location.self, text) == l)
+        var unknown = Location(latitude: 1, longitude: 2, horizontalAccuracy: Location.unknownAccuracy, receivedAt: MonotonicInstant(nanoseconds: 1), mode: .twoD)
+        unknown.accuracyConfidence = .ninetyFivePercent
+        let back = try Self.decode(Location.self, Self.wire(unknown))
+        #expect(back == unknown && !back.hasKnownHorizontalAccuracy && back.fixType == .twoD && back.accuracyConfidence == .ninetyFivePercent)
+        #expect(throws: DecodingError.self) { try Self.decode(Location.self, text.replacingOccurrences(of: "rtkFixed", with: "psychic")) }
+    }
+
+    @Test("intervals, the new errors and the authorisation event round-trip; a bad interval is refused with its name")
+    func servicesErrorsAndEvents() throws {
+        var services = ClientServices()
+        services.updatingLocation = true
+        services.updateInterval = 300
+        services.minimumUpdateInterval = 120
+        services.fixLossTimeout = 45
+        let back = try Self.decode(ClientServices.self, Self.wire(services))
+        #expect(back.updateInterval == 300 && back.minimumUpdateInterval == 120 && back.fixLossTimeout == 45)
+        let line = try Self.wire(services).replacingOccurrences(of: "\"updateInterval\":300", with: "\"updateInterval\":-5")
+        #expect(throws: LocationError.invalidArgument("services: updateInterval -5.0 must be a positive number")) {
+            try Self.decode(ClientServices.self, line)
+        }
+        for error in [LocationError.regionMonitoringDenied("no"), .regionMonitoringSetupDelayed(region: "yard", reason: "silent"),
+                      .rangingUnavailable("no scanner"), .rangingFailure("stopped"), .promptDeclined("denied")] {
+            #expect(try Self.decode(LocationError.self, Self.wire(error)) == error)
+            #expect(error.clipped == error)
+        }
+        let grant = ProviderAuthorization(status: .denied, reason: "policy", accuracy: .reducedAccuracy)
+        let event = try Self.decode(ClientEvent.self, Self.wire(ClientEvent(.authorization(grant))))
+        guard case .authorization(let decoded) = event.event else { Issue.record("\(event.event)"); return }
+        #expect(decoded == grant)
+    }
+
+    @Test("a remote manager's interval reaches the engine, and its locations keep their fix type")
+    func intervalOverTheSocket() async throws {
+        try await CSFixture.with { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            let manager = LocationManager(provider: provider, name: "logger")
+            let recorder = CSRecorder()
+            manager.delegate = recorder
+            manager.updateInterval = 2
+            manager.minimumUpdateInterval = 1
+            manager.fixLossTimeout = 30
+            manager.startUpdatingLocation()
+            #expect(await csWait(seconds: 10) { f.engine.services(f.firstClient() ?? -1)?.updateInterval == 2 })
+            let services = f.engine.services(f.firstClient() ?? -1)
+            #expect(services?.minimumUpdateInterval == 1 && services?.fixLossTimeout == 30)
+            #expect(await csWait(seconds: 20) { recorder.locations.count >= 2 })
+            let local = try #require(f.engine.lastLocation)
+            let remote = try #require(recorder.locations.last)
+            #expect(remote.fixType == local.fixType && remote.fixType != .none)
+            #expect(remote.accuracyModel == local.accuracyModel && remote.hasKnownHorizontalAccuracy)
+        }
+    }
+
+    @Test("a reloaded policy that denies reaches a connected manager; a bad file keeps the policy in force")
+    func policyReload() async throws {
+        let directory = NSTemporaryDirectory() + "fieldloc-policy-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/access.policy"
+        try "default = always\n".write(toFile: file, atomically: true, encoding: .utf8)
+        var logger = Logger(label: "policy-tests")
+        logger.logLevel = .critical
+        let source = try AccessPolicySource.load(path: file, logger: logger)
+        try await CSFixture.with(configure: { $0.policySource = source }) { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            let manager = LocationManager(provider: provider, name: "fleet")
+            let recorder = CSAuthorizationRecorder()
+            manager.delegate = recorder
+            manager.startUpdatingLocation()
+            #expect(manager.authorizationStatus == .authorizedWhenInUse)
+            #expect(await csWait(seconds: 10) { f.engine.services(f.firstClient() ?? -1)?.updatingLocation == true })
+            let changesBefore = recorder.authorizationChanges
+
+            // A file with an error: the previous policy stays, the error names the file and line.
+            try "default = always\nfrobnicate = yes\n".write(toFile: file, atomically: true, encoding: .utf8)
+            let error = try #require(source.reload("test"))
+            #expect(error.file == file && error.line == 2, "\(error)")
+            #expect(source.current.defaultStatus == .authorizedAlways)
+
+            // A good file that denies: the manager hears it, its services stop.
+            try "default = denied\n".write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(source.reloadIfChanged())
+            #expect(source.current.defaultStatus == .denied)
+            #expect(await csWait(seconds: 10) { manager.authorizationStatus == .denied }, "\(manager.authorizationStatus)")
+            #expect(await csWait(seconds: 5) { recorder.authorizationChanges > changesBefore })
+            #expect(await csWait(seconds: 5) { manager.diagnostics.contains(.authorizationDenied) })
+            #expect(await csWait(seconds: 10) { f.engine.services(f.firstClient() ?? -1)?.updatingLocation == false })
+            #expect(!source.reloadIfChanged(), "an unchanged file is not read again")
+
+            // Allowed again at reduced accuracy: authorised, and the change says so.
+            try "default = always\naccuracy = reduced\n".write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(source.reload("SIGHUP") == nil)
+            #expect(await csWait(seconds: 10) { manager.authorizationStatus == .authorizedWhenInUse })
+            #expect(await csWait(seconds: 10) { manager.accuracyAuthorization == .reducedAccuracy })
+        }
+    }
+
+    @Test("a gpsd watcher that a reloaded policy denies stops watching and is told with an ERROR")
+    func gpsdWatcherPolicyReload() async throws {
+        let directory = NSTemporaryDirectory() + "fieldloc-policy-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/access.policy"
+        try "default = always\n".write(toFile: file, atomically: true, encoding: .utf8)
+        var logger = Logger(label: "policy-tests")
+        logger.logLevel = .critical
+        let source = try AccessPolicySource.load(path: file, logger: logger)
+        try await ServerFixture.with({ $0.policySource = source }) { fixture in
+            let client = try fixture.client()
+            try client.send(ServerTests.watchJSON)
+            _ = try client.readLines(seconds: 20) { json($0)?["class"] as? String == "TPV" }
+            #expect(fixture.engine.clientCount >= 1)
+            try "default = denied\n".write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(source.reloadIfChanged())
+            var error: [String: Any]?
+            _ = try client.readLines(seconds: 20) { line in
+                guard let object = json(line), object["class"] as? String == "ERROR" else { return false }
+                error = object
+                return true
+            }
+            #expect((error?["message"] as? String)?.contains("withdrawn by the reloaded access policy") == true, "\(String(describing: error))")
+            #expect(await waitUntil(seconds: 10) { fixture.engine.clientCount == 0 })
+            // A new watch is refused under the policy in force.
+            try client.send(ServerTests.watchJSON)
+            _ = try client.readLines(seconds: 10) { line in
+                guard let object = json(line), object["class"] as? String == "ERROR" else { return false }
+                error = object
+                return true
+            }
+            #expect((error?["message"] as? String)?.contains("denied") == true)
+        }
+    }
+}
