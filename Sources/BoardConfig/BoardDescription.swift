@@ -68,6 +68,18 @@ public enum WakeMethod: String, Sendable, Hashable, CaseIterable {
     case powerEnable = "power-enable"
 }
 
+/// How the engine treats the receiver's own configuration (board key `receiver_config`,
+/// `fieldlocd --receiver-config`); docs/RECEIVER-CONFIG.md says what each family reads, writes and restores.
+public enum ReceiverConfigMode: String, Sendable, Hashable, CaseIterable {
+    /// Never write a byte to the receiver: no identification, no settings, no power commands.
+    case passive
+    /// Read the settings before changing them, change them in RAM only, and put the read ones back on exit.
+    case ram
+    /// Change the settings and save them to the receiver's non-volatile memory (flash or BBR),
+    /// verified by reading them back; nothing is restored on exit.
+    case persist
+}
+
 /// The GNSS receiver and its serial link.
 public struct ReceiverDescription: Sendable, Equatable {
     /// The serial device (`/dev/serial0`), absent only on a simulated board.
@@ -87,6 +99,8 @@ public struct ReceiverDescription: Sendable, Equatable {
     /// (`time_offset`, gpsd's `fudge time1`, chrony's `offset`); the time service adds it to the
     /// serial time. `fieldlocd` measures it against PPS and reports it.
     public var timeOffset: Double = 0
+    /// How the engine treats the receiver's settings (`receiver_config`): ``ReceiverConfigMode/ram`` by default.
+    public var configMode: ReceiverConfigMode = .ram
 
     /// Creates a receiver description; `output` defaults to the family's and model's default.
     public init(uart: String?, baudRate: BaudRate, family: ReceiverFamily, model: String?, wake: [WakeMethod],

@@ -13,7 +13,7 @@ public enum BoardLoader {
     /// The keys allowed at the top level of a board file.
     public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim"]
     /// The keys allowed in `[receiver]`.
-    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset"]
+    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config"]
     /// The keys allowed in `[i2c]`.
     public static let i2cKeys = ["bus"]
     /// The keys allowed in each `[[sensor]]`.
@@ -193,6 +193,9 @@ public enum BoardLoader {
         }
         var receiver = ReceiverDescription(uart: uart?.value, baudRate: baudRate, family: family, model: model, wake: wake, output: output)
         receiver.timeOffset = timeOffset
+        if let entry = section.entry("receiver_config") {
+            receiver.configMode = try section.enumValue(entry.node, ReceiverConfigMode.self, key: "receiver_config")
+        }
         return receiver
     }
 

@@ -71,6 +71,8 @@ public final class EngineFeed: GPSDFeed {
     /// The device reported to clients.
     public let device: GPSDDeviceInfo
     private let logger: Logger
+    /// The name of the engine client holding the demand (`gpsd`; the NMEA outputs' own feed: `nmea`).
+    public let clientName: String
     private struct State {
         var observer: Int?
         var client: Int?
@@ -79,8 +81,9 @@ public final class EngineFeed: GPSDFeed {
     private let state = Mutex(State())
 
     /// A feed over `engine`; `logger` hears the engine's errors (a busy or missing port, sensor failures).
-    public init(engine: LocationEngine, logger: Logger = Logger(label: "fieldlocd.engine")) {
+    public init(engine: LocationEngine, logger: Logger = Logger(label: "fieldlocd.engine"), clientName: String = "gpsd") {
         self.engine = engine
+        self.clientName = clientName
         self.logger = logger
         device = EngineFeed.deviceInfo(for: engine.board, hasCompass: engine.headingAvailable)
     }
@@ -134,7 +137,7 @@ public final class EngineFeed: GPSDFeed {
         if let existing {
             id = existing
         } else {
-            let registration = engine.register(name: "gpsd") { [weak self] event in self?.engineEvent(event) }
+            let registration = engine.register(name: clientName) { [weak self] event in self?.engineEvent(event) }
             id = registration.id
             for problem in registration.problems { logger.warning("\(problem)") }
             state.withLock { $0.client = id }

@@ -112,7 +112,7 @@ extension UBloxDriver {
             var values = messages.compactMap { message in message.key.map { ($0, UInt64(rate)) } }
             values.append((.uart1OutputUBX, 1))
             values.append((.uart1OutputNMEA, mode == .binary ? 0 : 1))
-            try channel.send(UBXMessage.setValues(values))
+            try channel.send(UBXMessage.setValues(values, layers: layers))
         } else {
             for message in messages {
                 try channel.send(UBXMessage.messageRate(class: message.messageClass, id: message.id, rate: rate))

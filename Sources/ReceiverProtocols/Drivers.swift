@@ -98,6 +98,8 @@ public struct UBloxDriver: ReceiverDriver {
     public let generation: UBloxGeneration
     /// The control lines.
     public let lines: ReceiverLines
+    /// The layers CFG-VALSET writes (M9/M10): RAM and BBR by default; RAM only in `ram` mode.
+    public var layers: UBXLayers = [.ram, .bbr]
     public var family: ReceiverFamily { .ublox }
 
     /// Creates a driver.
@@ -112,7 +114,7 @@ public struct UBloxDriver: ReceiverDriver {
             throw .invalidValue(operation: "set rate", detail: "\(milliseconds) ms is outside 25...65535 ms")
         }
         if generation.usesConfigurationKeys {
-            try channel.send(UBXMessage.setValues([(.rateMeasurement, UInt64(milliseconds)), (.rateNavigation, 1)]))
+            try channel.send(UBXMessage.setValues([(.rateMeasurement, UInt64(milliseconds)), (.rateNavigation, 1)], layers: layers))
         } else {
             try channel.send(UBXMessage.rate(milliseconds: UInt16(milliseconds)))
         }
@@ -121,7 +123,7 @@ public struct UBloxDriver: ReceiverDriver {
     public func setOutputs(_ rates: [NMEASentenceType: Int]) throws(ReceiverError) {
         let all = NMEASentenceType.allCases.map { ($0, UInt8(max(0, min(255, rates[$0] ?? 0)))) }
         if generation.usesConfigurationKeys {
-            try channel.send(UBXMessage.setValues(all.map { (UBXKey.nmeaOutput($0.0), UInt64($0.1)) }))
+            try channel.send(UBXMessage.setValues(all.map { (UBXKey.nmeaOutput($0.0), UInt64($0.1)) }, layers: layers))
         } else {
             for (sentence, rate) in all { try channel.send(UBXMessage.nmeaOutput(sentence, rate: rate)) }
         }
@@ -132,7 +134,7 @@ public struct UBloxDriver: ReceiverDriver {
         if generation.usesConfigurationKeys {
             try channel.send(UBXMessage.setValues(on
                 ? [(.pmOperateMode, 2), (.pmOnTime, 0), (.pmUpdateEphemeris, 1), (.pmLimitPeakCurrent, 1), (.sbasEnable, 0)]
-                : [(.pmOperateMode, 0)]))
+                : [(.pmOperateMode, 0)], layers: layers))
         } else {
             if on { try channel.send(UBXMessage.powerManagement(cyclic: true, updatePeriod: 1000, searchPeriod: 10000, onTime: 0)) }
             try channel.send(UBXMessage.receiverMode(lowPowerMode: on ? 1 : 0))

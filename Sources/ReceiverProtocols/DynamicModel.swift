@@ -99,7 +99,7 @@ extension UBloxDriver {
     /// CFG-NAVSPG-DYNMODEL through CFG-VALSET (M9/M10) or CFG-NAV5 (u-blox 6/7/M8); ACKed.
     public func setDynamicModel(_ model: DynamicModel) throws(ReceiverError) {
         if generation.usesConfigurationKeys {
-            try channel.send(UBXMessage.setValues([(.dynamicModel, UInt64(model.ubloxValue))]))
+            try channel.send(UBXMessage.setValues([(.dynamicModel, UInt64(model.ubloxValue))], layers: layers))
         } else {
             try channel.send(UBXMessage.navigationEngine(dynamicModel: model))
         }

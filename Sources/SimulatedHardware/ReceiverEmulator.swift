@@ -49,6 +49,11 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var pending: [(at: MonotonicInstant, bytes: [UInt8])] = []
         var input: [UInt8] = []
         var commands: [String] = []
+        var bytesReceived = 0
+        /// The non-volatile configuration (u-blox BBR/flash), applied at each power-up.
+        var saved: SavedConfiguration? = nil
+        /// The RAM configuration when the supply was last switched off.
+        var configurationAtPowerOff: SavedConfiguration? = nil
         var ledger = EnergyLedger()
         var lastAccounted: MonotonicInstant
         var epochs = 0
@@ -110,7 +115,11 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     public func setPower(_ on: Bool, at instant: MonotonicInstant) {
         state.withLock { s in
             advance(&s, to: instant)
-            if !on && s.powered { resetConfiguration(&s) }
+            if !on && s.powered {
+                s.configurationAtPowerOff = configuration(of: s)
+                resetConfiguration(&s)
+                loadSaved(&s)
+            }
             s.powered = on
             if on {
                 s.model.wake()
@@ -159,6 +168,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     public func receive(_ bytes: [UInt8], at instant: MonotonicInstant) {
         state.withLock { s in
             advance(&s, to: instant)
+            s.bytesReceived += bytes.count
             guard s.powered else { return }
             var bytes = bytes
             if s.asleep {
@@ -308,6 +318,12 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         let m10 = s.family == .ublox10
         func u16(_ o: Int) -> Int { p.count >= o + 2 ? Int(p[o]) | Int(p[o + 1]) << 8 : 0 }
         switch (c, i) {
+        case (0x06, 0x08) where !m10 && p.isEmpty, (0x06, 0x01) where !m10 && p.count == 2, (0x06, 0x24) where !m10 && p.isEmpty:
+            legacyPoll(&s, i, p, at: at)
+        case (0x06, 0x8B):  // CFG-VALGET
+            getValues(&s, p, m10: m10, at: at)
+        case (0x06, 0x09) where !m10:  // CFG-CFG
+            legacyConfiguration(&s, p, at: at)
         case (0x06, 0x08):  // CFG-RATE
             if m10 || p.count < 6 || !(25...65535).contains(u16(0)) { ack(&s, c, i, ok: false, at: at); return }
             setInterval(&s, .milliseconds(u16(0)), at: at)
@@ -334,6 +350,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             ack(&s, c, i, ok: !m10 || i == 0x09, at: at)
         case (0x06, 0x8A):  // CFG-VALSET
             guard m10, p.count >= 4 else { ack(&s, c, i, ok: false, at: at); return }
+            if p[1] & 0x06 != 0 { saveValues(&s, p, at: at) }
+            guard p[1] & 0x01 != 0 else { ack(&s, c, i, ok: true, at: at); return }
             var o = 4
             while o + 4 <= p.count {
                 let key = UInt32(p[o]) | UInt32(p[o + 1]) << 8 | UInt32(p[o + 2]) << 16 | UInt32(p[o + 3]) << 24
@@ -430,6 +448,9 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
                 return
             case "886":
                 flag = setMediaTekMode(&s, fields)
+            case "414", "400":
+                s.pending.append((at, mediaTekQueryReply(s, number)))
+                return
             case "000", "251", "313", "301", "869", "353":
                 break
             default:
@@ -461,29 +482,4 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     func sentence(_ body: String) -> [UInt8] { NMEAChecksum.sentence(body: Array(body.utf8)) + [0x0D, 0x0A] }
 
     func ubxFrame(_ c: UInt8, _ i: UInt8, _ payload: [UInt8]) -> [UInt8] { UBXFraming.encode(class: c, id: i, payload: payload) }
-}
-
-/// A power-enable line wired to a ``ReceiverEmulator``'s supply.
-final class EmulatedPowerLine: GPIOLine, @unchecked Sendable {
-    let receiver: ReceiverEmulator
-    let clock: any MonotonicClock
-    let level: Mutex<Bool>
-    init(receiver: ReceiverEmulator, clock: any MonotonicClock) {
-        self.receiver = receiver
-        self.clock = clock
-        // The line starts as the receiver is: supplied unless it sleeps in backup or is off.
-        let state = receiver.powerState
-        level = Mutex(state != .backup && state != .off)
-    }
-    var name: String { "emulated/gnss-enable" }
-    var isOutput: Bool { true }
-    func set(_ high: Bool) throws(HardwareError) {
-        level.withLock { $0 = high }
-        receiver.setPower(high, at: clock.now())
-    }
-    func get() throws(HardwareError) -> Bool { level.withLock { $0 } }
-    func waitForEdge(deadline: MonotonicInstant) throws(HardwareError) -> GPIOEvent? {
-        throw HardwareError(.unsupported, device: name, operation: "wait for edge", detail: "the line is an output")
-    }
-    func release() {}
 }

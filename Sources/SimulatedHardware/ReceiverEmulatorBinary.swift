@@ -32,12 +32,14 @@ extension ReceiverEmulator {
         (33, 40, 200, 36, true), (7, 5, 15, 18, false), (21, 3, 110, 0, false),
     ]
 
+    /// The UBX messages the emulator sends, by class << 8 | id.
+    static let binaryNames: [UInt16: String] = [0x0107: "NAV-PVT", 0x0135: "NAV-SAT", 0x0D01: "TIM-TP", 0x0161: "NAV-EOE"]
+
     /// Records a binary message's rate from a UBX CFG-MSG (class, id, rate) or CFG-MSGOUT key; returns
     /// whether the message is one the emulator knows.
     @discardableResult
     func setBinary(_ s: inout State, ubxClass: UInt8, id: UInt8, rate: UInt64) -> Bool {
-        let names: [UInt16: String] = [0x0107: "NAV-PVT", 0x0135: "NAV-SAT", 0x0D01: "TIM-TP", 0x0161: "NAV-EOE"]
-        guard let name = names[UInt16(ubxClass) << 8 | UInt16(id)] else { return false }
+        guard let name = Self.binaryNames[UInt16(ubxClass) << 8 | UInt16(id)] else { return false }
         if rate > 0 { s.binaryOutputs.insert(name) } else { s.binaryOutputs.remove(name) }
         return true
     }

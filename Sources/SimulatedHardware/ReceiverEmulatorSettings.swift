@@ -15,6 +15,22 @@ extension ReceiverEmulator {
     /// 2 aviation, 3 balloon), CASIC CFG-NAVX `dynModel` (0 portable, 2 pedestrian, 3 automotive).
     public var dynamicModel: Int { state.withLock { $0.dynamicModel } }
 
+    /// Every byte written to the receiver since it was made (also while unpowered or asleep), for
+    /// tests of `passive` mode.
+    public var bytesReceived: Int { state.withLock { $0.bytesReceived } }
+
+    /// The answer to MediaTek's queries: `$PMTK514` (the sentence rates, in `$PMTK314`'s order)
+    /// for `$PMTK414`, `$PMTK500,<ms>,0,0,0,0` (the fix interval) for `$PMTK400`.
+    func mediaTekQueryReply(_ s: State, _ number: String) -> [UInt8] {
+        if number == "400" {
+            return sentence("PMTK500,\(Int((s.interval.secondsDouble * 1000).rounded())),0,0,0,0")
+        }
+        let order = ["GLL", "RMC", "VTG", "GGA", "GSA", "GSV", "GRS", "GST"]
+        var fields = order.map { s.outputs.contains($0) ? "1" : "0" }
+        fields += [String](repeating: "0", count: 11)
+        return sentence("PMTK514," + fields.joined(separator: ","))
+    }
+
     /// The power-up configuration: 1 Hz, GGA, RMC, GSA and GSV, no binary messages, model 0.
     func resetConfiguration(_ s: inout State) {
         s.interval = .seconds(1)

@@ -23,6 +23,7 @@ struct FieldLoc: AsyncParsableCommand {
             Regions.self,
             Record.self,
             Export.self,
+            ReceiverCommand.self,
         ]
     )
 }

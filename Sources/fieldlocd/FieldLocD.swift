@@ -85,6 +85,28 @@ struct FieldLocD: AsyncParsableCommand {
             help: "Seconds from the start of a second to the receiver's first byte for it (overrides the board's time_offset).")
     var timeOffset: Double?
 
+    @Option(name: .customLong("nmea-tcp"), help: "Serve NMEA-0183 on TCP HOST:PORT (OpenCPN and SignalK read 127.0.0.1:10110).")
+    var nmeaTCP: String?
+
+    @Option(name: .customLong("nmea-udp"), help: "Send NMEA-0183 as UDP datagrams to HOST:PORT (unicast or a broadcast address).")
+    var nmeaUDP: String?
+
+    @Flag(name: .customLong("nmea-listen-any"), help: "Allow a wildcard --nmea-tcp address (0.0.0.0, ::): every interface.")
+    var nmeaListenAny = false
+
+    @Flag(name: .customLong("nmea-allow-remote"), help: "Accept NMEA TCP peers, and send NMEA UDP to addresses, not on this host.")
+    var nmeaAllowRemote = false
+
+    @Option(name: .customLong("nmea-sentences"), help: "The sentences the NMEA outputs send by default (GGA,RMC,HDT,...; '*' for all). A TCP client may send its own line: sentences=GGA,HDT every=N.")
+    var nmeaSentences = "*"
+
+    @Option(name: .customLong("nmea-every"), help: "The NMEA outputs send every Nth sentence of each kind by default (10: compass sentences at 1 Hz).")
+    var nmeaEvery = 1
+
+    @Option(name: .customLong("receiver-config"),
+            help: "passive (never write to the receiver), ram (read, change in RAM, restore on exit) or persist (save and verify); overrides the board's receiver_config.")
+    var receiverConfig: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -103,6 +125,29 @@ struct FieldLocD: AsyncParsableCommand {
         if let timeOffset, !(timeOffset.isFinite && abs(timeOffset) < 2) {
             throw ValidationError("--time-offset must be within ±2 seconds")
         }
+        if let receiverConfig, ReceiverConfigMode(rawValue: receiverConfig) == nil {
+            throw ValidationError("--receiver-config must be passive, ram or persist, not '\(receiverConfig)'")
+        }
+        if (nmeaTCP != nil || nmeaUDP != nil) && replay != nil { throw ValidationError("--nmea-tcp and --nmea-udp need a board, not --replay") }
+        _ = try nmeaOutput()
+    }
+
+    /// The NMEA outputs the flags ask for.
+    func nmeaOutput() throws -> NMEAOutputConfiguration {
+        var nmea = NMEAOutputConfiguration()
+        do {
+            if let nmeaTCP { nmea.tcp = try NMEAOutputConfiguration.endpoint(nmeaTCP, what: "--nmea-tcp") }
+            if let nmeaUDP { nmea.udp = try NMEAOutputConfiguration.endpoint(nmeaUDP, what: "--nmea-udp") }
+            nmea.listenAny = nmeaListenAny
+            nmea.allowRemote = nmeaAllowRemote
+            nmea.filter = try NMEAOutputFilter.parse("sentences=\(nmeaSentences) every=\(nmeaEvery)")
+            try nmea.validate()
+        } catch let problem as GPSDServerConfiguration.Problem {
+            throw ValidationError(problem.description)
+        } catch let problem as NMEAOutputFilter.Problem {
+            throw ValidationError("--nmea-sentences/--nmea-every: \(problem.description)")
+        }
+        return nmea
     }
 
     /// Whether any time output was asked for.
@@ -183,6 +228,13 @@ struct FieldLocD: AsyncParsableCommand {
         let observers: [@Sendable (EngineObservation) -> Void] = timeService.map { service in [{ service.observe($0) }] } ?? []
         services.append(.init(service: GPSDServer(configuration: server, feed: feed, logger: Logger(label: "fieldlocd.gpsd"), observers: observers),
                               failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "gpsd-socket"))
+        // The NMEA-0183 outputs, with a feed (an engine client) of their own.
+        let nmea = try nmeaOutput()
+        if let engine = clientEngine, nmea.enabled {
+            let nmeaFeed = EngineFeed(engine: engine, logger: Logger(label: "fieldlocd.nmea"), clientName: "nmea")
+            services.append(.init(service: NMEAOutputServer(configuration: nmea, feed: nmeaFeed, logger: Logger(label: "fieldlocd.nmea")),
+                                  failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "nmea"))
+        }
         // The local client socket (LocationManager over RemoteLocationProvider); a socket that cannot be
         // created (no /run/fieldloc for a non-root run) is logged and the gpsd socket keeps serving.
         if let engine = clientEngine, clientSocket != "none" {
@@ -213,8 +265,10 @@ struct FieldLocD: AsyncParsableCommand {
     }
 
     private func openEngine(logger: Logger) throws -> LocationEngine {
-        let description: BoardDescription
+        var description: BoardDescription
         do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
+        if let mode = receiverConfig.flatMap(ReceiverConfigMode.init(rawValue:)) { description.receiver?.configMode = mode }
+        if let mode = description.receiver?.configMode { logger.info("receiver configuration: \(mode.rawValue)") }
         let environment = ProcessInfo.processInfo.environment
         let directory = stateDirectory ?? environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
             ?? CalibrationStore.defaultDirectory()

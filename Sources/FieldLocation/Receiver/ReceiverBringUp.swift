@@ -43,7 +43,10 @@ public enum ReceiverBringUp {
             } else if (board.receiver?.model ?? "").uppercased().contains("M8") {
                 generation = .m8
             }
-            return UBloxDriver(channel: channel, generation: generation, lines: lines)
+            var driver = UBloxDriver(channel: channel, generation: generation, lines: lines)
+            // `ram` mode: configuration keys go to the RAM layer only (issue 23); otherwise RAM and BBR, as before.
+            if board.receiver?.configMode == .ram { driver.layers = .ram }
+            return driver
         case .mtk?: return MediaTekDriver(channel: channel, lines: lines)
         case .casic?: return CASICDriver(channel: channel, lines: lines)
         case .genericNMEA?, nil: return nil

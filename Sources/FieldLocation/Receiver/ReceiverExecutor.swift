@@ -1,3 +1,4 @@
+import BoardConfig
 import HardwareInterfaces
 import PowerPolicy
 import ReceiverProtocols
@@ -40,6 +41,15 @@ public final class ReceiverExecutor {
     public private(set) var dynamicModelSent: DynamicModel?
     /// Whether the driver refused dynamic models (a family without one): not asked again.
     private var dynamicModelUnsupported = false
+    /// How the receiver's settings are treated (issue 23): `ram` reads them before the first change
+    /// and ``restoreSettings()`` puts them back; `persist` saves each change set and reads it back.
+    /// (`passive` has no executor at all.)
+    public var configMode: ReceiverConfigMode = .ram
+    /// The settings read before the first change (`ram` and `persist`, where the family can read them).
+    public private(set) var originalSettings: ReceiverSettingsSnapshot?
+    private var settingsRead = false
+    private var modelChanged = false
+    private var unsaved = false
 
     /// Creates an executor for a receiver that is `awake` or asleep now.
     public init(driver: any ReceiverDriver, clock: any MonotonicClock, awake: Bool) {
@@ -77,7 +87,14 @@ public final class ReceiverExecutor {
         }
         awake = false
         windowStart = nil
-        if state == .backup { configurationLost() }
+        if state == .backup || standbyLosesConfiguration { configurationLost() }
+    }
+
+    /// An M9/M10 in software standby clears its RAM: settings written to the RAM layer only
+    /// (`ram` mode) are gone after it, and are sent again.
+    var standbyLosesConfiguration: Bool {
+        guard let ublox = driver as? UBloxDriver else { return false }
+        return ublox.generation.usesConfigurationKeys && !ublox.layers.contains(.bbr)
     }
 
     /// The receiver lost its RAM configuration (a backup, a power cycle): outputs, rate and dynamic
@@ -90,7 +107,7 @@ public final class ReceiverExecutor {
 
     /// The navigation interval `action` asks for on `family`, ms: `continuous(rate:)`'s period (the
     /// nearest the family takes), 1 s for every other mode (cyclic tracking runs at 1 Hz).
-    static func rateMilliseconds(_ action: ReceiverAction, family: ReceiverFamily) -> Int {
+    static func rateMilliseconds(_ action: ReceiverAction, family: ReceiverProtocols.ReceiverFamily) -> Int {
         guard case .continuous(let rate) = action, rate > 0, rate.isFinite else { return 1000 }
         return family.legalRate(milliseconds: Int((1000 / rate).rounded()))
     }
@@ -106,8 +123,18 @@ public final class ReceiverExecutor {
         }
     }
 
+    /// Reads the receiver's settings once, before the first change.
+    func readOriginalSettings() {
+        guard !settingsRead else { return }
+        settingsRead = true
+        guard let configurable = driver as? any ReceiverConfigurable else { return }
+        do { originalSettings = try configurable.readSettings() } catch { failures.append(error) }
+    }
+
     func setRate(_ milliseconds: Int) {
         guard awake, rateSent != milliseconds else { return }
+        readOriginalSettings()
+        unsaved = true
         rateSent = milliseconds
         attempt { () throws(ReceiverError) in try driver.setRate(milliseconds: milliseconds) }
     }
@@ -116,6 +143,8 @@ public final class ReceiverExecutor {
     func configure(activity: ActivityType?) {
         guard awake else { return }
         if !outputsSent {
+            readOriginalSettings()
+            unsaved = true
             outputsSent = true
             if binaryOutput != .binary { attempt { () throws(ReceiverError) in try driver.setOutputs(outputs) } }
             if binaryOutput != .nmea { attempt { () throws(ReceiverError) in try driver.setBinaryOutput(binaryOutput) } }
@@ -123,6 +152,9 @@ public final class ReceiverExecutor {
         if let activity, !dynamicModelUnsupported {
             let model = Self.dynamicModel(for: activity)
             if dynamicModelSent != model {
+                readOriginalSettings()
+                unsaved = true
+                modelChanged = true
                 dynamicModelSent = model
                 do { try driver.setDynamicModel(model) } catch {
                     if case .unsupported = error { dynamicModelUnsupported = true } else { failures.append(error) }
@@ -186,5 +218,37 @@ public final class ReceiverExecutor {
         }
         configure(activity: decision.activity)
         setRate(rate)
+        if configMode == .persist && unsaved && awake { saveSettings() }
+    }
+
+    /// `persist`: saves the settings sent so far to the receiver's non-volatile memory and reads
+    /// them back (families that cannot report a failure, once).
+    func saveSettings() {
+        unsaved = false
+        guard let configurable = driver as? any ReceiverConfigurable else {
+            failures.append(.unsupported(family: driver.family, operation: "save its settings"))
+            return
+        }
+        let expected = ReceiverSettingsSnapshot(rateMilliseconds: rateSent, outputs: binaryOutput == .binary ? nil : outputs,
+                                                dynamicModel: nil)
+        do { try configurable.saveSettings(expected: expected) } catch { failures.append(error) }
+    }
+
+    /// `ram`: puts the settings read before the first change back (waking the receiver first).
+    /// Returns whether anything was restored.
+    @discardableResult
+    public func restoreSettings() -> Bool {
+        guard configMode == .ram, settingsRead, let original = originalSettings,
+              let configurable = driver as? any ReceiverConfigurable else { return false }
+        wake()
+        if cyclic {
+            attempt { () throws(ReceiverError) in try driver.setCyclicTracking(false) }
+            cyclic = false
+        }
+        attempt { () throws(ReceiverError) in try configurable.restore(original, modelChanged: modelChanged) }
+        configurationLost()
+        settingsRead = false
+        modelChanged = false
+        return true
     }
 }

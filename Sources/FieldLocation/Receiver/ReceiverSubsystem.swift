@@ -122,12 +122,15 @@ final class ReceiverSubsystem {
             portProblem = "receiver control lines: \(error)"
             lines = ReceiverLines()
         }
+        // Passive: no driver, so not a byte is written (no identification, settings or power commands).
+        if board.receiver?.configMode == .passive { return nil }
         guard let driver = ReceiverBringUp.driver(for: board, port: port, lines: lines) else { return nil }
         if let channel = (driver as? UBloxDriver)?.channel ?? (driver as? MediaTekDriver)?.channel ?? (driver as? CASICDriver)?.channel {
             channel.passThrough = { [weak self] bytes in self?.passed += bytes }
         }
         let executor = ReceiverExecutor(driver: driver, clock: clock, awake: awake)
         executor.binaryOutput = BinaryOutputMode(rawValue: board.receiver?.output.rawValue ?? "") ?? .nmea
+        executor.configMode = board.receiver?.configMode ?? .ram
         return executor
     }
 
@@ -207,6 +210,8 @@ final class ReceiverSubsystem {
 
     /// Puts the receiver in `idle`'s state and closes the port.
     func shutdown(idle: PowerDecision) {
+        // `ram`: the settings read before the first change go back before the receiver idles.
+        if port != nil { executor?.restoreSettings() }
         executor?.apply(idle, lastFix: lastFixAt, ephemerisFresh: true)
         closePort()
     }
