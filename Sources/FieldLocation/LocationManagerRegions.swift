@@ -17,3 +17,11 @@ extension LocationManager {
         startMonitoring(for: region)
     }
 }
+
+/// What ``LocationEngine/regionActivity(_:)`` yields: a region event, or a region's expiry.
+public enum RegionActivity: Sendable, Hashable {
+    /// Enter, exit, dwell or determined.
+    case event(RegionEvent)
+    /// The region lapsed and is no longer monitored.
+    case expired(CircularRegion)
+}

@@ -87,8 +87,8 @@ extension FieldLoc {
                 let monitor = try options.load()
                 for entry in monitor.entries.values.sorted(by: { $0.region.identifier < $1.region.identifier }) {
                     let r = entry.region
+                    let expiry = entry.expiryDate.map { ",\"expiresAt\":\($0)" } ?? ""
                     if let polygon = r.polygon {
-                        let expiry = entry.expiryDate.map { ",\"expiresAt\":\($0)" } ?? ""
                         if json {
                             print("{\"identifier\":\(JSONText.quote(r.identifier)),\"polygon\":\(JSONText.quote(polygon.text)),\"lat\":\(r.latitude),\"lon\":\(r.longitude),\"radius\":\(r.radius),\"state\":\"\(entry.state.rawValue)\"\(expiry)}")
                         } else {
@@ -97,7 +97,7 @@ extension FieldLoc {
                         continue
                     }
                     if json {
-                        print("{\"identifier\":\(JSONText.quote(r.identifier)),\"lat\":\(r.latitude),\"lon\":\(r.longitude),\"radius\":\(r.radius),\"state\":\"\(entry.state.rawValue)\"}")
+                        print("{\"identifier\":\(JSONText.quote(r.identifier)),\"lat\":\(r.latitude),\"lon\":\(r.longitude),\"radius\":\(r.radius),\"state\":\"\(entry.state.rawValue)\"\(expiry)}")
                     } else {
                         print("\(r.identifier)\t\(r.latitude)\t\(r.longitude)\t\(r.radius) m\t\(entry.state.rawValue)")
                     }

@@ -117,4 +117,33 @@ private func squareAround(_ centre: Trajectory.Point, half: Double) -> RegionPol
         #expect(recorder.log.contains("determined r0 inside"))
         #expect(recorder.log.filter { $0.hasPrefix("determined") }.count == 500)
     }
+
+    @Test func expiryTextTakesDurationsAndDates() throws {
+        #expect(try RegionExpiryText.parse("2h", now: 1000) == 8200)
+        #expect(try RegionExpiryText.parse("45m", now: 0) == 2700)
+        #expect(try RegionExpiryText.parse("7d", now: 0) == 604_800)
+        #expect(try RegionExpiryText.parse("90", now: 10) == 100)
+        #expect(try RegionExpiryText.parse("2026-12-01T00:00:00Z", now: 0) == 1_796_083_200)
+        #expect(try RegionExpiryText.parse("2026-12-01T01:00:00.5+01:00", now: 0) == 1_796_083_200.5)
+        #expect(throws: RegionExpiryText.ParseError.self) { try RegionExpiryText.parse("-2h", now: 0) }
+        #expect(throws: RegionExpiryText.ParseError.self) { try RegionExpiryText.parse("2026-12-01", now: 0) }
+    }
+
+    @Test func theAsyncSequenceEndsAPolygonWithItsExpiry() async throws {
+        let (engine, _, track) = try simEngine([.init(duration: 600, speed: 1.4, course: 90), .init(duration: 60, speed: 0, course: 90)])
+        var region = CircularRegion(identifier: "plot", polygon: squareAround(track.at(300), half: 80))
+        region.expiresAfter = 500
+        let activity = try engine.regionActivity([region])
+        engine.advance(by: .seconds(660))
+        var seen: [String] = []
+        for await a in activity {
+            switch a {
+            case .event(let e): seen.append(e.kind.name)
+            case .expired(let r): seen.append("expired \(r.identifier)")
+            }
+            if seen.count == 4 { break }
+        }
+        #expect(seen == ["determined", "enter", "exit", "expired plot"])
+    }
 }
+
