@@ -55,7 +55,9 @@ import Foundation
 /// `{"identifier","latitude","longitude","radius","notifyOnEntry","notifyOnExit","dwellTime"?}`, and
 /// optionally `polygon` (`{"vertices":[[lat,lon],…],"holes"?:[[[lat,lon],…],…]}`: a polygon region,
 /// the circle then being its bounding cap), `expiresAfter` (seconds from when monitoring starts) and
-/// `expiresAt` (UTC seconds since 1970). A daemon without polygons ignores those keys.
+/// `expiresAt` (UTC seconds since 1970). A daemon built before these keys ignores them: it would
+/// monitor a polygon's bounding circle, without expiry (the `record` op is what tells them apart:
+/// such a daemon answers it with `invalidArgument`).
 ///
 /// **Replies**: `{"type":"reply","id":7,"ok":true,…}` or
 /// `{"type":"reply","id":7,"ok":false,"error":{"code":"denied","message":"…"}}`. Error codes are
