@@ -109,6 +109,12 @@ public struct RegionMonitor: Sendable {
     /// counts from the first ``restarted(now:wallClock:)``. Returns why it was refused, or `nil`.
     public mutating func add(_ region: CircularRegion, now: Double? = nil, wallClock: Double? = nil) -> String? {
         if let problem = region.validate() { return problem }
+        var region = region
+        if let polygon = region.polygon {
+            // The bounding cap always follows the outline (a hand-written file may say otherwise).
+            let cap = CircularRegion(identifier: region.identifier, polygon: polygon)
+            (region.latitude, region.longitude, region.radius) = (cap.latitude, cap.longitude, cap.radius)
+        }
         if slotOf[region.identifier] == nil && slots.count >= capacity {
             return "region \(region.identifier): already monitoring \(capacity) regions, the most allowed (RegionMonitor.capacity)"
         }
