@@ -73,6 +73,17 @@ let package = Package(
             path: "Benchmarks/BluetoothHCIBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Issue 21: one fix against 10,000 regions, through the grid index and the linear scan, with the malloc counter.
+        .executableTarget(
+            name: "RegionBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "LocationServices", package: "main"),
+                .product(name: "HardwareInterfaces", package: "main"),
+            ],
+            path: "Benchmarks/RegionBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -188,6 +188,23 @@ extension LocationProvider {
         }, map: { event in if case .region(let r) = event { return r } else { return nil } })
     }
 
+    /// Region events and expiries for `regions` (not persisted): as ``regionEvents(_:)``, plus
+    /// `.expired` when a region's `expiresAfter` or `expiresAt` lapses on the engine's clock.
+    public func regionActivity(_ regions: [CircularRegion]) throws(LocationError) -> EngineSequence<RegionActivity> {
+        for region in regions {
+            if let problem = region.validate() { throw .regionMonitoringFailure(region: region.identifier, reason: problem) }
+        }
+        return sequence("regions", configure: { id in
+            for region in regions { _ = startMonitoring(id, region) }
+        }, map: { event in
+            switch event {
+            case .region(let r): return .event(r)
+            case .regionExpired(let r): return .expired(r)
+            default: return nil
+            }
+        })
+    }
+
     /// Visits (arrivals and departures) as an async sequence.
     public func visits() -> EngineSequence<Visit> {
         sequence("visits", configure: { id in update(id) { $0.visits = true } },

@@ -34,6 +34,8 @@ public protocol LocationManagerDelegate: AnyObject, Sendable {
     func locationManager(_ manager: LocationManager, didDwellIn region: CircularRegion, location: Location)
     /// A region's state was determined (monitoring started, or `requestState(for:)`).
     func locationManager(_ manager: LocationManager, didDetermineState state: RegionState, for region: CircularRegion)
+    /// A region lapsed (its expiration) and is no longer monitored.
+    func locationManager(_ manager: LocationManager, didExpire region: CircularRegion)
     /// A region cannot be monitored.
     func locationManager(_ manager: LocationManager, monitoringDidFailFor region: CircularRegion?, withError error: LocationError)
     /// A visit: an arrival (`departedAt == nil`) or a departure.
@@ -65,6 +67,7 @@ extension LocationManagerDelegate {
     public func locationManager(_ manager: LocationManager, didDwellIn region: CircularRegion, location: Location) {}
     public func locationManager(_ manager: LocationManager, didDetermineState state: RegionState, for region: CircularRegion) {}
     public func locationManager(_ manager: LocationManager, monitoringDidFailFor region: CircularRegion?, withError error: LocationError) {}
+    public func locationManager(_ manager: LocationManager, didExpire region: CircularRegion) {}
     public func locationManager(_ manager: LocationManager, didVisit visit: Visit) {}
     public func locationManager(_ manager: LocationManager, didFinishDeferredUpdatesWithError error: LocationError?) {}
     public func locationManagerDidChangeAuthorization(_ manager: LocationManager) {}
@@ -189,6 +192,7 @@ public final class LocationManager: @unchecked Sendable {
             case .dwell: dispatch { $0.locationManager($1, didDwellIn: r.region, location: r.location) }
             case .determined(let s): dispatch { $0.locationManager($1, didDetermineState: s, for: r.region) }
             }
+        case .regionExpired(let region): dispatch { $0.locationManager($1, didExpire: region) }
         }
     }
 

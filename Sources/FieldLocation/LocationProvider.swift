@@ -83,6 +83,8 @@ public protocol LocationProvider: AnyObject, Sendable {
     func monitoredRegions(_ id: Int) -> [CircularRegion]
     /// The state of a client's region.
     func state(_ id: Int, of identifier: String) -> RegionState
+    /// A client's region's last event and its time (`nil` when none; the default answers `nil`).
+    func record(_ id: Int, for identifier: String) -> RegionRecord?
 
     /// What a client of a manager configured with `policy` is granted.
     func authorization(policy: AccessPolicy) -> ProviderAuthorization

@@ -224,6 +224,15 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
         return reply.state.flatMap(RegionState.init(rawValue:)) ?? .unknown
     }
 
+    /// A region's last event and its time as the daemon keeps it (`nil` when none or when it cannot be asked).
+    public func record(_ id: Int, for identifier: String) -> RegionRecord? {
+        if core.refusal(id) != nil { return nil }
+        var request = ClientRequest(op: "record", client: id)
+        request.identifier = identifier
+        guard case .success(let reply) = core.call(request) else { return nil }
+        return reply.record
+    }
+
     /// The daemon's grant, restricted further by `policy`'s default status and accuracy.
     public func authorization(policy: AccessPolicy) -> ProviderAuthorization {
         let local = policy.defaultStatus

@@ -99,6 +99,10 @@ extension ClientSocketConnection {
             let (_, c) = try client(request)
             guard let identifier = request.identifier else { throw .invalidArgument("state: missing key 'identifier'") }
             reply.state = engine.state(c.engineID, of: identifier).rawValue
+        case "record":
+            let (_, c) = try client(request)
+            guard let identifier = request.identifier else { throw .invalidArgument("record: missing key 'identifier'") }
+            reply.record = engine.record(c.engineID, for: identifier)
         case "fullAccuracy":
             let (id, c) = try client(request)
             guard let key = request.purpose, hub.configuration.currentPolicy.purposes[key] != nil else {

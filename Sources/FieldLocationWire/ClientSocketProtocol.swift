@@ -41,6 +41,7 @@ import Foundation
 /// | `unmonitor` | `client`, `identifier` | — or an error |
 /// | `regions` | `client` | `regions` |
 /// | `state` | `client`, `identifier` | `state`: `unknown`, `inside`, `outside` |
+/// | `record` | `client`, `identifier` | `record`? (the region's last event: `{"identifier","lastEvent","state","time"?,"receivedAt"}`) |
 /// | `fullAccuracy` | `client`, `purpose` | — or an error (`invalidArgument`: the key is not declared) |
 /// | `last` | `client`? | `location`?, `heading`? (the engine's last values) |
 /// | `unregister` | `client` | — |
@@ -51,7 +52,12 @@ import Foundation
 /// `maximumAge`, `updatingHeading`, `headingFilter`?, `headingOrientation` (`forward`, `right`,
 /// `backward`, `left`), `significantChanges`, `visits`, `reducedAccuracy`, `deferral`?
 /// (`{"distance":…,"timeout":…}`), `batchingMaximumDelay`?. A region is
-/// `{"identifier","latitude","longitude","radius","notifyOnEntry","notifyOnExit","dwellTime"?}`.
+/// `{"identifier","latitude","longitude","radius","notifyOnEntry","notifyOnExit","dwellTime"?}`, and
+/// optionally `polygon` (`{"vertices":[[lat,lon],…],"holes"?:[[[lat,lon],…],…]}`: a polygon region,
+/// the circle then being its bounding cap), `expiresAfter` (seconds from when monitoring starts) and
+/// `expiresAt` (UTC seconds since 1970). A daemon built before these keys ignores them: it would
+/// monitor a polygon's bounding circle, without expiry (the `record` op is what tells them apart:
+/// such a daemon answers it with `invalidArgument`).
 ///
 /// **Replies**: `{"type":"reply","id":7,"ok":true,…}` or
 /// `{"type":"reply","id":7,"ok":false,"error":{"code":"denied","message":"…"}}`. Error codes are
@@ -68,6 +74,7 @@ import Foundation
 /// oldest first; a batch longer than ``locationsPerEvent`` is split over several events, all but the
 /// last with `"continues":true`, and is one delivery), `paused`, `resumed`, `heading` (`heading`),
 /// `region` (`region`: `{"kind":"enter"|"exit"|"dwell"|"determined","state"?,"region","location"}`),
+/// `regionExpired` (`region`: the region that lapsed and is no longer monitored),
 /// `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`), `authorization`
 /// (`authorization`: `{"status","accuracy","reason"?}`, sent to each client when a reloaded access
 /// policy changed the connection's grant).
@@ -110,5 +117,5 @@ public enum ClientSocketProtocol {
     package static let maximumNameLength = 256
     /// The ops a daemon of this version answers.
     package static let operations = ["hello", "register", "services", "request", "monitor", "unmonitor", "regions", "state",
-                             "fullAccuracy", "last", "unregister"]
+                             "fullAccuracy", "record", "last", "unregister"]
 }

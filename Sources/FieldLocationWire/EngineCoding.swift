@@ -184,7 +184,7 @@ extension EngineEvent: Codable {
     private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization }
 
     /// Decodes `{"kind":…}` with the kind's key: `locations` (`locations`), `paused`, `resumed`,
-    /// `heading` (`heading`), `region` (`region`), `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`),
+    /// `heading` (`heading`), `region` (`region`), `regionExpired` (`region`), `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`),
     /// `authorization` (`authorization`).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -201,6 +201,7 @@ extension EngineEvent: Codable {
         case "resumed": self = .resumed
         case "heading": self = .heading(try required(HeadingUpdate.self, .heading))
         case "region": self = .region(try required(RegionEvent.self, .region))
+        case "regionExpired": self = .regionExpired(try required(CircularRegion.self, .region))
         case "visit": self = .visit(try required(Visit.self, .visit))
         case "deferredFinished": self = .deferredFinished(try c.decodeIfPresent(LocationError.self, forKey: .error))
         case "error": self = .error(try required(LocationError.self, .error))
@@ -223,6 +224,9 @@ extension EngineEvent: Codable {
             try c.encode(h, forKey: .heading)
         case .region(let r):
             try c.encode("region", forKey: .kind)
+            try c.encode(r, forKey: .region)
+        case .regionExpired(let r):
+            try c.encode("regionExpired", forKey: .kind)
             try c.encode(r, forKey: .region)
         case .visit(let v):
             try c.encode("visit", forKey: .kind)

@@ -107,6 +107,7 @@ package struct ClientMessage: Codable, Sendable {
     package var problems: [String]?
     package var regions: [CircularRegion]?
     package var state: String?
+    package var record: RegionRecord?
     package var location: Location?
     package var heading: HeadingUpdate?
     // hello (also the reply to the hello op)

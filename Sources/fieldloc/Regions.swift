@@ -34,11 +34,19 @@ extension FieldLoc {
         }
 
         struct Add: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Monitor a circular region.")
+            static let configuration = CommandConfiguration(
+                abstract: "Monitor a circular region (LAT LON RADIUS) or a polygon (--polygon).",
+                discussion: """
+                A polygon's edges are great-circle arcs (geodesics); its vertices are "lat,lon;lat,lon;..." and a '|'
+                starts a hole. --expires takes a duration from now (90s, 45m, 2h, 7d) or an ISO 8601 date with a zone;
+                the region is removed with an expiry event when it lapses.
+                """)
             @Argument(help: "Identifier (replaces a region of the same identifier).") var identifier: String
-            @Argument(help: "Centre latitude, degrees.") var latitude: Double
-            @Argument(help: "Centre longitude, degrees.") var longitude: Double
-            @Argument(help: "Radius, metres.") var radius: Double
+            @Argument(help: "Centre latitude, degrees (a circle).") var latitude: Double?
+            @Argument(help: "Centre longitude, degrees (a circle).") var longitude: Double?
+            @Argument(help: "Radius, metres (a circle).") var radius: Double?
+            @Option(help: "Polygon vertices \"lat,lon;lat,lon;...\" (a '|' starts a hole), instead of a circle.") var polygon: String?
+            @Option(help: "When the region lapses: a duration (2h, 45m, 7d) or an ISO 8601 date.") var expires: String?
             @Option(help: "Seconds inside before a dwell event.") var dwell: Double?
             @Flag(help: "Do not report entries.") var noEntry = false
             @Flag(help: "Do not report exits.") var noExit = false
@@ -46,9 +54,25 @@ extension FieldLoc {
 
             func run() throws {
                 var monitor = try options.load()
-                let region = CircularRegion(identifier: identifier, latitude: latitude, longitude: longitude, radius: radius,
+                var region: CircularRegion
+                if let polygon {
+                    guard latitude == nil else { throw ValidationError("give either LAT LON RADIUS or --polygon, not both") }
+                    let outline: RegionPolygon
+                    do { outline = try RegionPolygon(parsing: polygon) } catch { throw ValidationError("--polygon: \(error)") }
+                    region = CircularRegion(identifier: identifier, polygon: outline,
                                             notifyOnEntry: !noEntry, notifyOnExit: !noExit, dwellTime: dwell)
-                if let problem = monitor.add(region) { throw ValidationError(problem) }
+                } else {
+                    guard let latitude, let longitude, let radius else {
+                        throw ValidationError("a circle needs LAT LON RADIUS (or give --polygon)")
+                    }
+                    region = CircularRegion(identifier: identifier, latitude: latitude, longitude: longitude, radius: radius,
+                                            notifyOnEntry: !noEntry, notifyOnExit: !noExit, dwellTime: dwell)
+                }
+                let now = Date().timeIntervalSince1970
+                if let expires {
+                    do { region.expiresAt = try RegionExpiryText.parse(expires, now: now) } catch { throw ValidationError(error.description) }
+                }
+                if let problem = monitor.add(region, wallClock: now) { throw ValidationError(problem) }
                 try options.save(monitor)
                 print("monitoring \(region) for \(options.client) (\(options.path))")
             }
@@ -63,8 +87,17 @@ extension FieldLoc {
                 let monitor = try options.load()
                 for entry in monitor.entries.values.sorted(by: { $0.region.identifier < $1.region.identifier }) {
                     let r = entry.region
+                    let expiry = entry.expiryDate.map { ",\"expiresAt\":\($0)" } ?? ""
+                    if let polygon = r.polygon {
+                        if json {
+                            print("{\"identifier\":\(JSONText.quote(r.identifier)),\"polygon\":\(JSONText.quote(polygon.text)),\"lat\":\(r.latitude),\"lon\":\(r.longitude),\"radius\":\(r.radius),\"state\":\"\(entry.state.rawValue)\"\(expiry)}")
+                        } else {
+                            print("\(r.identifier)\tpolygon \(polygon.vertices.count) vertices\t\(polygon.text)\t\(entry.state.rawValue)")
+                        }
+                        continue
+                    }
                     if json {
-                        print("{\"identifier\":\(JSONText.quote(r.identifier)),\"lat\":\(r.latitude),\"lon\":\(r.longitude),\"radius\":\(r.radius),\"state\":\"\(entry.state.rawValue)\"}")
+                        print("{\"identifier\":\(JSONText.quote(r.identifier)),\"lat\":\(r.latitude),\"lon\":\(r.longitude),\"radius\":\(r.radius),\"state\":\"\(entry.state.rawValue)\"\(expiry)}")
                     } else {
                         print("\(r.identifier)\t\(r.latitude)\t\(r.longitude)\t\(r.radius) m\t\(entry.state.rawValue)")
                     }

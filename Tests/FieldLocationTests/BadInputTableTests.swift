@@ -84,6 +84,18 @@ let badInputs: [BadInput] = [
     BadInput(kind: "regions file", name: "negative radius", attempt: {
         regionsFileError(#"{"version":1,"regions":[{"region":{"identifier":"a","latitude":1,"longitude":2,"radius":-5,"notifyOnEntry":true,"notifyOnExit":true},"state":"unknown","dwellReported":false}]}"#)
     }, mustMention: ["regions.json", "radius -5"]),
+    BadInput(kind: "regions file", name: "polygon with crossing edges", attempt: {
+        regionsFileError("{\"version\":1,\"regions\":[\n{\"region\":{\"identifier\":\"bow\",\"latitude\":0,\"longitude\":0,\"radius\":0,\"notifyOnEntry\":true,\"notifyOnExit\":true,\n\"polygon\":{\"vertices\":[[47,8],[47.001,8.001],[47.001,8],[47,8.001]]}},\"state\":\"unknown\",\"dwellReported\":false}]}")
+    }, mustMention: ["regions.json", "line 2", "regions.0.region", "crosses"]),
+    BadInput(kind: "regions file", name: "polygon vertex of one number", attempt: {
+        regionsFileError(#"{"version":1,"regions":[{"region":{"identifier":"p","latitude":0,"longitude":0,"radius":0,"notifyOnEntry":true,"notifyOnExit":true,"polygon":{"vertices":[[47,8],[47.001],[47.001,8]]}},"state":"unknown","dwellReported":false}]}"#)
+    }, mustMention: ["regions.json", "polygon.vertices"]),
+    BadInput(kind: "command-line argument", name: "--expires tomorrow", attempt: {
+        do { _ = try RegionExpiryText.parse("tomorrow", now: 0); return nil } catch { return "\(error)" }
+    }, mustMention: ["--expires", "tomorrow"]),
+    BadInput(kind: "command-line argument", name: "--polygon vertex without longitude", attempt: {
+        do { _ = try RegionPolygon(parsing: "47,8;47.001;47.001,8.001"); return nil } catch { return "\(error)" }
+    }, mustMention: ["byte 5", "47.001"]),
     BadInput(kind: "regions file", name: "future version", attempt: { regionsFileError(#"{"version":2,"regions":[]}"#) }, mustMention: ["regions.json", "version 2"]),
     // API arguments.
     BadInput(kind: "API argument", name: "negative distance filter", attempt: { argumentError(LocationRequest(distanceFilter: -1)) }, mustMention: ["distanceFilter -1"]),

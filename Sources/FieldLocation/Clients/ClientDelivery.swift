@@ -34,8 +34,8 @@ extension ClientRegistry {
                     out.append(ClientDemand(client: name + " (significant changes)", desiredAccuracy: .hundredMeters,
                                             activity: s.activityType, significantChangesOnly: true))
                 }
-                if !c.regions.entries.isEmpty {
-                    let smallest = c.regions.regions.map(\.radius).min() ?? 1000
+                if !c.regions.isEmpty {
+                    let smallest = c.regions.smallestRadius ?? 1000
                     out.append(ClientDemand(client: name + " (regions)", desiredAccuracy: smallest < 300 ? .nearestTenMeters : .hundredMeters,
                                             distanceFilter: max(10, smallest / 2), activity: s.activityType))
                 }
@@ -111,10 +111,10 @@ extension ClientRegistry {
                 if s.visits, let visit = c.visitDetector.update(location) {
                     out.append((c.sink, .visit(visit)))
                 }
-                if !c.regions.entries.isEmpty {
-                    let before = c.regions.entries.mapValues(\.state)
+                if !c.regions.isEmpty {
+                    let before = c.regions.revision
                     for event in c.regions.update(location) { out.append((c.sink, .region(event))) }
-                    if let file = c.regionFile, before != c.regions.entries.mapValues(\.state) { saves.append((c.regions, file)) }
+                    if let file = c.regionFile, before != c.regions.revision { saves.append((c.regions, file)) }
                 }
             }
         }

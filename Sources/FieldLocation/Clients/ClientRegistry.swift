@@ -48,12 +48,18 @@ final class ClientRegistry: @unchecked Sendable {
     private var observers: [Int: @Sendable (EngineObservation) -> Void] = [:]
     private var nextID = 1
 
-    init(stateDirectory: String?) { self.stateDirectory = stateDirectory }
+    /// UTC seconds since 1970, for region expiry dates (the monotonic clock places the deadlines).
+    let wallClock: @Sendable () -> Double
+
+    init(stateDirectory: String?, wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.stateDirectory = stateDirectory
+        self.wallClock = wallClock
+    }
 
     // MARK: registration
 
     /// Registers a client; with a `persistentName` its regions are loaded from the state folder.
-    func register(name: String, persistentName: String?, sink: @escaping Sink) -> (id: Int, problems: [String]) {
+    func register(name: String, persistentName: String?, now: MonotonicInstant = .zero, sink: @escaping Sink) -> (id: Int, problems: [String]) {
         var problems: [String] = []
         var monitor = RegionMonitor()
         var file: String? = nil
@@ -62,7 +68,7 @@ final class ClientRegistry: @unchecked Sendable {
             file = path
             do {
                 monitor = try RegionStore.load(path) ?? RegionMonitor()
-                monitor.restarted()
+                monitor.restarted(now: now.seconds, wallClock: wallClock())
             } catch {
                 problems.append(error.description)
             }
@@ -159,10 +165,11 @@ final class ClientRegistry: @unchecked Sendable {
     // MARK: regions
 
     /// Starts monitoring a region for a client; returns why not, or `nil`.
-    func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError? {
+    func startMonitoring(_ id: Int, _ region: CircularRegion, now: MonotonicInstant = .zero) -> LocationError? {
+        let wall = wallClock()
         let result: (String?, RegionMonitor?, String?) = lock.withLock {
             guard let c = clients[id] else { return ("client gone", nil, nil) }
-            if let problem = c.regions.add(region) { return (problem, nil, nil) }
+            if let problem = c.regions.add(region, now: now.seconds, wallClock: wall) { return (problem, nil, nil) }
             return (nil, c.regions, c.regionFile)
         }
         if let problem = result.0 { return .regionMonitoringFailure(region: region.identifier, reason: problem) }
@@ -194,5 +201,10 @@ final class ClientRegistry: @unchecked Sendable {
     /// The state of a client's region, from the monitor or `fresh`, a recent location.
     func state(_ id: Int, of identifier: String, fresh: Location?) -> RegionState {
         lock.withLock { clients[id]?.regions.state(of: identifier, location: fresh) ?? .unknown }
+    }
+
+    /// A client's region's last event and its time.
+    func record(_ id: Int, for identifier: String) -> RegionRecord? {
+        lock.withLock { clients[id]?.regions.record(for: identifier) }
     }
 }

@@ -35,17 +35,39 @@ public enum RegionStore {
             throw StoreError(path: path, reason: "not a regions file: \(DecodingProblem.describe(error))")
         }
         guard file.version == 1 else { throw StoreError(path: path, reason: "version \(file.version) is not 1") }
-        for entry in file.regions {
-            if let problem = entry.region.validate() { throw StoreError(path: path, reason: problem) }
+        for (i, entry) in file.regions.enumerated() {
+            if let problem = entry.region.validate() {
+                let line = lineOf(identifier: entry.region.identifier, in: data).map { "line \($0), " } ?? ""
+                throw StoreError(path: path, reason: "\(line)key 'regions.\(i).region': \(problem)")
+            }
         }
         return RegionMonitor(entries: file.regions)
+    }
+
+    /// The line (from 1) of the first `"identifier"` key holding `identifier` in a JSON file.
+    static func lineOf(identifier: String, in data: Data) -> Int? {
+        guard let quoted = try? JSONEncoder().encode(identifier) else { return nil }
+        let bytes = [UInt8](data), needle = [UInt8](quoted)
+        let key = Array("\"identifier\"".utf8)
+        var i = 0
+        while i + key.count <= bytes.count {
+            if bytes[i] == key[0], Array(bytes[i..<(i + key.count)]) == key {
+                var j = i + key.count
+                while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x3A || bytes[j] == 0x0A || bytes[j] == 0x09 { j += 1 }
+                if j + needle.count <= bytes.count, Array(bytes[j..<(j + needle.count)]) == needle {
+                    return 1 + bytes[..<i].lazy.filter { $0 == 0x0A }.count
+                }
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// Saves a monitor's regions atomically.
     public static func save(_ monitor: RegionMonitor, to path: String) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let entries = monitor.entries.values.sorted { $0.region.identifier < $1.region.identifier }
+        let entries = monitor.sortedEntries
         let data: Data
         do { data = try encoder.encode(File(regions: entries)) } catch {
             throw StoreError(path: path, reason: "cannot encode: \(error)")

@@ -163,6 +163,7 @@ extension LocationEngine {
         publishCounters()
         registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving,
                               expectedPeriod: decision.receiver.expectedFixPeriod)
+        registry.expireRegions(records, at: now)
     }
 
     private func readReceiver(until deadline: MonotonicInstant) {

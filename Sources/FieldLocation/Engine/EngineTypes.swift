@@ -66,6 +66,8 @@ public enum EngineEvent: Sendable {
     case heading(HeadingUpdate)
     /// A region event.
     case region(RegionEvent)
+    /// A region lapsed (its `expiresAfter` or `expiresAt`) and is no longer monitored.
+    case regionExpired(CircularRegion)
     /// A visit arrival (no departure yet) or departure.
     case visit(Visit)
     /// A deferral ended (nil error) or failed.

@@ -177,7 +177,7 @@ public final class LocationEngine: @unchecked Sendable {
     /// With a `persistentName`, the client's regions are loaded from and saved to the state folder.
     public func register(name: String, persistentName: String? = nil,
                          sink: @escaping @Sendable (EngineEvent) -> Void) -> (id: Int, problems: [String]) {
-        registry.register(name: name, persistentName: persistentName, sink: sink)
+        registry.register(name: name, persistentName: persistentName, now: clock.now(), sink: sink)
     }
 
     /// Adds an observer of everything the engine sees (no demand: pair it with a client to keep
@@ -200,7 +200,9 @@ public final class LocationEngine: @unchecked Sendable {
     public func requestLocation(_ id: Int, timeout: Duration) { registry.requestLocation(id, now: clock.now(), timeout: timeout) }
 
     /// Starts monitoring a region for a client; returns why not, or `nil`.
-    public func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError? { registry.startMonitoring(id, region) }
+    public func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError? {
+        registry.startMonitoring(id, region, now: clock.now())
+    }
 
     /// Stops monitoring a region; returns a storage error, if any.
     public func stopMonitoring(_ id: Int, identifier: String) -> LocationError? { registry.stopMonitoring(id, identifier: identifier) }
@@ -214,6 +216,9 @@ public final class LocationEngine: @unchecked Sendable {
         let fresh = lastLocation.flatMap { $0.age(at: now) <= 30 ? $0 : nil }
         return registry.state(id, of: identifier, fresh: fresh)
     }
+
+    /// A client's region's last event and its time (CLMonitor's record), `nil` when none.
+    public func record(_ id: Int, for identifier: String) -> RegionRecord? { registry.record(id, for: identifier) }
 
     // MARK: queries
 
