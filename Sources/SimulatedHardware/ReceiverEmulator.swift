@@ -56,6 +56,9 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var lastError = (north: 0.0, east: 0.0, accuracy: 0.0)
         var altitude = 12.0
         var geoidSeparation = 47.0
+        /// The receiver's UTC (nanoseconds since 1970) at a manual-clock instant, when it follows a
+        /// given clock (``setUTC(_:at:)``); `nil`: its own calendar, 2026-05-01 from 12:00 at `start`.
+        var utcAnchor: (instant: MonotonicInstant, utc: Int64)?
     }
 
     let state: Mutex<State>
@@ -84,6 +87,19 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     public func addSkyOutage(from start: Double, seconds: Double) {
         guard start.isFinite, seconds.isFinite, seconds > 0 else { return }
         state.withLock { $0.skyOutages.append((start, start + seconds)) }
+    }
+
+    /// Runs the receiver's clock on UTC: at `instant` of the manual clock its UTC is `utcNanoseconds`
+    /// (nanoseconds since 1970), and it advances with the manual clock from there, dates included.
+    /// The next epoch moves to the next whole UTC second, so sentences name whole seconds as a real
+    /// receiver's do. Used to run the simulated receiver on the system clock plus an offset
+    /// (`fieldlocd --sim-time-offset`); without it the receiver keeps its own calendar (a fixed 2026 date).
+    public func setUTC(_ utcNanoseconds: Int64, at instant: MonotonicInstant) {
+        state.withLock { s in
+            s.utcAnchor = (instant, utcNanoseconds)
+            let intoSecond = ((utcNanoseconds % 1_000_000_000) + 1_000_000_000) % 1_000_000_000
+            s.nextEpoch = instant.advanced(by: .nanoseconds(1_000_000_000 - intoSecond))
+        }
     }
 
     /// The receiver's charge per state so far (mAh), for energy accounting.
@@ -202,10 +218,26 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         let earth = 6_371_008.8
         let lat = truth.latitude + s.lastError.north / earth * 180 / Double.pi
         let lon = truth.longitude + s.lastError.east / (earth * Double.cos(truth.latitude * Double.pi / 180)) * 180 / Double.pi
-        let secondsOfDay = (43_200 + seconds).truncatingRemainder(dividingBy: 86_400)
+        var secondsOfDay = (43_200 + seconds).truncatingRemainder(dividingBy: 86_400)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let whole = Int(secondsOfDay)
-        let hundredths = Int(((secondsOfDay - Double(whole)) * 100).rounded()) % 100
+        var whole = Int(secondsOfDay)
+        var hundredths = Int(((secondsOfDay - Double(whole)) * 100).rounded()) % 100
+        var dateText = "010526"
+        var days: Int?
+        if let anchor = s.utcAnchor {
+            // On a given clock: the date and time of day from UTC itself (hundredths truncated, as receivers do).
+            let utc = anchor.utc + (instant >= anchor.instant ? Int64((instant - anchor.instant).nanosecondsClamped)
+                                                               : -Int64((anchor.instant - instant).nanosecondsClamped))
+            let milliseconds = utc.floorDiv(1_000_000)
+            let day = milliseconds.floorDiv(86_400_000)
+            let millisecondOfDay = milliseconds - day * 86_400_000
+            whole = Int(millisecondOfDay / 1000)
+            hundredths = Int(millisecondOfDay % 1000 / 10)
+            secondsOfDay = Double(millisecondOfDay) / 1000
+            days = Int(day)
+            let date = CalendarDate(daysSinceEpoch: Int(day))
+            dateText = two(date.day) + two(date.month) + two(date.year % 100)
+        }
         let time = two(whole / 3600) + two(whole / 60 % 60) + two(whole % 60) + "." + two(hundredths)
         func angle(_ value: Double, _ digits: Int) -> String {
             let a = abs(value)
@@ -241,12 +273,13 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             out += sentence("\(talker)GST,\(time),\(fmt(sigma)),\(fmt(sigma)),\(fmt(sigma)),0.0,\(fmt(sigma)),\(fmt(sigma)),\(fmt(sigma * 1.5))")
         }
         if s.outputs.contains("RMC") {
-            out += sentence("\(talker)RMC,\(time),\(hasFix ? "A" : "V"),\(latText),\(lonText),\(fmt(truth.speed / 0.514444)),\(fmt(truth.course)),010526,,,\(hasFix ? "A" : "N")")
+            out += sentence("\(talker)RMC,\(time),\(hasFix ? "A" : "V"),\(latText),\(lonText),\(fmt(truth.speed / 0.514444)),\(fmt(truth.course)),\(dateText),,,\(hasFix ? "A" : "N")")
         }
         out += binaryFrames(s, BinaryEpoch(hasFix: hasFix, latitude: lat, longitude: lon, altitudeMSL: s.altitude,
                                            geoidSeparation: s.geoidSeparation, speed: truth.speed, course: truth.course,
                                            secondsOfDay: secondsOfDay, accuracy: s.lastError.accuracy / 2.45 * 2.0.squareRoot(),
-                                           runTime: UInt32(truncatingIfNeeded: Int64(seconds * 1000)), epoch: s.epochs))
+                                           runTime: UInt32(truncatingIfNeeded: Int64(seconds * 1000)), epoch: s.epochs,
+                                           daysSinceEpoch: days))
         return out
     }
 
@@ -486,4 +519,12 @@ final class EmulatedPowerLine: GPIOLine, @unchecked Sendable {
         throw HardwareError(.unsupported, device: name, operation: "wait for edge", detail: "the line is an output")
     }
     func release() {}
+}
+
+extension Int64 {
+    /// Division rounding toward minus infinity.
+    fileprivate func floorDiv(_ divisor: Int64) -> Int64 {
+        let q = self / divisor
+        return (self % divisor < 0) ? q - 1 : q
+    }
 }
