@@ -59,7 +59,10 @@ extension FieldLoc {
         /// Prints `count` assert edges of `path`, one line each; exit 1 when one does not come in time.
         func readPulses(_ path: String) throws {
             let device: LinuxPPSDevice
-            do { device = try LinuxPPSDevice(path: path) } catch { throw ValidationError(error.description) }
+            do { device = try LinuxPPSDevice(path: path) } catch {
+                Console.err("fieldloc time: \(error.description)\n")
+                throw ExitCode(1)
+            }
             defer { device.close() }
             print("\(path): capabilities 0x\(String(device.capabilities, radix: 16)), mode 0x\(String(device.mode, radix: 16))")
             let clock = SystemMonotonicClock()
@@ -69,7 +72,7 @@ extension FieldLoc {
                 for index in 1...count {
                     let deadline = clock.now().advanced(by: .nanoseconds(Int64(timeout * 1e9)))
                     guard let event = try device.waitForAssert(after: last?.sequence, deadline: deadline) else {
-                        Console.err("fieldloc time: \(path): no pulse within \(timeout) s (pulse \(index) of \(count))")
+                        Console.err("fieldloc time: \(path): no pulse within \(timeout) s (pulse \(index) of \(count))\n")
                         throw ExitCode(1)
                     }
                     var line = "pulse \(index): \(event)"
@@ -82,7 +85,8 @@ extension FieldLoc {
                     last = event
                 }
             } catch let error as HardwareError {
-                throw ValidationError(error.description)
+                Console.err("fieldloc time: \(error.description)\n")
+                throw ExitCode(1)
             }
         }
     }
