@@ -89,19 +89,6 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         state.withLock { $0.skyOutages.append((start, start + seconds)) }
     }
 
-    /// Runs the receiver's clock on UTC: at `instant` of the manual clock its UTC is `utcNanoseconds`
-    /// (nanoseconds since 1970), and it advances with the manual clock from there, dates included.
-    /// The next epoch moves to the next whole UTC second, so sentences name whole seconds as a real
-    /// receiver's do. Used to run the simulated receiver on the system clock plus an offset
-    /// (`fieldlocd --sim-time-offset`); without it the receiver keeps its own calendar (a fixed 2026 date).
-    public func setUTC(_ utcNanoseconds: Int64, at instant: MonotonicInstant) {
-        state.withLock { s in
-            s.utcAnchor = (instant, utcNanoseconds)
-            let intoSecond = ((utcNanoseconds % 1_000_000_000) + 1_000_000_000) % 1_000_000_000
-            s.nextEpoch = instant.advanced(by: .nanoseconds(1_000_000_000 - intoSecond))
-        }
-    }
-
     /// The receiver's charge per state so far (mAh), for energy accounting.
     public var ledger: EnergyLedger { state.withLock { $0.ledger } }
     /// Its power state now.
@@ -224,19 +211,10 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var hundredths = Int(((secondsOfDay - Double(whole)) * 100).rounded()) % 100
         var dateText = "010526"
         var days: Int?
-        if let anchor = s.utcAnchor {
-            // On a given clock: the date and time of day from UTC itself (hundredths truncated, as receivers do).
-            let utc = anchor.utc + (instant >= anchor.instant ? Int64((instant - anchor.instant).nanosecondsClamped)
-                                                               : -Int64((anchor.instant - instant).nanosecondsClamped))
-            let milliseconds = utc.floorDiv(1_000_000)
-            let day = milliseconds.floorDiv(86_400_000)
-            let millisecondOfDay = milliseconds - day * 86_400_000
-            whole = Int(millisecondOfDay / 1000)
-            hundredths = Int(millisecondOfDay % 1000 / 10)
-            secondsOfDay = Double(millisecondOfDay) / 1000
-            days = Int(day)
-            let date = CalendarDate(daysSinceEpoch: Int(day))
-            dateText = two(date.day) + two(date.month) + two(date.year % 100)
+        if let clock = utcClock(s, at: instant) {
+            (secondsOfDay, whole, hundredths) = (clock.secondsOfDay, clock.whole, clock.hundredths)
+            days = clock.days
+            dateText = two(clock.date.day) + two(clock.date.month) + two(clock.date.year % 100)
         }
         let time = two(whole / 3600) + two(whole / 60 % 60) + two(whole % 60) + "." + two(hundredths)
         func angle(_ value: Double, _ digits: Int) -> String {
@@ -519,12 +497,4 @@ final class EmulatedPowerLine: GPIOLine, @unchecked Sendable {
         throw HardwareError(.unsupported, device: name, operation: "wait for edge", detail: "the line is an output")
     }
     func release() {}
-}
-
-extension Int64 {
-    /// Division rounding toward minus infinity.
-    fileprivate func floorDiv(_ divisor: Int64) -> Int64 {
-        let q = self / divisor
-        return (self % divisor < 0) ? q - 1 : q
-    }
 }
