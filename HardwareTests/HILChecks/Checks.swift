@@ -12,7 +12,7 @@ public enum HILChecks {
     public static let all: [HILCheck] = [
         i2cIdentity, i2cConfiguration, magnetometerData, accelerometerData,
         i2cMissingAddress, i2cMissingBus,
-        gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps, gpioPPSStuck,
+        gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps, gpioPPSStuck, ppsDevice,
         gnssNMEAAndCommand, gnssLineNoise, gnssSilence, gnssUSBUnplug, serialBusy,
         driverLIS3MDL, driverLSM6DSOX, driverLSM6DSOXGyroscope, driverQMC5883L, driverICM20948, driverAK09916,
         driverICM20948Gyroscope, driverMMC5983MA,

@@ -22,6 +22,8 @@ import HardwareInterfaces
 /// | `FIELDLOC_HIL_PPS` | `0` | `1`: a real PPS pulses on the PPS line (receiver has a fix) |
 /// | `FIELDLOC_HIL_STILL` | `1` | `1`: the board lies still (accelerometer reads about 1 g) |
 /// | `FIELDLOC_HIL_USB_TTY` | unset | a USB serial adapter wired to the host simulator, which can unplug it (QEMU guest) |
+/// | `FIELDLOC_HIL_PPS_DEVICE` | unset | a kernel PPS device (`/dev/pps0`) |
+/// | `FIELDLOC_HIL_PPS_TRIGGER_PORT` | unset | the I/O port whose write makes that source pulse (QEMU's parallel control register, 0x37a) |
 public struct HILConfiguration: Sendable, Equatable {
     /// The I2C bus number.
     public var i2cBus: Int
@@ -57,6 +59,10 @@ public struct HILConfiguration: Sendable, Equatable {
     public var still: Bool
     /// A USB serial adapter wired to the host simulator, which unplugs and replugs it on request.
     public var usbTTY: String?
+    /// A kernel PPS device (`/dev/ppsN`).
+    public var ppsDevice: String?
+    /// The I/O port (through `/dev/port`) whose write makes ``ppsDevice`` pulse; `nil`: pulses come by themselves.
+    public var ppsTriggerPort: Int?
 
     /// Creates a configuration with the Raspberry Pi defaults of the table above.
     public init(
@@ -157,6 +163,8 @@ public struct HILConfiguration: Sendable, Equatable {
         if let v = try flag("FIELDLOC_HIL_PPS") { realPPS = v }
         if let v = try flag("FIELDLOC_HIL_STILL") { still = v }
         usbTTY = value("FIELDLOC_HIL_USB_TTY")
+        ppsDevice = value("FIELDLOC_HIL_PPS_DEVICE")
+        ppsTriggerPort = try integer("FIELDLOC_HIL_PPS_TRIGGER_PORT", 0...0xffff)
         if missingBus == i2cBus {
             throw HILConfigurationError(variable: "FIELDLOC_HIL_MISSING_BUS", value: String(missingBus),
                                         expected: "a bus other than FIELDLOC_HIL_I2C_BUS")
@@ -169,7 +177,7 @@ public struct HILConfiguration: Sendable, Equatable {
         "FIELDLOC_HIL_MISSING_BUS", "FIELDLOC_HIL_GPIOCHIP", "FIELDLOC_HIL_ENABLE_LINE", "FIELDLOC_HIL_PPS_LINE",
         "FIELDLOC_HIL_TTY", "FIELDLOC_HIL_BAUD", "FIELDLOC_HIL_GPIO_OBSERVER", "FIELDLOC_HIL_STUB_FIXTURE",
         "FIELDLOC_HIL_GNSS_FIXTURE", "FIELDLOC_HIL_PMTK", "FIELDLOC_HIL_PPS", "FIELDLOC_HIL_STILL",
-        "FIELDLOC_HIL_USB_TTY",
+        "FIELDLOC_HIL_USB_TTY", "FIELDLOC_HIL_PPS_DEVICE", "FIELDLOC_HIL_PPS_TRIGGER_PORT",
     ]
 }
 

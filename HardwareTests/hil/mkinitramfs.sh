@@ -38,8 +38,9 @@ for l in libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 libi2c.so.0 libgpiod.s
 done
 
 # kernel modules + dependencies, resolved with modprobe against the extracted tree
-MODS="configfs i2c-dev i2c-stub gpio-sim xhci-pci ftdi_sio hci_vhci"   # xhci + ftdi_sio: the unpluggable USB serial adapter;
-# hci_vhci (+ bluetooth): /dev/vhci, the virtual HCI controller the Bluetooth scanner check plays
+MODS="configfs i2c-dev i2c-stub gpio-sim xhci-pci ftdi_sio hci_vhci parport_pc pps_parport"   # xhci + ftdi_sio: the unpluggable USB serial adapter;
+# hci_vhci (+ bluetooth): /dev/vhci, the virtual HCI controller the Bluetooth scanner check plays;
+# parport_pc + pps_parport: a kernel PPS source
 MD="$KROOT/lib/modules/$KABI"
 mkdir -p "$ROOT/lib/modules/$KABI"
 for m in $MODS; do

@@ -139,6 +139,7 @@ timeout -k 5 "$TIMEOUT" "${TIMECMD[@]}" qemu-system-x86_64 \
   -kernel "$BOOTKERNEL" -initrd "$RUN/initrd.cpio" -append "$APPEND" \
   -chardev stdio,id=con,signal=off -serial chardev:con \
   -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+  -chardev null,id=ppnull -device isa-parallel,chardev=ppnull,iobase=0x378,irq=7 \
   "${SERIAL1[@]}" "${QEMU_EXTRA[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$LOG" > "$OUTFD"
 QRC=${PIPESTATUS[0]}
 T1=$(date +%s.%N)

@@ -323,6 +323,10 @@ public struct GPIODescription: Sendable, Equatable {
     public var activeLow: Set<GPIOFunction>
     /// Pull resistors for input lines; functions not listed keep the line's bias as it is.
     public var bias: [GPIOFunction: GPIOBias]
+    /// The kernel PPS device of the receiver's pulse (`pps_device = "/dev/pps0"`, from the
+    /// `pps-gpio` overlay or `ldattach PPS`), read through the RFC 2783 ioctls instead of
+    /// ``GPIOFunction/gnssPPS``'s line (the kernel then owns that line).
+    public var ppsDevice: String?
 
     /// Creates a GPIO description.
     public init(chip: String, lines: [GPIOFunction: GPIOLineID], activeLow: Set<GPIOFunction>, bias: [GPIOFunction: GPIOBias]) {

@@ -19,7 +19,7 @@ public enum BoardLoader {
     /// The keys allowed in each `[[sensor]]`.
     public static let sensorKeys = ["chip", "address", "orientation", "data_ready", "gyro", "gnss_course_aid"]
     /// The keys allowed in `[gpio]`: the chip, the line keys, and the per-line attribute lists.
-    public static let gpioKeys = ["chip"] + GPIOFunction.allCases.map(\.rawValue) + ["active_low", "pull_up", "pull_down"]
+    public static let gpioKeys = ["chip"] + GPIOFunction.allCases.map(\.rawValue) + ["active_low", "pull_up", "pull_down", "pps_device"]
     /// The keys allowed in `[setup]`.
     public static let setupKeys = ["notes"]
     /// The keys allowed in `[sim]`.
@@ -324,7 +324,18 @@ public enum BoardLoader {
                 }
             }
         }
-        return GPIODescription(chip: chip, lines: lines, activeLow: activeLow, bias: bias)
+        var description = GPIODescription(chip: chip, lines: lines, activeLow: activeLow, bias: bias)
+        if let device = try section.string("pps_device") {
+            guard device.value.hasPrefix("/dev/"), device.value.count > 5 else {
+                throw section.error("pps_device '\(device.value)' is not a device path such as \"/dev/pps0\"", key: "pps_device", at: device.location)
+            }
+            if lines[.gnssPPS] != nil {
+                throw section.error("pps_device and gnss_pps name two PPS sources: with the pps-gpio overlay the kernel owns the line, so keep pps_device only",
+                                    key: "pps_device", at: device.location)
+            }
+            description.ppsDevice = device.value
+        }
+        return description
     }
 
     private static func readSimulation(_ section: Section) throws(BoardError) -> SimulationDescription {

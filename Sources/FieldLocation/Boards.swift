@@ -33,6 +33,7 @@ public enum BoardResolver {
         if let g = b.gpio {
             let lines = g.lines.keys.sorted().map { "\($0.rawValue)=\(g.lines[$0]!)" }.joined(separator: ", ")
             out += "  gpio       \(g.chip): \(lines)\n"
+            if let device = g.ppsDevice { out += "  pps        \(device) (kernel PPS device, RFC 2783)\n" }
         }
         for note in b.setupNotes { out += "  setup      \(note)\n" }
         return out

@@ -19,6 +19,8 @@ public struct GPSDStatusReader: Sendable {
     private var heading: HeadingUpdate?
     private var headingAt: MonotonicInstant?
     private var ppsAt: MonotonicInstant?
+    private var serialOffset: Double?
+    private var pulseOffset: Double?
     private var errors: [String] = []
     /// Reports read.
     public private(set) var reports = 0
@@ -37,11 +39,24 @@ public struct GPSDStatusReader: Sendable {
         case "TPV": tpv(object, at: now)
         case "SKY": sky(object)
         case "ATT": att(object, at: now)
-        case "PPS", "TOFF": ppsAt = now
+        case "PPS", "TOFF":
+            // real minus clock: the true time of the edge (PPS) or the fix (TOFF) minus the system clock then.
+            if let offset = Self.clockOffset(object) {
+                if kind == "PPS" { pulseOffset = offset; ppsAt = now } else { serialOffset = offset }
+            } else if kind == "PPS" {
+                ppsAt = now
+            }
         case "ERROR":
             if case .string(let m)? = object["message"], errors.count < 5 { errors.append("server: \(m)") }
         default: break
         }
+    }
+
+    /// A TOFF or PPS report's `real_sec.real_nsec` minus `clock_sec.clock_nsec`, seconds.
+    static func clockOffset(_ object: GPSDJSONValue) -> Double? {
+        guard let realSeconds = number(object["real_sec"]), let realNanoseconds = number(object["real_nsec"]),
+              let clockSeconds = number(object["clock_sec"]), let clockNanoseconds = number(object["clock_nsec"]) else { return nil }
+        return (realSeconds - clockSeconds) + (realNanoseconds - clockNanoseconds) / 1e9
     }
 
     static func number(_ v: GPSDJSONValue?) -> Double? {
@@ -162,6 +177,10 @@ public struct GPSDStatusReader: Sendable {
                                       headingAge: headingAt.map { (now - $0).secondsDouble }, calibration: nil, decision: nil,
                                       energy: EnergyLedger(), uptime: uptime, counters: LocationEngine.Counters(), warnings: warnings)
         snapshot.remote = true
+        if serialOffset != nil || pulseOffset != nil {
+            snapshot.time = StatusTime(source: "\(device ?? "the device") as \(source) serves it (TOFF and PPS reports)",
+                                       serialOffset: serialOffset, pulseOffset: pulseOffset)
+        }
         snapshot.pps = ppsAt.map { (now - $0).secondsDouble < 2.5 ? PPSStatus.locked : .missing(seconds: Int((now - $0).secondsDouble), level: nil) } ?? .none
         return snapshot
     }

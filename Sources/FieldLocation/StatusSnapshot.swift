@@ -33,6 +33,8 @@ public struct StatusSnapshot: Sendable {
     public var warnings: [String]
     /// Time quality from the PPS line.
     public var pps: PPSStatus = .none
+    /// The time service's source, offsets and sentence delay, when the readout runs one.
+    public var time: StatusTime?
     /// Read from a daemon's gpsd socket: calibration, power and energy are the daemon's and not shown.
     public var remote = false
 

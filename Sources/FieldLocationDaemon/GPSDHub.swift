@@ -284,9 +284,16 @@ final class GPSDHub: Sendable {
     private func publishPPS(_ sample: PPSSample) {
         let watching = watchers().filter { $0.policy.pps }
         guard !watching.isEmpty else { return }
-        let now = GPSDHub.utcNow()
-        let lag = Int64(max(0, (sample.nmeaArrival - sample.edge).nanosecondsClamped))
-        let clock = UTCTime(nanosecondsSinceEpoch: now.nanosecondsSinceEpoch - lag)
+        // The edge on the system clock as the engine placed it (the same value the time service
+        // sends chrony); on a simulated clock, now less the engine's time from the edge to the fix.
+        let clock: UTCTime
+        if let system = sample.edgeSystemNanoseconds {
+            clock = UTCTime(nanosecondsSinceEpoch: system)
+        } else {
+            let now = GPSDHub.utcNow()
+            let lag = Int64(max(0, (sample.nmeaArrival - sample.edge).nanosecondsClamped))
+            clock = UTCTime(nanosecondsSinceEpoch: now.nanosecondsSinceEpoch - lag)
+        }
         let real = UTCTime(nanosecondsSinceEpoch: sample.utcSecond * 1_000_000_000)
         let report = allocator.buffer(string: GPSDReport.pps(GPSDClockOffset(device: device.path, real: real, clock: clock, precision: -20))
                                       + GPSDReport.lineTerminator)

@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 
 /// A gpsd-protocol client: connects to a server (our daemon, or any gpsd), asks for JSON reports
-/// with `?WATCH={"enable":true,"json":true}` and hands each line to a callback. `fieldloc status`
+/// with `?WATCH={"enable":true,"json":true,"pps":true}` (TOFF and PPS for the time rows) and hands each line to a callback. `fieldloc status`
 /// uses it to show a unit whose hardware a daemon owns.
 public enum GPSDWatchClient {
     /// Why watching stopped.
@@ -54,7 +54,7 @@ public enum GPSDWatchClient {
             throw WatchError.unreachable("\(host):\(port): \(error)")
         }
         try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(ByteBuffer(string: "?WATCH={\"enable\":true,\"json\":true};\n"))
+            try await outbound.write(ByteBuffer(string: "?WATCH={\"enable\":true,\"json\":true,\"pps\":true};\n"))
             let lines = NIOSingleStepByteToMessageProcessor(LineDecoder(maximumLength: maxLine))
             for try await buffer in inbound {
                 var stop = false

@@ -168,12 +168,15 @@ public struct EngineRunner: Service {
     /// Speed of a simulated board.
     public let speed: Double
     private let logger: Logger
+    private let started: (@Sendable (MonotonicInstant) -> Void)?
 
-    /// A runner for `engine`.
-    public init(engine: LocationEngine, speed: Double = 1, logger: Logger = Logger(label: "fieldlocd.engine")) {
+    /// A runner for `engine`; `started` is ``LocationEngine/run(speed:started:)``'s anchor callback.
+    public init(engine: LocationEngine, speed: Double = 1, logger: Logger = Logger(label: "fieldlocd.engine"),
+                started: (@Sendable (MonotonicInstant) -> Void)? = nil) {
         self.engine = engine
         self.speed = speed
         self.logger = logger
+        self.started = started
     }
 
     private final class Finished: Sendable {
@@ -184,8 +187,9 @@ public struct EngineRunner: Service {
         let finished = Finished()
         let engine = self.engine
         let speed = self.speed
+        let started = self.started
         let thread = Thread {
-            engine.run(speed: speed)
+            engine.run(speed: speed, started: started)
             finished.done.withLock { $0 = true }
         }
         thread.name = "fieldlocd-engine"

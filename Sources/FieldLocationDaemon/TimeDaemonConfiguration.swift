@@ -19,7 +19,7 @@ public enum TimeDaemonConfiguration {
     }
 
     /// Whether the board has a PPS line.
-    public static func hasPPS(_ board: BoardDescription) -> Bool { board.gpio?.line(.gnssPPS) != nil }
+    public static func hasPPS(_ board: BoardDescription) -> Bool { board.gpio?.line(.gnssPPS) != nil || board.gpio?.ppsDevice != nil }
 
     /// chrony.conf lines and the matching `fieldlocd` arguments.
     public static func chrony(_ board: BoardDescription, folder: String = "/run") -> String {

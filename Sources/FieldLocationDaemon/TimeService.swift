@@ -31,7 +31,7 @@ public final class TimeService: Sendable {
 
     /// What the service has done, for `fieldloc status` and logs.
     public struct Status: Sendable, Hashable {
-        /// Serial and PPS samples delivered (to at least one sink).
+        /// Serial and PPS samples delivered (to at least one sink; taken, for a service without sinks).
         public var serialSamples = 0
         public var pulseSamples = 0
         /// The last offsets (true time minus system time), seconds.
@@ -101,7 +101,7 @@ public final class TimeService: Sendable {
             deliver(result, to: sinks.serial, pulse: false)
         case .pps(let pulse):
             let result = state.withLock { s in
-                s.sampler.pulse(pulse, edgeSystemNanoseconds: systemNanoseconds(pulse.edge))
+                s.sampler.pulse(pulse, edgeSystemNanoseconds: pulse.edgeSystemNanoseconds ?? systemNanoseconds(pulse.edge))
             }
             deliver(result, to: sinks.pulse, pulse: true)
         case .heading:
@@ -127,11 +127,11 @@ public final class TimeService: Sendable {
             let (newlyFailing, recovered) = state.withLock { s -> ([(String, String)], [String]) in
                 if delivered || targets.isEmpty {
                     if pulse {
-                        s.status.pulseSamples += delivered ? 1 : 0
+                        s.status.pulseSamples += delivered || targets.isEmpty ? 1 : 0
                         s.status.lastPulseOffset = sample.offsetSeconds
                         s.status.measuredSentenceDelay = s.sampler.measuredSentenceDelay
                     } else {
-                        s.status.serialSamples += delivered ? 1 : 0
+                        s.status.serialSamples += delivered || targets.isEmpty ? 1 : 0
                         s.status.lastSerialOffset = sample.offsetSeconds
                     }
                 }
@@ -150,13 +150,8 @@ public final class TimeService: Sendable {
     }
 
     /// A monotonic instant on the system clock: CLOCK_REALTIME read between two CLOCK_MONOTONIC reads,
-    /// the instant placed relative to their midpoint (error: half the bracket, well under a microsecond).
+    /// the tightest of five brackets kept (``ClockBracket``; error: half that bracket, well under a microsecond).
     @Sendable public static func linuxSystemTime(_ instant: MonotonicInstant) -> Int64 {
-        let clock = SystemMonotonicClock()
-        let before = clock.now()
-        let wall = SystemWallClock.nanosecondsSinceEpoch()
-        let after = clock.now()
-        let middle = Int64(before.nanoseconds / 2 + after.nanoseconds / 2)
-        return wall - (middle - Int64(instant.nanoseconds))
+        ClockBracket.measure().systemTime(at: instant).systemNanoseconds
     }
 }

@@ -44,6 +44,12 @@ public enum StatusView {
         let age = s.fixAge.map { " (\(FixText.fixed($0, 1)) s ago)" } ?? ""
         out.append("Fix        \(modeText(fix))\(age)   quality \(fix.map { "\($0.quality)" } ?? "—")")
         out.append("UTC        \(fix?.time?.iso8601(fractionDigits: 3) ?? "—")   PPS \(s.pps)")
+        if let t = s.time {
+            out.append("Time       \(t.source)")
+            out.append("           offset serial \(offset(t.serialOffset)) (\(t.serialSamples) samples), PPS \(offset(t.pulseOffset)) (\(t.pulseSamples))"
+                       + "   sentence delay \(t.sentenceDelay.map { FixText.fixed($0, 3) + " s" } ?? "—") (time_offset \(FixText.fixed(t.configuredOffset, 3)) s)")
+            if let refusal = t.refusal { out.append("           no sample: \(refusal)") }
+        }
         out.append("Position   \(f(fix?.latitude, 7, "°"))  \(f(fix?.longitude, 7, "°"))   alt \(f(fix?.altitudeMSL, 1, " m")) MSL, \(f(fix?.altitudeHAE, 1, " m")) HAE")
         out.append("Accuracy   horizontal \(f(fix?.horizontalAccuracy, 1, " m")), vertical \(f(fix?.verticalAccuracy, 1, " m")) (68 %, \(fix.map { "\($0.accuracySource)" } ?? "—"))   HDOP \(f(fix?.hdop, 1))")
         out.append("Motion     speed \(f(fix?.speed, 2, " m/s"))   course \(f(fix?.course, 1, "°"))")
@@ -107,6 +113,12 @@ public enum StatusView {
             + "\"still\":\(a.isStill),\"recoveries\":\(a.recoveries)}"
     }
 
+    /// A time offset in seconds with its sign, or a dash.
+    static func offset(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "—" }
+        return (value >= 0 ? "+" : "") + FixText.fixed(value, 6) + " s"
+    }
+
     /// One JSON object (`--once --json`); missing values are omitted.
     public static func json(_ s: StatusSnapshot) -> String {
         var fields: [String] = [#""class":"STATUS""#, "\"board\":" + JSONText.quote(s.board), "\"receiver\":" + JSONText.quote(s.receiver)]
@@ -128,6 +140,16 @@ public enum StatusView {
         }
         num("fix_age", s.fixAge, 1)
         fields.append("\"pps\":" + JSONText.quote(s.pps.description))
+        if let t = s.time {
+            var time = ["\"source\":" + JSONText.quote(t.source)]
+            if let v = t.serialOffset, v.isFinite { time.append("\"serial_offset\":\(FixText.fixed(v, 9))") }
+            if let v = t.pulseOffset, v.isFinite { time.append("\"pps_offset\":\(FixText.fixed(v, 9))") }
+            if let v = t.sentenceDelay, v.isFinite { time.append("\"sentence_delay\":\(FixText.fixed(v, 6))") }
+            time.append("\"time_offset\":\(FixText.fixed(t.configuredOffset, 6))")
+            time.append("\"serial_samples\":\(t.serialSamples),\"pps_samples\":\(t.pulseSamples)")
+            if let refusal = t.refusal { time.append("\"refusal\":" + JSONText.quote(refusal)) }
+            fields.append("\"time_service\":{" + time.joined(separator: ",") + "}")
+        }
         if let h = s.heading {
             num("heading_magnetic", h.magneticHeading, 2); num("heading_true", h.trueHeading, 2)
             if h.headingAccuracy >= 0 { num("heading_accuracy", h.headingAccuracy, 2) }

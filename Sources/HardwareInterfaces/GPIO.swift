@@ -132,4 +132,22 @@ public protocol HardwarePlatform: Sendable {
 
     /// Serial ports worth probing for a receiver, most likely first.
     func candidateSerialPorts() -> [String]
+
+    /// Opens a kernel PPS device (`/dev/ppsN`). Platforms without one throw
+    /// ``HardwareError/Kind/unsupported`` (the default).
+    func openPPSDevice(_ path: String) throws(HardwareError) -> any PPSDevice
+
+    /// `instant` of ``clock`` on the system clock (CLOCK_REALTIME), with the conversion's error
+    /// bound; `nil` where the platform's clock is not the system's (a simulated one, the default).
+    func systemTime(at instant: MonotonicInstant) -> SystemTimeConversion?
+}
+
+extension HardwarePlatform {
+    /// No PPS devices: ``HardwareError/Kind/unsupported``.
+    public func openPPSDevice(_ path: String) throws(HardwareError) -> any PPSDevice {
+        throw HardwareError(.unsupported, device: path, operation: "open PPS device", detail: "this platform has no kernel PPS devices")
+    }
+
+    /// No system clock: `nil`.
+    public func systemTime(at instant: MonotonicInstant) -> SystemTimeConversion? { nil }
 }

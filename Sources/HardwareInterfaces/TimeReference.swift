@@ -15,6 +15,9 @@ public struct TimeReferenceSample: Sendable, Hashable {
     public var leap: Leap
     /// log2 of the sample's precision in seconds (-1 for serial time, -20 for a kernel-stamped PPS edge).
     public var precision: Int32
+    /// The error bound of ``systemNanoseconds`` from placing the edge on the system clock
+    /// (half the tightest clock bracket; 0 for a `/dev/ppsN` stamp taken on the system clock), if known.
+    public var systemErrorNanoseconds: Int64?
 
     /// A leap-second announcement, as NTP's leap indicator.
     public enum Leap: Int32, Sendable, Hashable {
@@ -27,7 +30,9 @@ public struct TimeReferenceSample: Sendable, Hashable {
     }
 
     /// Creates a sample.
-    public init(systemNanoseconds: Int64, referenceNanoseconds: Int64, isPulse: Bool, leap: Leap = .none, precision: Int32 = -1) {
+    public init(systemNanoseconds: Int64, referenceNanoseconds: Int64, isPulse: Bool, leap: Leap = .none, precision: Int32 = -1,
+                systemErrorNanoseconds: Int64? = nil) {
+        self.systemErrorNanoseconds = systemErrorNanoseconds
         self.systemNanoseconds = systemNanoseconds
         self.referenceNanoseconds = referenceNanoseconds
         self.isPulse = isPulse

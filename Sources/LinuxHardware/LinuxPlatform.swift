@@ -29,6 +29,17 @@ public struct LinuxPlatform: HardwarePlatform {
         try LinuxGPIOLine.input(chip: chip, line: line, edges: edges, bias: bias)
     }
 
+    /// Opens a kernel PPS device through the RFC 2783 ioctls (see ``LinuxPPSDevice``).
+    public func openPPSDevice(_ path: String) throws(HardwareError) -> any PPSDevice {
+        try LinuxPPSDevice(path: path)
+    }
+
+    /// `instant` of CLOCK_MONOTONIC on CLOCK_REALTIME, by the tightest of a few clock brackets
+    /// (see ``ClockBracket``).
+    public func systemTime(at instant: MonotonicInstant) -> SystemTimeConversion? {
+        ClockBracket.measure().systemTime(at: instant)
+    }
+
     /// Names in `/dev` with `prefix`, sorted.
     static func devices(_ prefix: String) -> [String] {
         guard let dir = opendir("/dev") else { return [] }

@@ -9,12 +9,22 @@ public struct PPSSample: Sendable, Hashable {
     /// When the NMEA of that second arrived (its delay after the pulse is the serial latency
     /// that PPS removes).
     public var nmeaArrival: MonotonicInstant
+    /// The edge on the system clock (CLOCK_REALTIME nanoseconds since 1970), where the platform
+    /// knows it: a `/dev/ppsN` edge as the kernel stamped it, a GPIO edge converted by bracketing
+    /// clock reads. `nil` on a simulated clock. The time service and gpsd's `PPS` report both use it.
+    public var edgeSystemNanoseconds: Int64?
+    /// The error bound of ``edgeSystemNanoseconds`` from the clock conversion, nanoseconds (0 for a
+    /// stamp the kernel took on the system clock itself).
+    public var edgeSystemErrorNanoseconds: Int64?
 
     /// A pulse paired with its second.
-    public init(utcSecond: Int64, edge: MonotonicInstant, nmeaArrival: MonotonicInstant) {
+    public init(utcSecond: Int64, edge: MonotonicInstant, nmeaArrival: MonotonicInstant,
+                edgeSystemNanoseconds: Int64? = nil, edgeSystemErrorNanoseconds: Int64? = nil) {
         self.utcSecond = utcSecond
         self.edge = edge
         self.nmeaArrival = nmeaArrival
+        self.edgeSystemNanoseconds = edgeSystemNanoseconds
+        self.edgeSystemErrorNanoseconds = edgeSystemErrorNanoseconds
     }
 }
 
@@ -48,6 +58,7 @@ public enum PPSStatus: Sendable, Hashable, CustomStringConvertible {
 /// next fix with a whole-second time reports, when that fix arrives within a second of the pulse.
 public struct PPSTracker: Sendable {
     private var pendingEdge: MonotonicInstant?
+    private var pendingSystem: SystemTimeConversion?
     private var lastEdge: MonotonicInstant?
     private var lastInterval: Double?
     private var lastFixAt: MonotonicInstant?
@@ -60,11 +71,12 @@ public struct PPSTracker: Sendable {
     /// Creates a tracker.
     public init() {}
 
-    /// Records a rising edge.
-    public mutating func pulse(at edge: MonotonicInstant) {
+    /// Records a rising edge; `system` is the edge on the system clock where the platform knows it.
+    public mutating func pulse(at edge: MonotonicInstant, system: SystemTimeConversion? = nil) {
         if let last = lastEdge { lastInterval = (edge - last).secondsDouble }
         lastEdge = edge
         pendingEdge = edge
+        pendingSystem = system
         pulses += 1
     }
 
@@ -78,7 +90,9 @@ public struct PPSTracker: Sendable {
         let whole = utc.rounded(.down)
         guard delay >= 0, delay < 1, utc - whole < 0.001 else { return nil }
         pendingEdge = nil
-        let sample = PPSSample(utcSecond: Int64(whole), edge: edge, nmeaArrival: receivedAt)
+        let sample = PPSSample(utcSecond: Int64(whole), edge: edge, nmeaArrival: receivedAt,
+                               edgeSystemNanoseconds: pendingSystem?.systemNanoseconds,
+                               edgeSystemErrorNanoseconds: pendingSystem?.errorBoundNanoseconds)
         lastSample = sample
         paired += 1
         return sample

@@ -118,7 +118,8 @@ public struct TimeSampler: Sendable {
                                             isPulse: false, leap: TimeSampler.leap(pendingLeap, at: utc), precision: -1))
     }
 
-    /// The PPS sample of `pulse`, whose edge the kernel stamped at `edgeSystemNanoseconds` (system clock).
+    /// The PPS sample of `pulse`, whose edge the kernel stamped at `edgeSystemNanoseconds` (system clock;
+    /// the pulse's own ``PPSSample/edgeSystemNanoseconds`` where the platform gave it).
     public mutating func pulse(_ pulse: PPSSample, edgeSystemNanoseconds: Int64, pendingLeap: Int? = nil) -> Result<TimeReferenceSample, Refusal> {
         guard let epoch = confirmedSecond else { return .failure(.pulseWithoutConfirmedSecond) }
         guard pulse.utcSecond == epoch || pulse.utcSecond == epoch + 1 else {
@@ -133,7 +134,8 @@ public struct TimeSampler: Sendable {
         }
         let reference = pulse.utcSecond * 1_000_000_000
         return .success(TimeReferenceSample(systemNanoseconds: edgeSystemNanoseconds, referenceNanoseconds: reference,
-                                            isPulse: true, leap: TimeSampler.leap(pendingLeap, at: reference), precision: -20))
+                                            isPulse: true, leap: TimeSampler.leap(pendingLeap, at: reference), precision: -20,
+                                            systemErrorNanoseconds: pulse.edgeSystemErrorNanoseconds))
     }
 
     private mutating func refuse(_ refusal: Refusal) -> Result<TimeReferenceSample, Refusal> {

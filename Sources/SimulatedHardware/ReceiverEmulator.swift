@@ -61,6 +61,9 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var lastError = (north: 0.0, east: 0.0, accuracy: 0.0)
         var altitude = 12.0
         var geoidSeparation = 47.0
+        /// The receiver's UTC (nanoseconds since 1970) at a manual-clock instant, when it follows a
+        /// given clock (``setUTC(_:at:)``); `nil`: its own calendar, 2026-05-01 from 12:00 at `start`.
+        var utcAnchor: (instant: MonotonicInstant, utc: Int64)?
     }
 
     let state: Mutex<State>
@@ -212,10 +215,17 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         let earth = 6_371_008.8
         let lat = truth.latitude + s.lastError.north / earth * 180 / Double.pi
         let lon = truth.longitude + s.lastError.east / (earth * Double.cos(truth.latitude * Double.pi / 180)) * 180 / Double.pi
-        let secondsOfDay = (43_200 + seconds).truncatingRemainder(dividingBy: 86_400)
+        var secondsOfDay = (43_200 + seconds).truncatingRemainder(dividingBy: 86_400)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let whole = Int(secondsOfDay)
-        let hundredths = Int(((secondsOfDay - Double(whole)) * 100).rounded()) % 100
+        var whole = Int(secondsOfDay)
+        var hundredths = Int(((secondsOfDay - Double(whole)) * 100).rounded()) % 100
+        var dateText = "010526"
+        var days: Int?
+        if let clock = utcClock(s, at: instant) {
+            (secondsOfDay, whole, hundredths) = (clock.secondsOfDay, clock.whole, clock.hundredths)
+            days = clock.days
+            dateText = two(clock.date.day) + two(clock.date.month) + two(clock.date.year % 100)
+        }
         let time = two(whole / 3600) + two(whole / 60 % 60) + two(whole % 60) + "." + two(hundredths)
         func angle(_ value: Double, _ digits: Int) -> String {
             let a = abs(value)
@@ -251,12 +261,13 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             out += sentence("\(talker)GST,\(time),\(fmt(sigma)),\(fmt(sigma)),\(fmt(sigma)),0.0,\(fmt(sigma)),\(fmt(sigma)),\(fmt(sigma * 1.5))")
         }
         if s.outputs.contains("RMC") {
-            out += sentence("\(talker)RMC,\(time),\(hasFix ? "A" : "V"),\(latText),\(lonText),\(fmt(truth.speed / 0.514444)),\(fmt(truth.course)),010526,,,\(hasFix ? "A" : "N")")
+            out += sentence("\(talker)RMC,\(time),\(hasFix ? "A" : "V"),\(latText),\(lonText),\(fmt(truth.speed / 0.514444)),\(fmt(truth.course)),\(dateText),,,\(hasFix ? "A" : "N")")
         }
         out += binaryFrames(s, BinaryEpoch(hasFix: hasFix, latitude: lat, longitude: lon, altitudeMSL: s.altitude,
                                            geoidSeparation: s.geoidSeparation, speed: truth.speed, course: truth.course,
                                            secondsOfDay: secondsOfDay, accuracy: s.lastError.accuracy / 2.45 * 2.0.squareRoot(),
-                                           runTime: UInt32(truncatingIfNeeded: Int64(seconds * 1000)), epoch: s.epochs))
+                                           runTime: UInt32(truncatingIfNeeded: Int64(seconds * 1000)), epoch: s.epochs,
+                                           daysSinceEpoch: days))
         return out
     }
 

@@ -23,6 +23,11 @@ extension ReceiverEmulator {
         /// Milliseconds since the emulator started (CASIC's run time).
         var runTime: UInt32
         var epoch: Int
+        /// The UTC day (days since 1970) when the receiver runs on a given clock; `nil`: 2026-05-01.
+        var daysSinceEpoch: Int? = nil
+
+        /// The UTC date of the epoch.
+        var date: CalendarDate { CalendarDate(daysSinceEpoch: daysSinceEpoch ?? 20_574) }  // 20574: 2026-05-01
     }
 
     /// The satellites of the emulated sky (the GSV's): svid, elevation, azimuth, C/N0, used.
@@ -68,7 +73,7 @@ extension ReceiverEmulator {
     /// The binary frames of one epoch, in the order real receivers send them.
     func binaryFrames(_ s: State, _ e: BinaryEpoch) -> [UInt8] {
         guard !s.binaryOutputs.isEmpty else { return [] }
-        let day = CalendarDate(year: 2026, month: 5, day: 1)?.daysSinceEpoch ?? 0
+        let day = e.daysSinceEpoch ?? CalendarDate(year: 2026, month: 5, day: 1)?.daysSinceEpoch ?? 0
         let unixMilliseconds = Int64(day) * 86_400_000 + Int64((e.secondsOfDay * 1000).rounded())
         var out: [UInt8] = []
         if s.family == .casic {
@@ -101,7 +106,7 @@ extension ReceiverEmulator {
     func navPVT(_ e: BinaryEpoch, iTOW: UInt32, unixMilliseconds: Int64) -> [UInt8] {
         var p = LittleEndianWriter(92)
         let seconds = Int(e.secondsOfDay)
-        p.u32(0, iTOW); p.u16(4, 2026); p.u8(6, 5); p.u8(7, 1)
+        p.u32(0, iTOW); p.u16(4, UInt16(e.date.year)); p.u8(6, UInt8(e.date.month)); p.u8(7, UInt8(e.date.day))
         p.u8(8, UInt8(seconds / 3600)); p.u8(9, UInt8(seconds / 60 % 60)); p.u8(10, UInt8(seconds % 60))
         p.u8(11, 0x07); p.u32(12, 30)
         p.i32(16, Int32((unixMilliseconds % 1000) * 1_000_000))
@@ -146,7 +151,7 @@ extension ReceiverEmulator {
     func timeUTC(_ e: BinaryEpoch, _ unixMilliseconds: Int64) -> [UInt8] {
         var p = LittleEndianWriter(24)
         let seconds = Int(e.secondsOfDay)
-        p.u32(0, e.runTime); p.u16(12, UInt16(unixMilliseconds % 1000)); p.u16(14, 2026); p.u8(16, 5); p.u8(17, 1)
+        p.u32(0, e.runTime); p.u16(12, UInt16(unixMilliseconds % 1000)); p.u16(14, UInt16(e.date.year)); p.u8(16, UInt8(e.date.month)); p.u8(17, UInt8(e.date.day))
         p.u8(18, UInt8(seconds / 3600)); p.u8(19, UInt8(seconds / 60 % 60)); p.u8(20, UInt8(seconds % 60))
         p.u8(21, 0x07); p.u8(23, 3)
         return p.bytes

@@ -47,10 +47,17 @@ extension FieldLoc {
         @Option(name: .customLong("state-dir"), help: "Folder of stored calibrations.")
         var stateDirectory: String?
 
+        @Option(name: .customLong("sim-time-offset"),
+                help: "Simulated boards only: run the simulated receiver on the system clock, SECONDS ahead, so the time readout has offsets.")
+        var simTimeOffset: Double?
+
         func validate() throws {
             if let duration, Simulate.seconds(duration) == nil { throw ValidationError("--duration '\(duration)' is not like 30s, 5m or 1h") }
             guard speed.isFinite, speed > 0, speed <= 1000 else { throw ValidationError("--speed must be above 0 and at most 1000") }
             if json && !once { throw ValidationError("--json needs --once (the live readout is for people)") }
+            if let simTimeOffset, !(simTimeOffset.isFinite && abs(simTimeOffset) <= 31_622_400) {
+                throw ValidationError("--sim-time-offset must be within ±366 days (in seconds)")
+            }
             if daemon != "auto" && daemon != "off" && Self.endpoint(daemon) == nil {
                 throw ValidationError("--daemon '\(daemon)' is not auto, off or HOST:PORT")
             }
@@ -139,9 +146,10 @@ extension FieldLoc {
                 }
             }
             let monitor = StatusMonitor(engine: engine)
-            engine.runInBackground(speed: speed)
-            defer { monitor.close(); engine.shutdown() }
-            try await present(snapshot: { monitor.snapshot() }, hasPosition: { monitor.hasPosition },
+            let time = StatusTimeReadout(engine: engine, simTimeOffset: simTimeOffset, speed: speed)
+            engine.runInBackground(speed: speed, started: time.started)
+            defer { monitor.close(); time.close(); engine.shutdown() }
+            try await present(snapshot: { time.fill(monitor.snapshot()) }, hasPosition: { monitor.hasPosition },
                               waitForHeading: { !engine.headingAvailable || engine.lastHeading?.trueHeading != nil })
         }
     }

@@ -107,6 +107,10 @@ struct FieldLocD: AsyncParsableCommand {
             help: "passive (never write to the receiver), ram (read, change in RAM, restore on exit) or persist (save and verify); overrides the board's receiver_config.")
     var receiverConfig: String?
 
+    @Option(name: .customLong("sim-time-offset"),
+            help: "Simulated board only: run the simulated receiver's clock on the system clock, SECONDS ahead (negative: behind), so its time can feed --chrony-sock / --ntp-shm.")
+    var simTimeOffset: Double?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -130,6 +134,9 @@ struct FieldLocD: AsyncParsableCommand {
         }
         if (nmeaTCP != nil || nmeaUDP != nil) && replay != nil { throw ValidationError("--nmea-tcp and --nmea-udp need a board, not --replay") }
         _ = try nmeaOutput()
+        if let simTimeOffset, !(simTimeOffset.isFinite && abs(simTimeOffset) <= 31_622_400) {
+            throw ValidationError("--sim-time-offset must be within ±366 days (in seconds)")
+        }
     }
 
     /// The NMEA outputs the flags ask for.
@@ -155,7 +162,7 @@ struct FieldLocD: AsyncParsableCommand {
 
     /// The time service for the asked outputs, or nil. Throws when a sink cannot be created at all
     /// (a path too long, no permission for a shared-memory segment); a missing chronyd is not an error.
-    func timeService(board: BoardDescription?, logger: Logger) throws -> TimeService? {
+    func timeService(board: BoardDescription?, logger: Logger, simulated: (engine: LocationEngine, time: SimulatedSystemTime)? = nil) throws -> TimeService? {
         guard servesTime else { return nil }
         var sinks = TimeService.Sinks()
         do throws(HardwareError) {
@@ -170,6 +177,14 @@ struct FieldLocD: AsyncParsableCommand {
         }
         let offset = timeOffset ?? board?.receiver?.timeOffset ?? 0
         for sink in sinks.serial + sinks.pulse { logger.info("time samples to \(sink.name)") }
+        if let simulated {
+            // The simulated receiver's bytes arrive at their epoch's instant of the manual clock (no
+            // transmission time); that clock is placed on the system clock by the start anchor.
+            let clock = simulated.engine.clock
+            return TimeService(sinks: sinks, configuration: TimeSampler.Configuration(timeOffset: offset), baudRate: nil,
+                               monotonicNow: { clock.now() }, systemNanoseconds: simulated.time.systemNanoseconds,
+                               logger: Logger(label: "fieldlocd.time"))
+        }
         return TimeService(sinks: sinks, configuration: TimeSampler.Configuration(timeOffset: offset),
                            baudRate: board?.receiver.map { Int($0.baudRate.rawValue) }, logger: Logger(label: "fieldlocd.time"))
     }
@@ -215,13 +230,26 @@ struct FieldLocD: AsyncParsableCommand {
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay"))
         } else {
             let engine = try openEngine(logger: logger)
-            if servesTime && engine.board.simulated {
-                throw ValidationError("the time service needs a receiver whose clock is UTC: the simulated board's receiver runs on its own clock (use a real board, or --replay)")
+            var simulatedTime: SimulatedSystemTime?
+            if engine.board.simulated {
+                if servesTime && speed != 1 {
+                    throw ValidationError("the time service on a simulated board needs --speed 1 (the receiver's clock must run with the system's)")
+                }
+                if servesTime || simTimeOffset != nil {
+                    simulatedTime = SimulatedSystemTime(offsetSeconds: simTimeOffset ?? 0, speed: speed)
+                    logger.info("simulated receiver on the system clock \(simTimeOffset ?? 0) s ahead")
+                }
+            } else if simTimeOffset != nil {
+                throw ValidationError("--sim-time-offset is for simulated boards; \(engine.board.name) has a real receiver (--time-offset sets its delay)")
             }
-            timeService = try self.timeService(board: engine.board, logger: logger)
+            timeService = try self.timeService(board: engine.board, logger: logger, simulated: simulatedTime.map { (engine, $0) })
             clientEngine = engine
             feed = EngineFeed(engine: engine, logger: Logger(label: "fieldlocd.engine"))
-            services.append(.init(service: EngineRunner(engine: engine, speed: speed, logger: Logger(label: "fieldlocd.engine")),
+            var started: (@Sendable (MonotonicInstant) -> Void)?
+            if let simulatedTime {
+                started = { @Sendable instant in simulatedTime.start(engine: engine, at: instant) }
+            }
+            services.append(.init(service: EngineRunner(engine: engine, speed: speed, logger: Logger(label: "fieldlocd.engine"), started: started),
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "engine"))
         }
         // Services stop in reverse order: the socket first (clients closed, demand released), then the engine.

@@ -46,12 +46,20 @@ extension LocationEngine {
 
     /// Runs the engine on the calling thread until ``stop()``: a real board as its data comes, a
     /// simulated board (manual clock) paced to the wall clock, `speed` times as fast.
-    public func run(speed: Double = 1) {
+    ///
+    /// `started` is called once on this thread, before the first step, with the manual clock's
+    /// instant from which a simulated board is paced (the wall clock reads now at that instant):
+    /// the anchor that ties its clock to the system's (`fieldlocd --sim-time-offset`).
+    public func run(speed: Double = 1, started: ((MonotonicInstant) -> Void)? = nil) {
         published.withLock { $0.stopRequested = false }
-        guard case .manual = platform.pacing else { return advance(until: .distantFuture, stoppable: true) }
+        guard case .manual = platform.pacing else {
+            started?(clock.now())
+            return advance(until: .distantFuture, stoppable: true)
+        }
         let speed = speed.isFinite && speed > 0 ? speed : 1
         let wallStart = DispatchTime.now().uptimeNanoseconds
         let simStart = clock.now()
+        started?(simStart)
         while !published.withLock({ $0.stopRequested }) {
             let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) / 1e9
             advance(until: simStart.advanced(by: .milliseconds(Int64(wall * speed * 1000))), stoppable: true)
@@ -60,8 +68,8 @@ extension LocationEngine {
     }
 
     /// Runs the engine on a background thread (see ``run(speed:)``) until ``stop()``; returns at once.
-    public func runInBackground(speed: Double = 1) {
-        let thread = Thread { [self] in run(speed: speed) }
+    public func runInBackground(speed: Double = 1, started: (@Sendable (MonotonicInstant) -> Void)? = nil) {
+        let thread = Thread { [self] in run(speed: speed, started: started) }
         thread.name = "fieldloc-engine"
         thread.start()
     }
