@@ -68,9 +68,20 @@ extension ClientSocketConnection {
             // Only clients authorised always keep regions beyond the connection; their files are per uid.
             let persistent = peer.status == .authorizedAlways ? request.persistent.map { "uid\(peer.credentials.uid)-\($0)" } : nil
             let who = peer.identity.user ?? "uid\(peer.credentials.uid)"
-            let registration = engine.register(name: "\(who):\(name)", persistentName: persistent, sink: eventSink(for: id))
-            clients[id] = Client(engineID: registration.id)
-            reply.problems = registration.problems
+            if let persistent, engine.stateDirectory != nil, let channel = gate.channel, let connectionID {
+                let attachment = PersistentSession.Attachment(connection: NIOLoopBound(self, eventLoop: channel.eventLoop), loop: channel.eventLoop,
+                                                              wireID: id, connectionID: connectionID)
+                let opened = try hub.sessions.open(name: persistent, displayName: "\(who):\(name)", attachment: attachment).get()
+                guard let engineID = opened.session.engineID else { throw .hardware(.other, "register: the engine refused the client") }
+                clients[id] = Client(engineID: engineID, session: opened.session)
+                reply.problems = opened.problems
+                reply.dropped = opened.dropped
+                reply.pending = opened.pending
+            } else {
+                let registration = engine.register(name: "\(who):\(name)", persistentName: persistent, sink: eventSink(for: id))
+                clients[id] = Client(engineID: registration.id)
+                reply.problems = registration.problems
+            }
         case "services":
             let (id, c) = try client(request)
             guard let checked = request.services else { throw .invalidArgument("services: missing key 'services'") }
@@ -78,6 +89,7 @@ extension ClientSocketConnection {
             clients[id]?.wantsReduced = services.reducedAccuracy
             services.reducedAccuracy = services.reducedAccuracy || (peer.accuracy == .reducedAccuracy && !c.fullAccuracy)
             engine.update(c.engineID) { $0 = services }
+            c.session?.setVisits(services.visits)
         case "request":
             let (_, c) = try client(request)
             guard let timeout = request.timeout, timeout.isFinite, timeout > 0, timeout <= 86_400 else {
@@ -118,7 +130,15 @@ extension ClientSocketConnection {
         case "unregister":
             let (id, c) = try client(request)
             clients[id] = nil
-            engine.unregister(c.engineID)
+            leave(c)
+        case "ack":
+            let (_, c) = try client(request)
+            guard let seq = request.seq else { throw .invalidArgument("ack: missing key 'seq'") }
+            guard let session = c.session else { throw .invalidArgument("ack: client \(request.client ?? 0) has no queued events (not persistent)") }
+            if let problem = session.acknowledge(through: seq) { throw .hardware(.other, "ack: \(problem)") }
+        case "visits":
+            let (_, c) = try client(request)
+            reply.visits = c.session?.history ?? []
         default:
             throw .invalidArgument("unknown op '\(request.op.prefix(64))'")
         }
