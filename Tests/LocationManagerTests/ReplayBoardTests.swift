@@ -111,16 +111,27 @@ struct ReplayBoardTests {
         let replayedTimes = replayed.compactMap { line in line.range(of: "\"t\":").map { String(line[$0.upperBound...].dropLast()) } }
         #expect(replayedTimes == recordedTimes)
 
-        // The manager delivers every recorded position and every recorded heading, in order.
-        let positions = Self.lines(events, "FIX").compactMap { o -> (Double, Double)? in
-            guard let lat = o["lat"] as? Double, let lon = o["lon"] as? Double else { return nil }
-            return (lat, lon)
+        // The manager delivers the recorded positions, each at its recorded time, in order (two fixes
+        // read at one instant are one delivery, as they were live); and every recorded heading.
+        let recordedPositions = Self.lines(events, "FIX").compactMap { o -> (t: String, lat: Double, lon: Double)? in
+            guard let lat = o["lat"] as? Double, let lon = o["lon"] as? Double, let t = o["t"] as? Double else { return nil }
+            return (FixText.fixed(t, 3), lat, lon)
         }
         let delivered = recorder.locations
-        #expect(delivered.count == positions.count)
-        for (location, position) in zip(delivered, positions) {
-            #expect(abs(location.latitude - position.0) < 1e-6 && abs(location.longitude - position.1) < 1e-6)
+        let instants = Set(recordedPositions.map(\.t)).count
+        #expect(delivered.count == instants, "\(delivered.count) locations for \(instants) instants with a position")
+        var cursor = 0
+        for location in delivered {
+            let t = FixText.fixed((location.receivedAt - start).secondsDouble, 3)
+            guard let match = recordedPositions[cursor...].firstIndex(where: {
+                $0.t == t && abs($0.lat - location.latitude) < 1e-9 && abs($0.lon - location.longitude) < 1e-9
+            }) else {
+                Issue.record("a location at \(t) s (\(location.latitude), \(location.longitude)) matches no later recorded fix")
+                break
+            }
+            cursor = match + 1
         }
+        #expect(recorder.errors.isEmpty, "\(recorder.errors)")
         #expect(delivered.allSatisfy { $0.provenance == .replay })
         let headings = recorder.headings
         #expect(headings.map { FixText.fixed($0.magneticHeading, 2) } == recordedHeadings.map { FixText.fixed(($0["magnetic"] as? Double) ?? -1, 2) })

@@ -168,7 +168,8 @@ extension LocationEngine {
         let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
         receiver.apply(decision, ephemerisFresh: ephemerisFresh)
         // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.
-        sensors.schedule(decision, at: now, report: reportToHeadingClients)
+        // (A replay board's headings come from its recording; it has no sensors to open.)
+        if platform.recordedHeadings == nil { sensors.schedule(decision, at: now, report: reportToHeadingClients) }
         publishCounters()
         registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving,
                               expectedPeriod: decision.receiver.expectedFixPeriod)
