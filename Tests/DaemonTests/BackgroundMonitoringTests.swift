@@ -4,6 +4,7 @@ import Glibc
 import BoardConfig
 import FieldLocation
 @testable import FieldLocationDaemon
+import FieldLocationClient
 import Foundation
 import HardwareInterfaces
 import LocationServices
@@ -146,6 +147,39 @@ struct BackgroundMonitoringTests {
         engine1.stop()
     }
 
+    @Test("RemoteLocationProvider hands the queued events to its sink in order and acknowledges each after the sink ran")
+    func providerAcknowledges() async throws {
+        let directory = NSTemporaryDirectory() + "fieldloc-background-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (engine, server) = try await Self.server(directory: directory, path: csSocketPath())
+        do {
+            let provider = try RemoteLocationProvider(path: server.configuration.path)
+            let id = provider.register(name: "app", persistentName: "field") { _ in }.id
+            for identifier in ["a", "b"] {
+                let region = CircularRegion(identifier: identifier, latitude: 47.3769, longitude: 8.5417, radius: 50_000,
+                                            notifyOnEntry: true, notifyOnExit: true, dwellTime: identifier == "a" ? 5 : 10)
+                #expect(provider.startMonitoring(id, region) == nil)
+            }
+            provider.close()
+            #expect(await csWait(seconds: 5) { server.statistics.connected == 0 })
+        }
+        engine.advance(by: .seconds(40))
+        let stored = try Self.journal(directory)
+        #expect(stored.map(\.1) == ["determined a", "determined b", "dwell a", "dwell b"])
+        let received = CSEvents()
+        let provider = try RemoteLocationProvider(path: server.configuration.path)
+        _ = provider.register(name: "app", persistentName: "field") { event in
+            // The event is still queued while the sink runs: the acknowledgement comes after it.
+            received.add(event, queuedNow: (try? Self.journal(directory).count) ?? -1)
+        }
+        #expect(await csWait(seconds: 10) { received.count == 4 && ((try? Self.journal(directory).isEmpty) ?? false) })
+        #expect(received.kinds == stored.map(\.1))
+        #expect(received.queuedWhileHandled.allSatisfy { $0 >= 1 })
+        provider.close()
+        await server.stop()
+    }
+
     @Test("The queue is bounded: the oldest events are dropped and counted; seq numbers go on; the visit history keeps a stay once")
     func journalBound() throws {
         let directory = NSTemporaryDirectory() + "fieldloc-journal-" + UUID().uuidString
@@ -236,4 +270,28 @@ struct BackgroundMonitoringKillTests {
         await second.stop(seconds: 5)
         print("figure: kill -9 with \(stored.count) events queued; \(delivered.count) delivered after the restart, 0 lost, in order")
     }
+}
+
+/// Events a sink received, with how many were still queued on disk while each was handled.
+final class CSEvents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kinds_: [String] = []
+    private var queued: [Int] = []
+    func add(_ event: EngineEvent, queuedNow: Int) {
+        guard case .region(let e) = event else { return }
+        let kind: String
+        switch e.kind {
+        case .determined: kind = "determined"
+        case .enter: kind = "enter"
+        case .exit: kind = "exit"
+        case .dwell: kind = "dwell"
+        }
+        lock.withLock {
+            kinds_.append("\(kind) \(e.region.identifier)")
+            queued.append(queuedNow)
+        }
+    }
+    var count: Int { lock.withLock { kinds_.count } }
+    var kinds: [String] { lock.withLock { kinds_ } }
+    var queuedWhileHandled: [Int] { lock.withLock { queued } }
 }
