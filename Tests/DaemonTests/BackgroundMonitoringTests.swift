@@ -5,10 +5,12 @@ import BoardConfig
 import FieldLocation
 @testable import FieldLocationDaemon
 import FieldLocationClient
+import FieldLocationWire
 import Foundation
 import HardwareInterfaces
 import LocationServices
 import Logging
+import SimulatedHardware
 import Testing
 
 /// Monitoring while disconnected (issue 21, item 4): a persistent client authorised `always` keeps
@@ -177,6 +179,54 @@ struct BackgroundMonitoringTests {
         #expect(received.kinds == stored.map(\.1))
         #expect(received.queuedWhileHandled.allSatisfy { $0 >= 1 })
         provider.close()
+        await server.stop()
+    }
+
+    @Test("Visits go on while disconnected: arrival and departure are queued, delivered on reconnect, and kept in the visit history")
+    func visitsWhileDisconnected() async throws {
+        let directory = NSTemporaryDirectory() + "fieldloc-background-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let track = Trajectory.legs([.init(duration: 300, speed: 1.4, course: 0), .init(duration: 1200, speed: 0, course: 0),
+                                     .init(duration: 300, speed: 1.4, course: 180)], latitude: 47.3769, longitude: 8.5417)
+        let engine = try LocationEngine.simulated(board: BoardCatalog.load(builtin: "sim"), stateDirectory: directory,
+                                                  clock: ManualClock(), trajectory: track, receiverTracking: false)
+        var configuration = ClientSocketConfiguration()
+        configuration.path = csSocketPath()
+        var logger = Logger(label: "background-monitoring-tests")
+        logger.logLevel = .warning
+        let server = ClientSocketServer(engine: engine, configuration: configuration, logger: logger)
+        try await server.start()
+        do {
+            let client = try CSUnixClient(path: configuration.path)
+            _ = try Self.register(client)
+            var request = ClientRequest(op: "services", client: 1)
+            request.id = 2
+            var services = ClientServices()
+            services.visits = true
+            request.services = Checked(services)
+            let line = try #require(ClientSocketCodec.line(request, encoder: ClientSocketCodec.encoder()))
+            try client.send(String(decoding: line, as: UTF8.self))
+            #expect(try client.reply(id: 2)["ok"] as? Bool == true)
+            client.hangUp()
+            #expect(await csWait(seconds: 5) { server.statistics.connected == 0 })
+        }
+        let engineID = try #require(server.persistentClients.first.flatMap { _ in (1...100).first { engine.services($0) != nil } })
+        #expect(engine.services(engineID)?.visits == true && engine.services(engineID)?.updatingLocation == false)
+        engine.advance(by: .seconds(1800))
+        let client = try CSUnixClient(path: configuration.path)
+        #expect(try Self.register(client)["pending"] as? Int == 2)
+        var visits: [[String: Any]] = []
+        while visits.count < 2 {
+            let m = try client.message()
+            if m["type"] as? String == "event", let event = m["event"] as? [String: Any], let visit = event["visit"] as? [String: Any] {
+                visits.append(visit)
+            }
+        }
+        #expect(visits[0]["departedAt"] == nil && visits[1]["departedAt"] != nil)
+        try client.send(#"{"id":3,"op":"visits","client":1}"# + "\n")
+        let history = try #require(try client.reply(id: 3)["visits"] as? [[String: Any]])
+        #expect(history.count == 1 && history.first?["departedAt"] != nil)
         await server.stop()
     }
 
