@@ -68,10 +68,12 @@ extension ClientSocketConnection {
             // Only clients authorised always keep regions beyond the connection; their files are per uid.
             let persistent = peer.status == .authorizedAlways ? request.persistent.map { "uid\(peer.credentials.uid)-\($0)" } : nil
             let who = peer.identity.user ?? "uid\(peer.credentials.uid)"
-            if let persistent, engine.stateDirectory != nil, let channel = gate.channel, let connectionID {
-                let attachment = PersistentSession.Attachment(connection: NIOLoopBound(self, eventLoop: channel.eventLoop), loop: channel.eventLoop,
-                                                              wireID: id, connectionID: connectionID)
-                let opened = try hub.sessions.open(name: persistent, displayName: "\(who):\(name)", attachment: attachment).get()
+            let attachment = gate.channel.flatMap { channel in
+                connectionID.map { PersistentSession.Attachment(connection: NIOLoopBound(self, eventLoop: channel.eventLoop),
+                                                                loop: channel.eventLoop, wireID: id, connectionID: $0) }
+            }
+            if let persistent, let attachment,
+               let opened = hub.sessions.open(name: persistent, displayName: "\(who):\(name)", attachment: attachment) {
                 guard let engineID = opened.session.engineID else { throw .hardware(.other, "register: the engine refused the client") }
                 clients[id] = Client(engineID: engineID, session: opened.session)
                 reply.problems = opened.problems

@@ -75,20 +75,17 @@ final class PersistentSessions: Sendable {
         return problems
     }
 
-    /// The session of persistent client `name` for a connection's client: the existing one
-    /// (refused while another connection holds it), or a new one with its engine client.
+    /// The session of persistent client `name` for a connection's client: the existing one, or a
+    /// new one with its engine client. `nil` while another client holds it (that client then
+    /// registers as before: its regions persist, but it is not monitored in the background), or
+    /// without a state folder.
     func open(name: String, displayName: String, attachment: PersistentSession.Attachment)
-        -> Result<(session: PersistentSession, problems: [String], dropped: UInt64, pending: Int), LocationError> {
+        -> (session: PersistentSession, problems: [String], dropped: UInt64, pending: Int)? {
         if let existing = session(name) {
-            guard let counts = existing.attach(attachment) else {
-                return .failure(.invalidArgument("register: persistent client '\(name)' is registered on another connection"))
-            }
-            return .success((existing, [], counts.dropped, counts.pending))
+            guard let counts = existing.attach(attachment) else { return nil }
+            return (existing, [], counts.dropped, counts.pending)
         }
-        guard let directory = engine.stateDirectory else {
-            // No state folder: nothing persists; an ordinary client.
-            return .failure(.invalidArgument("no state folder"))
-        }
+        guard let directory = engine.stateDirectory else { return nil }
         let path = EventJournal.path(directory: directory, client: name)
         var problems: [String] = []
         var journal = EventJournal(path: path, client: name, capacity: capacity)
@@ -102,7 +99,7 @@ final class PersistentSessions: Sendable {
         if let problem = session.saveNow() { problems.append(problem) }
         sessions.withLock { $0[name] = session }
         let counts = session.attach(attachment) ?? (0, 0)
-        return .success((session, problems, counts.dropped, counts.pending))
+        return (session, problems, counts.dropped, counts.pending)
     }
 
     /// The client left (disconnected or unregistered): its connection is detached, its services

@@ -90,7 +90,8 @@ import Foundation
 /// queued until the client sends `{"op":"ack","client":…,"seq":N}` (every event up to N leaves the
 /// queue). When it registers again under the same name, the queued events are sent in order after
 /// the reply, whose `pending` counts them and `dropped` counts the events dropped (oldest first)
-/// while the queue was full (512 events). A second connection cannot register a name that is held.
+/// while the queue was full (512 events). While one client holds a name, another client registering
+/// it is served as before (its regions persist) but is not monitored in the background.
 public enum ClientSocketProtocol {
     /// The protocol version this build speaks.
     public static let version = 1
