@@ -4,6 +4,7 @@ import Foundation
 import LocationServices
 import NIOCore
 import Synchronization
+import Dispatch
 
 /// A client of the local socket registered with a persistent name by a peer the access policy
 /// authorises `always` (`uid1000-NAME`): its engine client outlives the connection, so the daemon
@@ -31,13 +32,23 @@ final class PersistentSession: Sendable {
         var journal: EventJournal
         var engineID: Int?
         var attached: Attachment?
-        /// The last failure to write the journal (logged once per failure).
-        var saveProblem: String?
+        /// Counts the journal's changes (a write carries the count it saw).
+        var version: UInt64 = 0
+    }
+
+    /// Writes of the journal, in order of their versions: a write never replaces a newer one. Held
+    /// without ``state``, so that the event loop never waits for an `fsync`.
+    private struct Writer {
+        var written: UInt64 = 0
+        var problem: String?
     }
 
     /// The persistent name (`uid1000-NAME`).
     let name: String
     private let state: Mutex<State>
+    private let writer = Mutex(Writer())
+    /// Where the writes that nobody waits for are made (an acknowledgement, a new session's file).
+    private let background = DispatchQueue(label: "fieldlocd.event-journal")
     private let now: @Sendable () -> UInt64
     private let report: @Sendable (String) -> Void
 
@@ -64,10 +75,12 @@ final class PersistentSession: Sendable {
                 return (a, Self.line(event, seq: nil, wireID: a.wireID, now: now()))
             }
             guard let entry = s.journal.append(event) else { return (nil, []) }
-            save(&s)
+            s.version += 1
             guard let a = s.attached else { return (nil, []) }
             return (a, Self.line(event, seq: entry.seq, wireID: a.wireID, now: now()))
         }
+        // On disk before it is sent (the engine's thread waits for the fsync).
+        save()
         if let attachment, !lines.isEmpty { send(lines, to: attachment) }
     }
 
@@ -97,21 +110,26 @@ final class PersistentSession: Sendable {
         }
     }
 
-    /// Removes the events acknowledged (numbered up to `seq`) and saves; returns a storage problem.
-    func acknowledge(through seq: UInt64) -> String? {
-        state.withLock { s in
-            guard s.journal.acknowledge(through: seq) else { return nil }
-            return save(&s)
+    /// Removes the events acknowledged (numbered up to `seq`); the journal is written in the
+    /// background (a crash before that write only delivers them again).
+    func acknowledge(through seq: UInt64) {
+        let changed = state.withLock { s -> Bool in
+            guard s.journal.acknowledge(through: seq) else { return false }
+            s.version += 1
+            return true
         }
+        if changed { background.async { [self] in save() } }
     }
 
     /// Records whether visits are monitored while away (saved when it changes).
     func setVisits(_ on: Bool) {
-        state.withLock { s in
-            guard s.journal.visits != on else { return }
+        let changed = state.withLock { s -> Bool in
+            guard s.journal.visits != on else { return false }
             s.journal.visits = on
-            save(&s)
+            s.version += 1
+            return true
         }
+        if changed { background.async { [self] in save() } }
     }
 
     /// Whether visits are monitored while away.
@@ -125,21 +143,39 @@ final class PersistentSession: Sendable {
 
     /// Writes the journal now (a new session's file); returns a storage problem.
     @discardableResult
-    func saveNow() -> String? { state.withLock { save(&$0) } }
+    func saveNow() -> String? { save() }
+
+    /// Writes a new session's file in the background.
+    func saveLater() { background.async { [self] in save() } }
 
     /// Removes the journal's file (the session ends).
-    func removeFile() { state.withLock { $0.journal.remove() } }
+    func removeFile() {
+        writer.withLock { w in
+            // No write after this one: a pending one finds a newer version "on disk".
+            w.written = .max
+            w.problem = nil
+            state.withLock { $0.journal }.remove()
+        }
+    }
 
+    /// Writes the journal as it is now, unless a newer version is already on disk; returns a
+    /// storage problem (logged once per problem).
     @discardableResult
-    private func save(_ s: inout State) -> String? {
-        do {
-            try s.journal.save()
-            s.saveProblem = nil
-            return nil
-        } catch {
-            if s.saveProblem != error.description { report("event journal: \(error)") }
-            s.saveProblem = error.description
-            return error.description
+    private func save() -> String? {
+        writer.withLock { w -> String? in
+            let (journal, version) = state.withLock { ($0.journal, $0.version) }
+            guard version > w.written || w.problem != nil else { return nil }
+            do {
+                try journal.save()
+                w.written = version
+                w.problem = nil
+                return nil
+            } catch {
+                let problem = "\(error)"
+                if w.problem != problem { report("event journal: \(problem)") }
+                w.problem = problem
+                return problem
+            }
         }
     }
 

@@ -96,7 +96,7 @@ final class PersistentSessions: Sendable {
         }
         let session = makeSession(name: name, journal: journal)
         problems += registerEngineClient(session, displayName: displayName)
-        if let problem = session.saveNow() { problems.append(problem) }
+        session.saveLater()
         sessions.withLock { $0[name] = session }
         let counts = session.attach(attachment) ?? (0, 0)
         return (session, problems, counts.dropped, counts.pending)
