@@ -88,7 +88,7 @@ import Foundation
 /// (`pending-uid1000-NAME.json` in the state folder). Its `region` and `visit` events carry a `seq`
 /// (1, 2, …) and are written to that file (atomically, with `fsync`) before they are sent; each stays
 /// queued until the client sends `{"op":"ack","client":…,"seq":N}` (every event up to N leaves the
-/// queue). When it registers again under the same name, the queued events are sent in order after
+/// queue; a crash right after it may send them once more, so a client skips a `seq` it has seen). When it registers again under the same name, the queued events are sent in order after
 /// the reply, whose `pending` counts them and `dropped` counts the events dropped (oldest first)
 /// while the queue was full (512 events). While one client holds a name, another client registering
 /// it is served as before (its regions persist) but is not monitored in the background.
