@@ -58,7 +58,8 @@ final class PersistentSession: Sendable {
         self.name = name
         self.now = now
         self.report = report
-        state = Mutex(State(journal: journal))
+        // Version 1: a new session's file is written once (a restored one is rewritten, unchanged).
+        state = Mutex(State(journal: journal, version: 1))
     }
 
     /// The engine client's id (set once registered).

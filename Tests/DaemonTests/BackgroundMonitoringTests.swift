@@ -94,6 +94,9 @@ struct BackgroundMonitoringTests {
                 try client.send(line + "\n")
                 #expect(try client.reply(id: offset + 2)["ok"] as? Bool == true)
             }
+            // The journal exists before any event, so that a restart finds the client.
+            let path = EventJournal.path(directory: directory, client: Self.persistentName)
+            #expect(await csWait(seconds: 5) { FileManager.default.fileExists(atPath: path) })
             client.hangUp()
             #expect(await csWait(seconds: 5) { server1.statistics.connected == 0 })
         }

@@ -118,6 +118,14 @@ struct ClientSocketTests {
                 let again = try RemoteLocationProvider(path: f.path)
                 let two = LocationManager(provider: again, name: "two")
                 two.stopMonitoring(for: CircularRegion(identifier: "r", latitude: 47, longitude: 8, radius: 100))
+                // An event queued while it was away (the region's first determination) is delivered
+                // now and stays queued until acknowledged: wait for the acknowledgement on disk.
+                let journal = f.directory + "/pending-uid\(getuid())-two.json"
+                #expect(await csWait(seconds: 10) {
+                    guard let data = FileManager.default.contents(atPath: journal),
+                          let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+                    return (object["events"] as? [Any])?.isEmpty == true
+                }, "\(String(decoding: FileManager.default.contents(atPath: journal) ?? Data(), as: UTF8.self).prefix(600))")
                 again.close()
             }
             #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 }, "\(f.engine.clientCount) clients left")
