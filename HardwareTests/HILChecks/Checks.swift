@@ -13,6 +13,7 @@ public enum HILChecks {
         i2cIdentity, i2cConfiguration, magnetometerData, accelerometerData,
         i2cMissingAddress, i2cMissingBus,
         gpioEnableOutput, gpioLineBusy, gpioMissingLine, gpioEdgeDeadline, gpioPPSTimestamps, gpioPPSStuck, ppsDevice,
+        gpioPrivacySwitch,
         gnssNMEAAndCommand, gnssLineNoise, gnssSilence, gnssUSBUnplug, serialBusy,
         driverLIS3MDL, driverLSM6DSOX, driverLSM6DSOXGyroscope, driverQMC5883L, driverICM20948, driverAK09916,
         driverICM20948Gyroscope, driverMMC5983MA,

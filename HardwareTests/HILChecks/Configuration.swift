@@ -15,6 +15,8 @@ import HardwareInterfaces
 /// | `FIELDLOC_HIL_PPS_LINE` | `gnss-pps` | the receiver's PPS input (name or offset) |
 /// | `FIELDLOC_HIL_TTY` | `/dev/serial0` | the receiver's UART |
 /// | `FIELDLOC_HIL_BAUD` | `9600` | its rate |
+/// | `FIELDLOC_HIL_PRIVACY_LINE` | `privacy-switch` | the privacy switch input (active low) |
+/// | `FIELDLOC_HIL_LIGHT_LINE` | `in-use-light` | the in-use light output |
 /// | `FIELDLOC_HIL_GPIO_OBSERVER` | unset | folder with `<line>/value` and `<line>/pull` (gpio-sim); set = simulated lines |
 /// | `FIELDLOC_HIL_STUB_FIXTURE` | `0` | `1`: the I2C registers hold ``StubFixture``'s values (i2c-stub) |
 /// | `FIELDLOC_HIL_GNSS_FIXTURE` | `0` | `1`: the receiver is the host simulator (fixed position) |
@@ -41,6 +43,10 @@ public struct HILConfiguration: Sendable, Equatable {
     public var enableLine: GPIOLineID
     /// The receiver's PPS line.
     public var ppsLine: GPIOLineID
+    /// The privacy switch's input line (`FIELDLOC_HIL_PRIVACY_LINE`).
+    public var privacyLine: GPIOLineID = .name("privacy-switch")
+    /// The in-use light's output line (`FIELDLOC_HIL_LIGHT_LINE`).
+    public var lightLine: GPIOLineID = .name("in-use-light")
     /// The receiver's serial port.
     public var gnssTTY: String
     /// The receiver's rate.
@@ -148,6 +154,8 @@ public struct HILConfiguration: Sendable, Equatable {
         if let v = value("FIELDLOC_HIL_GPIOCHIP") { gpioChip = v }
         if let v = try line("FIELDLOC_HIL_ENABLE_LINE") { enableLine = v }
         if let v = try line("FIELDLOC_HIL_PPS_LINE") { ppsLine = v }
+        if let v = try line("FIELDLOC_HIL_PRIVACY_LINE") { privacyLine = v }
+        if let v = try line("FIELDLOC_HIL_LIGHT_LINE") { lightLine = v }
         if let v = value("FIELDLOC_HIL_TTY") { gnssTTY = v }
         if let text = value("FIELDLOC_HIL_BAUD") {
             guard let number = parseInteger(text), let rate = BaudRate(number) else {

@@ -20,8 +20,12 @@ public struct BoardDescription: Sendable, Equatable {
     public var gpio: GPIODescription?
     /// What a person must do on the computer before the board works, one step per entry.
     public var setupNotes: [String]
-    /// The simulation's parameters; present exactly when ``simulated`` is true.
+    /// The simulation's parameters; present when ``simulated`` is true, unless the board replays
+    /// a recording (``replay``).
     public var simulation: SimulationDescription?
+    /// A recorded session the board replays instead of simulating (`[replay]`); such a board is
+    /// `simulated = true` and has no `[sim]`.
+    public var replay: ReplayDescription? = nil
 
     /// Creates a description. ``BoardLoader`` is the validating way to get one.
     public init(
@@ -298,12 +302,17 @@ public enum GPIOFunction: String, Sendable, Hashable, CaseIterable, Comparable {
     case magDataReady = "mag_data_ready"
     /// Input: the accelerometer's data-ready / interrupt pin.
     case accelDataReady = "accel_data_ready"
+    /// Input: a hardware privacy switch; while asserted the receiver is powered off and clients
+    /// see location services disabled.
+    case privacySwitch = "privacy_switch"
+    /// Output: an in-use light, lit while any client holds a demand for location services.
+    case inUseLight = "in_use_light"
 
     /// Whether the library drives the line (otherwise it reads and waits on it).
     public var isOutput: Bool {
         switch self {
-        case .gnssPowerEnable, .gnssReset, .gnssExtint: return true
-        case .gnssPPS, .magDataReady, .accelDataReady: return false
+        case .gnssPowerEnable, .gnssReset, .gnssExtint, .inUseLight: return true
+        case .gnssPPS, .magDataReady, .accelDataReady, .privacySwitch: return false
         }
     }
 
@@ -373,5 +382,20 @@ public struct SimulationDescription: Sendable, Equatable {
         self.altitude = altitude
         self.scenario = scenario
         self.receiverModel = receiverModel
+    }
+}
+
+/// A recorded session (`fieldloc record`'s two files) that a replay board plays back: the raw
+/// receiver bytes at the times they were read, and the headings and PPS edges of the recording.
+public struct ReplayDescription: Sendable, Equatable {
+    /// The raw receiver log (`fieldloc record --out FILE`), resolved against the board file's folder.
+    public var log: String
+    /// Its events (`FILE.events.jsonl`): CHUNK lines time the bytes; HEADING and PPS lines are replayed.
+    public var events: String
+
+    /// A recording's two files.
+    public init(log: String, events: String) {
+        self.log = log
+        self.events = events
     }
 }

@@ -244,6 +244,17 @@ final class RemoteConnection: Sendable {
         return result ?? .failure(LocationError.hardware(.other, "fieldlocd at \(path) did not answer '\(request.op)' within \(timeout)"))
     }
 
+    /// Acknowledges a queued event (op `ack`, not waited for: the daemon's reply carries no id).
+    private func acknowledge(client id: Int, seq: UInt64) {
+        guard let channel = state.withLock({ $0.open ? $0.channel : nil }) else { return }
+        var request = ClientRequest(op: "ack", client: id)
+        request.seq = seq
+        guard let line = encoder.withLock({ ClientSocketCodec.line(request, encoder: $0) }) else { return }
+        var buffer = channel.allocator.buffer(capacity: line.count)
+        buffer.writeBytes(line)
+        channel.writeAndFlush(buffer, promise: nil)
+    }
+
     // MARK: from the daemon (on the event loop)
 
     /// A line the provider cannot read: an event line whose event is malformed becomes an error
@@ -299,7 +310,17 @@ final class RemoteConnection: Sendable {
                     return (c.sink, decoded)
                 }
             }
-            if let ready { enqueue(ready.sink, ready.event) }
+            guard let ready else { return }
+            if let seq = message.seq {
+                // A queued event leaves the daemon's queue once this client's delegate has handled it.
+                let sink = ready.sink
+                enqueue({ [self] event in
+                    sink(event)
+                    acknowledge(client: id, seq: seq)
+                }, ready.event)
+            } else {
+                enqueue(ready.sink, ready.event)
+            }
         default:
             return
         }

@@ -23,12 +23,14 @@ final class ClientSocketConnection: ServerConnection {
         var engineID: Int
         var fullAccuracy = false
         var wantsReduced = false
+        /// The session of a persistent client authorised `always` (it outlives the connection).
+        var session: PersistentSession?
     }
 
     let hub: ClientSocketHub
     var engine: LocationEngine { hub.engine }
     let gate: ConnectionGate
-    private var connectionID: Int?
+    private(set) var connectionID: Int?
     var peer: Peer?
     /// Lines that arrived before the peer's credentials were read.
     private var waiting: [LineDecoder.Item] = []
@@ -100,12 +102,21 @@ final class ClientSocketConnection: ServerConnection {
     /// Unregisters every client (their demand goes) and leaves the hub.
     private func release() {
         gate.detach()
-        let ids = clients.values.map(\.engineID)
+        let left = Array(clients.values)
         clients.removeAll()
-        for id in ids { engine.unregister(id) }
+        for c in left { leave(c) }
         if let connectionID {
             self.connectionID = nil
             hub.remove(connectionID)
+        }
+    }
+
+    /// A client goes: an ordinary one is unregistered, a persistent one is monitored in the background.
+    func leave(_ client: Client) {
+        if let session = client.session {
+            hub.sessions.leave(session, connectionID: connectionID ?? 0)
+        } else {
+            engine.unregister(client.engineID)
         }
     }
 

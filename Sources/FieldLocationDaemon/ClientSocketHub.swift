@@ -13,12 +13,15 @@ final class ClientSocketHub: Sendable {
     let engine: LocationEngine
     let configuration: ClientSocketConfiguration
     let logger: Logger
+    /// Persistent clients monitored while disconnected.
+    let sessions: PersistentSessions
     private let state = Mutex(State())
 
     init(engine: LocationEngine, configuration: ClientSocketConfiguration, logger: Logger) {
         self.engine = engine
         self.configuration = configuration
         self.logger = logger
+        sessions = PersistentSessions(engine: engine, logger: logger)
         configuration.policySource?.observe { [weak self] policy in self?.policyChanged(policy) }
     }
 

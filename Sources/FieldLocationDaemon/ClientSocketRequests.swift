@@ -68,9 +68,22 @@ extension ClientSocketConnection {
             // Only clients authorised always keep regions beyond the connection; their files are per uid.
             let persistent = peer.status == .authorizedAlways ? request.persistent.map { "uid\(peer.credentials.uid)-\($0)" } : nil
             let who = peer.identity.user ?? "uid\(peer.credentials.uid)"
-            let registration = engine.register(name: "\(who):\(name)", persistentName: persistent, sink: eventSink(for: id))
-            clients[id] = Client(engineID: registration.id)
-            reply.problems = registration.problems
+            let attachment = gate.channel.flatMap { channel in
+                connectionID.map { PersistentSession.Attachment(connection: NIOLoopBound(self, eventLoop: channel.eventLoop),
+                                                                loop: channel.eventLoop, wireID: id, connectionID: $0) }
+            }
+            if let persistent, let attachment,
+               let opened = hub.sessions.open(name: persistent, displayName: "\(who):\(name)", attachment: attachment) {
+                guard let engineID = opened.session.engineID else { throw .hardware(.other, "register: the engine refused the client") }
+                clients[id] = Client(engineID: engineID, session: opened.session)
+                reply.problems = opened.problems
+                reply.dropped = opened.dropped
+                reply.pending = opened.pending
+            } else {
+                let registration = engine.register(name: "\(who):\(name)", persistentName: persistent, sink: eventSink(for: id))
+                clients[id] = Client(engineID: registration.id)
+                reply.problems = registration.problems
+            }
         case "services":
             let (id, c) = try client(request)
             guard let checked = request.services else { throw .invalidArgument("services: missing key 'services'") }
@@ -78,6 +91,7 @@ extension ClientSocketConnection {
             clients[id]?.wantsReduced = services.reducedAccuracy
             services.reducedAccuracy = services.reducedAccuracy || (peer.accuracy == .reducedAccuracy && !c.fullAccuracy)
             engine.update(c.engineID) { $0 = services }
+            c.session?.setVisits(services.visits)
         case "request":
             let (_, c) = try client(request)
             guard let timeout = request.timeout, timeout.isFinite, timeout > 0, timeout <= 86_400 else {
@@ -122,7 +136,15 @@ extension ClientSocketConnection {
         case "unregister":
             let (id, c) = try client(request)
             clients[id] = nil
-            engine.unregister(c.engineID)
+            leave(c)
+        case "ack":
+            let (_, c) = try client(request)
+            guard let seq = request.seq else { throw .invalidArgument("ack: missing key 'seq'") }
+            guard let session = c.session else { throw .invalidArgument("ack: client \(request.client ?? 0) has no queued events (not persistent)") }
+            session.acknowledge(through: seq)
+        case "visits":
+            let (_, c) = try client(request)
+            reply.visits = c.session?.history ?? []
         default:
             throw .invalidArgument("unknown op '\(request.op.prefix(64))'")
         }

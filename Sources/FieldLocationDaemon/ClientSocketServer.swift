@@ -207,6 +207,7 @@ public final class ClientSocketServer: Service, Sendable {
             throw StartError.bind(path: path, reason: "cannot set the socket's mode or group: \(error.errno)")
         }
         state.withLock { $0.channel = channel }
+        hub.sessions.restore()
         logger.info("client socket on \(path) (mode \(String(configuration.mode, radix: 8)))")
     }
 
@@ -241,6 +242,9 @@ public final class ClientSocketServer: Service, Sendable {
         try? await gracefulShutdown()
         await stop()
     }
+
+    /// The persistent clients monitored now (connected or not), by persistent name (`uid1000-NAME`).
+    public var persistentClients: [String] { hub.sessions.names }
 
     /// Counters.
     public var statistics: ClientSocketStatistics { hub.statistics }

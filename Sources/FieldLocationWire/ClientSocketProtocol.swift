@@ -45,6 +45,8 @@ import Foundation
 /// | `fullAccuracy` | `client`, `purpose` | — or an error (`invalidArgument`: the key is not declared) |
 /// | `last` | `client`? | `location`?, `heading`? (the engine's last values) |
 /// | `unregister` | `client` | — |
+/// | `ack` | `client`, `seq` | — (the queued events numbered up to `seq` leave the queue) |
+/// | `visits` | `client` | `visits` (a persistent client's visit history, oldest first) |
 ///
 /// `services` is the whole set a client runs (``ClientServices``): `updatingLocation`,
 /// `desiredAccuracy` (`best`, `bestForNavigation`, `nearestTenMeters`, `hundredMeters`, `kilometer`,
@@ -94,6 +96,17 @@ import Foundation
 /// (`regions-uid1000-NAME.json`) and restored when it registers again under that name; other
 /// clients' regions live as long as the connection. A client that leaves more than the daemon's
 /// output limit unread (256 KiB by default) is disconnected.
+///
+/// **Monitoring while disconnected.** For such a persistent client (authorised `always`, with a state
+/// folder) the daemon keeps the engine client when the connection closes or the client unregisters:
+/// its regions, and visits if it ran them, stay monitored, across daemon restarts too
+/// (`pending-uid1000-NAME.json` in the state folder). Its `region` and `visit` events carry a `seq`
+/// (1, 2, …) and are written to that file (atomically, with `fsync`) before they are sent; each stays
+/// queued until the client sends `{"op":"ack","client":…,"seq":N}` (every event up to N leaves the
+/// queue; a crash right after it may send them once more, so a client skips a `seq` it has seen). When it registers again under the same name, the queued events are sent in order after
+/// the reply, whose `pending` counts them and `dropped` counts the events dropped (oldest first)
+/// while the queue was full (512 events). While one client holds a name, another client registering
+/// it is served as before (its regions persist) but is not monitored in the background.
 public enum ClientSocketProtocol {
     /// The protocol version this build speaks.
     public static let version = 1
@@ -117,5 +130,5 @@ public enum ClientSocketProtocol {
     package static let maximumNameLength = 256
     /// The ops a daemon of this version answers.
     package static let operations = ["hello", "register", "services", "request", "monitor", "unmonitor", "regions", "state",
-                             "fullAccuracy", "record", "last", "unregister"]
+                             "fullAccuracy", "record", "last", "unregister", "ack", "visits"]
 }

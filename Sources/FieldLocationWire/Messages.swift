@@ -53,6 +53,8 @@ package struct ClientRequest: Codable, Sendable {
     package var region: CircularRegion?
     package var identifier: String?
     package var purpose: String?
+    /// `ack`: the number of the last queued event handled (every event up to it leaves the queue).
+    package var seq: UInt64?
 
     package init(op: String, client: Int? = nil) {
         self.op = op
@@ -110,6 +112,11 @@ package struct ClientMessage: Codable, Sendable {
     package var record: RegionRecord?
     package var location: Location?
     package var heading: HeadingUpdate?
+    /// `register` of a persistent client: events dropped while its queue was full, and events queued now.
+    package var dropped: UInt64?
+    package var pending: Int?
+    /// `visits`: the persisted visit history, oldest first.
+    package var visits: [Visit]?
     // hello (also the reply to the hello op)
     package var version: Int?
     package var server: String?
@@ -123,6 +130,8 @@ package struct ClientMessage: Codable, Sendable {
     // event
     package var client: Int?
     package var event: ClientEvent?
+    /// A queued (region or visit) event's number: acknowledge it with op `ack` once handled.
+    package var seq: UInt64?
     // every message from the daemon
     package var now: UInt64?
 

@@ -63,7 +63,8 @@ extension FieldLoc {
                             try events.write(contentsOf: Data((String(FixJSON.line(fix).dropLast()) + ",\"t\":\(t)}\n").utf8))
                         case .heading(let h):
                             let line = "{\"class\":\"HEADING\",\"t\":\(t),\"magnetic\":\(FixText.fixed(h.magneticHeading, 2))"
-                                + (h.trueHeading.map { ",\"true\":\(FixText.fixed($0, 2))" } ?? "") + ",\"quality\":\"\(h.quality.rawValue)\"}\n"
+                                + (h.trueHeading.map { ",\"true\":\(FixText.fixed($0, 2))" } ?? "")
+                                + ",\"accuracy\":\(FixText.fixed(h.headingAccuracy, 2)),\"quality\":\"\(h.quality.rawValue)\"}\n"
                             try events.write(contentsOf: Data(line.utf8))
                             if let samples, let row = HeadingCSV.recordedRow(h, seconds: (h.takenAt - start).secondsDouble) {
                                 try samples.write(contentsOf: Data((row + "\n").utf8))

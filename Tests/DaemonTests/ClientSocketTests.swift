@@ -106,6 +106,28 @@ struct ClientSocketTests {
             #expect(f.engine.clientCount == 2)
             #expect(f.server.statistics.connected == 1)
             provider.close()
+            // "two" (authorised always, persistent) keeps its region monitored in the background, its
+            // other services gone; "one" is unregistered.
+            #expect(await csWait(seconds: 5) { f.engine.clientCount == 1 }, "\(f.engine.clientCount) clients left")
+            #expect(await csWait(seconds: 5) { f.server.statistics.connected == 0 })
+            #expect(f.server.persistentClients == ["uid\(getuid())-two"])
+            let background = try #require(f.firstClient())
+            #expect(f.engine.services(background)?.updatingHeading == false && f.engine.monitoredRegions(background).count == 1)
+            // Once it stops monitoring, it goes too.
+            do {
+                let again = try RemoteLocationProvider(path: f.path)
+                let two = LocationManager(provider: again, name: "two")
+                two.stopMonitoring(for: CircularRegion(identifier: "r", latitude: 47, longitude: 8, radius: 100))
+                // An event queued while it was away (the region's first determination) is delivered
+                // now and stays queued until acknowledged: wait for the acknowledgement on disk.
+                let journal = f.directory + "/pending-uid\(getuid())-two.json"
+                #expect(await csWait(seconds: 10) {
+                    guard let data = FileManager.default.contents(atPath: journal),
+                          let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+                    return (object["events"] as? [Any])?.isEmpty == true
+                }, "\(String(decoding: FileManager.default.contents(atPath: journal) ?? Data(), as: UTF8.self).prefix(600))")
+                again.close()
+            }
             #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 }, "\(f.engine.clientCount) clients left")
             #expect(await csWait(seconds: 5) { f.server.statistics.connected == 0 })
             #expect(await csWait(seconds: 10) {
@@ -275,7 +297,9 @@ struct ClientSocketTests {
                 #expect(manager.monitoredRegions == [region])
                 provider.close()
             }
-            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 })
+            // Its region stays monitored in the background (one engine client, no connection).
+            #expect(await csWait(seconds: 5) { f.server.statistics.connected == 0 })
+            #expect(f.engine.clientCount == 1 && f.server.persistentClients == ["uid\(getuid())-fleet"])
             #expect(FileManager.default.fileExists(atPath: f.directory + "/regions-uid\(getuid())-fleet.json"))
             let again = LocationManager(provider: try RemoteLocationProvider(path: f.path), name: "fleet")
             #expect(again.restoreProblems.isEmpty)

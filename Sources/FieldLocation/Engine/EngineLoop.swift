@@ -37,9 +37,11 @@ extension LocationEngine {
             tick(now)
             nextTick = now.advanced(by: .seconds(1))
         }
-        let deadline = min(end, nextTick, sensors.nextSample)
+        let recorded = platform.recordedHeadings
+        let deadline = min(end, nextTick, sensors.nextSample, recorded?.nextDue ?? .distantFuture)
         readReceiver(until: deadline)
         if clock.now() >= sensors.nextSample { sampleSensors() }
+        if let recorded { for heading in recorded.take(upTo: clock.now()) { publish(heading) } }
         publishState()
         return true
     }
@@ -157,7 +159,14 @@ extension LocationEngine {
         publishCounters()
         let records = registry.snapshot()
         let state = policyState(now)
-        let decision = registry.decide(records, policy: policy, state: state, motion: sensors.motion, lastFixAt: receiver.lastFixAt)
+        // The privacy switch: while it is on, no demand reaches the policy (the receiver is
+        // powered off); the in-use light shows whether any client wants location services.
+        if let on = privacy.poll(report: reportToAll), on { registry.broadcast(.error(.denied(PrivacySubsystem.engagedReason))) }
+        let demands = registry.demands(records, motion: sensors.motion, lastFixAt: receiver.lastFixAt)
+        let privacyOn = privacy.engaged
+        var decision = policy.decide(privacyOn ? [] : demands, state: state)
+        if privacyOn { decision.reasons.insert(PrivacySubsystem.engagedReason, at: 0) }
+        privacy.light(!privacyOn && !demands.isEmpty, report: reportToAll)
         let previousDecision = published.withLock { p -> PowerDecision? in
             defer { p.decision = decision }
             if p.decision?.receiver != decision.receiver { p.counters.modeChanges += 1 }
@@ -167,7 +176,8 @@ extension LocationEngine {
         let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
         receiver.apply(decision, ephemerisFresh: ephemerisFresh)
         // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.
-        sensors.schedule(decision, at: now, report: reportToHeadingClients)
+        // (A replay board's headings come from its recording; it has no sensors to open.)
+        if platform.recordedHeadings == nil { sensors.schedule(decision, at: now, report: reportToHeadingClients) }
         publishCounters()
         registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving,
                               expectedPeriod: decision.receiver.expectedFixPeriod)
@@ -179,13 +189,15 @@ extension LocationEngine {
         timing.drain()
         if bytes.isEmpty { return }
         let now = clock.now()
-        registry.notify(.bytes(bytes))
+        if !privacy.engaged { registry.notify(.bytes(bytes)) }
         let fixes = receiver.decode(bytes, at: now)
         publishCounters()
         for fix in fixes { handle(fix) }
     }
 
     private func handle(_ fix: Fix) {
+        // While the privacy switch is on, nothing the receiver still says leaves the engine.
+        guard !privacy.engaged else { return }
         let now = clock.now()
         published.withLock { $0.counters.fixes += 1 }
         registry.notify(.fix(fix, now))
@@ -201,6 +213,11 @@ extension LocationEngine {
         let heading = sensors.sample(lastLocation: lastLocation, report: reportToHeadingClients)
         publishCounters()
         guard let heading else { return }
+        publish(heading)
+    }
+
+    /// Hands a heading (the sensors', or a replay board's recorded one) to the clients.
+    private func publish(_ heading: HeadingUpdate) {
         published.withLock {
             $0.counters.headings += 1
             $0.lastHeading = heading

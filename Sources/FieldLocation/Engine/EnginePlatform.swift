@@ -39,6 +39,13 @@ public protocol EnginePlatform: Sendable {
     /// Why this process may not use `board`'s devices (missing device nodes or permissions), or
     /// `nil`: an in-process manager's authorisation.
     func accessProblem(for board: BoardDescription) -> String?
+    /// Headings that come from a recording instead of sensors (a replay board), or `nil`.
+    var recordedHeadings: RecordedHeadingSource? { get }
+}
+
+extension EnginePlatform {
+    /// No recorded headings: headings come from the board's sensors.
+    public var recordedHeadings: RecordedHeadingSource? { nil }
 }
 
 /// A board on real hardware (``LinuxPlatform`` or any other ``HardwarePlatform``) in real time.
@@ -106,6 +113,7 @@ extension BoardHardware {
         throws(HardwareError) -> any EnginePlatform
     {
         guard board.simulated else { return HardwareEnginePlatform(linux()) }
+        if board.replay != nil { return try ReplayEnginePlatform(board: board) }
         let sim = try simulatedBoard(for: board)
         return SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)
     }

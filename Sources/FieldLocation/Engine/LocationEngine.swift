@@ -93,6 +93,7 @@ public final class LocationEngine: @unchecked Sendable {
     let receiver: ReceiverSubsystem
     let sensors: SensorSubsystem
     let timing: TimingSubsystem
+    let privacy: PrivacySubsystem
     var energy: EnergyAccounting
     var nextTick: MonotonicInstant
 
@@ -166,6 +167,7 @@ public final class LocationEngine: @unchecked Sendable {
         receiver = ReceiverSubsystem(board: board, platform: platform, initiallyAwake: receiverAwake)
         sensors = SensorSubsystem(board: board, hardware: platform.hardware)
         timing = TimingSubsystem(board: board, hardware: platform.hardware)
+        privacy = PrivacySubsystem(board: board, hardware: platform.hardware)
         energy = EnergyAccounting(profile: profile)
         nextTick = clock.now()
         publishState()
@@ -233,9 +235,9 @@ public final class LocationEngine: @unchecked Sendable {
     /// Clients registered.
     public var clientCount: Int { registry.count }
     /// Whether the board has a magnetometer and accelerometer pair.
-    public var headingAvailable: Bool { board.magnetometer != nil && board.accelerometer != nil }
+    public var headingAvailable: Bool { (board.magnetometer != nil && board.accelerometer != nil) || platform.recordedHeadings != nil }
     /// Whether the board has a receiver at all.
-    public var locationServicesEnabled: Bool { board.receiver != nil || platform.providesReceiver }
+    public var locationServicesEnabled: Bool { (board.receiver != nil || platform.providesReceiver) && !privacy.engaged }
     /// The magnetometer calibration applied to headings (a stored one, `fieldloc calibrate --save`).
     public var calibration: MagnetometerCalibration? {
         get { published.withLock { $0.state.calibration } }

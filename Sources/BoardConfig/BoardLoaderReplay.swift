@@ -1,0 +1,32 @@
+extension BoardLoader {
+    /// The keys allowed in `[replay]`.
+    public static let replayKeys = ["log", "events"]
+
+    /// Reads `[replay]`: `log` (the raw receiver log) and `events` (default: the log's name plus
+    /// `.events.jsonl`, as `fieldloc record` writes them), both relative to the board file's folder
+    /// unless absolute. A replay board is simulated, has no `[sim]` and no sensors (its headings
+    /// come from the recording).
+    static func readReplay(_ section: Section, board: BoardDescription, file: String) throws(BoardError) -> ReplayDescription {
+        try section.checkKeys(replayKeys)
+        guard board.simulated else {
+            throw section.error("[replay] needs simulated = true (the recording stands in for the hardware)", key: "replay", at: section.location)
+        }
+        guard board.simulation == nil else {
+            throw section.error("a board has either [sim] or [replay], not both", key: "replay", at: section.location)
+        }
+        guard board.sensors.isEmpty else {
+            throw section.error("a replay board has no [[sensor]]: its headings come from the recording's HEADING lines",
+                                key: "replay", at: section.location)
+        }
+        let (log, logLocation) = try section.requiredString("log", what: "the raw receiver log that 'fieldloc record --out' wrote")
+        guard !log.isEmpty else { throw section.error("the log path is empty", key: "log", at: logLocation) }
+        let events = try section.string("events")?.value ?? log + ".events.jsonl"
+        return ReplayDescription(log: resolve(log, against: file), events: resolve(events, against: file))
+    }
+
+    /// `path` as given when absolute, else relative to the folder of `file`.
+    static func resolve(_ path: String, against file: String) -> String {
+        guard !path.hasPrefix("/"), let slash = file.lastIndex(of: "/") else { return path }
+        return String(file[...slash]) + path
+    }
+}

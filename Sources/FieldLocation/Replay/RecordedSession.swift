@@ -1,0 +1,119 @@
+import Foundation
+import HardwareInterfaces
+import Heading
+import LocationServices
+
+/// A session `fieldloc record` wrote, read back for a replay board: the raw receiver bytes cut
+/// into the reads they arrived in (the events file's CHUNK lines), and the headings (HEADING
+/// lines) and PPS edges (PPS lines), each at its time since the recording's start.
+public struct RecordedSession: Sendable {
+    /// One read of the receiver: its bytes, `t` seconds after the start.
+    public struct Chunk: Sendable, Equatable {
+        public var t: Double
+        public var bytes: [UInt8]
+    }
+
+    /// A recorded heading.
+    public struct Heading: Sendable, Equatable {
+        public var t: Double
+        public var magnetic: Double
+        public var trueHeading: Double?
+        public var accuracy: Double?
+        public var quality: HeadingQuality
+    }
+
+    /// A recorded PPS edge: the UTC second it starts, `edge` seconds after the start.
+    public struct Pulse: Sendable, Equatable {
+        public var t: Double
+        public var utc: Int64
+        public var edge: Double
+    }
+
+    /// The reads, in order.
+    public var chunks: [Chunk] = []
+    /// The headings, in order.
+    public var headings: [Heading] = []
+    /// The PPS edges, in order.
+    public var pulses: [Pulse] = []
+    /// The recording's length: the last event's time, seconds.
+    public var duration: Double = 0
+
+    /// Why a recording cannot be replayed: the file, the 1-based line (0 for the whole file) and what is wrong.
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        public var file: String
+        public var line: Int
+        public var reason: String
+        public var description: String { line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)" }
+    }
+
+    /// Reads a recording: `log` (the raw bytes) and `events` (its `.events.jsonl`).
+    public static func load(log: String, events: String) throws(LoadError) -> RecordedSession {
+        guard let raw = FileManager.default.contents(atPath: log) else {
+            throw LoadError(file: log, line: 0, reason: "cannot be read (the recording's raw receiver log)")
+        }
+        guard let data = FileManager.default.contents(atPath: events) else {
+            throw LoadError(file: events, line: 0, reason: "cannot be read (the recording's events, written beside the log as LOG.events.jsonl)")
+        }
+        return try parse(raw: [UInt8](raw), events: String(decoding: data, as: UTF8.self), eventsFile: events)
+    }
+
+    /// Parses a recording's events against its raw bytes; `eventsFile` names the file in errors.
+    public static func parse(raw: [UInt8], events: String, eventsFile: String) throws(LoadError) -> RecordedSession {
+        var session = RecordedSession()
+        var expectedOffset = 0
+        var lastT = 0.0
+        for (index, text) in events.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNumber = index + 1
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            func fail(_ reason: String) -> LoadError { LoadError(file: eventsFile, line: lineNumber, reason: reason) }
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(trimmed.utf8))) as? [String: Any] else {
+                throw fail("not a JSON object")
+            }
+            guard let kind = object["class"] as? String else { throw fail("missing key 'class'") }
+            func number(_ key: String) throws(LoadError) -> Double {
+                guard let value = object[key] as? NSNumber, value.doubleValue.isFinite else {
+                    throw fail("\(kind): key '\(key)' must be a number")
+                }
+                return value.doubleValue
+            }
+            let t = try number("t")
+            guard t >= 0 else { throw fail("\(kind): key 't' is negative (\(t))") }
+            guard t + 1e-9 >= lastT else { throw fail("\(kind): t = \(t) goes back before \(lastT)") }
+            lastT = t
+            switch kind {
+            case "CHUNK":
+                let offset = try number("offset"), length = try number("length")
+                guard offset == Double(expectedOffset) else {
+                    throw fail("CHUNK: offset \(Int(offset)) does not follow the previous chunk (expected \(expectedOffset))")
+                }
+                guard length >= 1, length <= Double(raw.count - expectedOffset) else {
+                    throw fail("CHUNK: length \(Int(length)) at offset \(expectedOffset) runs past the log's \(raw.count) bytes")
+                }
+                let end = expectedOffset + Int(length)
+                session.chunks.append(Chunk(t: t, bytes: Array(raw[expectedOffset..<end])))
+                expectedOffset = end
+            case "HEADING":
+                let magnetic = try number("magnetic")
+                let trueHeading: Double? = object["true"] == nil ? nil : try number("true")
+                let accuracy: Double? = object["accuracy"] == nil ? nil : try number("accuracy")
+                guard let word = object["quality"] as? String, let quality = HeadingQuality(rawValue: word) else {
+                    throw fail("HEADING: key 'quality' must be a heading quality word (good, …), found \(String(describing: object["quality"] ?? "nothing").prefix(32))")
+                }
+                session.headings.append(Heading(t: t, magnetic: magnetic, trueHeading: trueHeading, accuracy: accuracy, quality: quality))
+            case "PPS":
+                // `edge` is on the recording's own clock; `t` (when the pulse was paired with its
+                // sentence) less `nmea_delay` puts it on the recording's time line.
+                let utc = try number("utc"), delay = try number("nmea_delay")
+                session.pulses.append(Pulse(t: t, utc: Int64(utc), edge: max(0, t - delay)))
+            default:
+                break  // FIX lines are the recording's output, not its input; other classes are skipped.
+            }
+        }
+        guard expectedOffset == raw.count else {
+            throw LoadError(file: eventsFile, line: 0, reason: "its CHUNK lines cover \(expectedOffset) of the log's \(raw.count) bytes")
+        }
+        session.duration = lastT
+        return session
+    }
+}

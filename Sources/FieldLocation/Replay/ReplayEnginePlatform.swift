@@ -1,0 +1,129 @@
+import BoardConfig
+import Foundation
+import HardwareInterfaces
+import NMEA
+import PowerPolicy
+import ReceiverProtocols
+import SimulatedHardware
+import Synchronization
+
+/// The far end of a replay board's serial port: the recording's reads, each at its time after the
+/// replay's start on the manual clock, exactly as they were read. What the engine writes (its
+/// receiver commands) is dropped: a recording cannot answer.
+final class RecordedReceiver: SimulatedSerialPeer {
+    private let chunks: [RecordedSession.Chunk]
+    private let start: MonotonicInstant
+    private let next = Mutex(0)
+
+    init(chunks: [RecordedSession.Chunk], start: MonotonicInstant) {
+        self.chunks = chunks
+        self.start = start
+    }
+
+    func instant(_ t: Double) -> MonotonicInstant { start.advanced(by: .nanoseconds(Int64((t * 1e9).rounded()))) }
+
+    func nextTransmission(after instant: MonotonicInstant) -> MonotonicInstant? {
+        next.withLock { index in index < chunks.count ? max(self.instant(chunks[index].t), instant) : nil }
+    }
+
+    func transmit(upTo instant: MonotonicInstant) -> [UInt8] {
+        next.withLock { index in
+            var out: [UInt8] = []
+            while index < chunks.count, self.instant(chunks[index].t) <= instant {
+                out += chunks[index].bytes
+                index += 1
+            }
+            return out
+        }
+    }
+
+    func receive(_ bytes: [UInt8], at instant: MonotonicInstant) {}
+}
+
+/// A recording's headings for the engine, each due at its time after the replay's start: the
+/// engine publishes them as it would its sensors' (``EnginePlatform/recordedHeadings``).
+public final class RecordedHeadingSource: Sendable {
+    private let headings: [(at: MonotonicInstant, heading: HeadingUpdate)]
+    private let next = Mutex(0)
+
+    init(_ recorded: [RecordedSession.Heading], start: MonotonicInstant) {
+        headings = recorded.map { h in
+            let at = start.advanced(by: .nanoseconds(Int64((h.t * 1e9).rounded())))
+            let accuracy = h.accuracy ?? -1
+            return (at, HeadingUpdate(magneticHeading: h.magnetic, trueHeading: h.trueHeading, headingAccuracy: accuracy,
+                                      field: (0, 0, 0), acceleration: (0, 0, 0), pitch: nil, roll: nil, inclination: nil,
+                                      quality: h.quality, flags: ["replayed"], takenAt: at))
+        }
+    }
+
+    /// When the next heading is due, if any is left.
+    public var nextDue: MonotonicInstant? { next.withLock { $0 < headings.count ? headings[$0].at : nil } }
+
+    /// The headings due by `instant`, in order (each once).
+    public func take(upTo instant: MonotonicInstant) -> [HeadingUpdate] {
+        next.withLock { index in
+            var out: [HeadingUpdate] = []
+            while index < headings.count, headings[index].at <= instant {
+                out.append(headings[index].heading)
+                index += 1
+            }
+            return out
+        }
+    }
+}
+
+/// A replay board (`[replay]` in its board file): a recorded session stands in for the hardware.
+/// The receiver's bytes come on the simulated serial port at the times they were read, the
+/// headings at theirs, and a PPS line named in `[gpio]` (`gnss_pps`) pulses once a second from the
+/// first recorded edge; all on a manual clock, so ``LocationEngine`` and ``LocationManager`` run over
+/// the session at once (``LocationEngine/advance(by:)``) or paced (``LocationEngine/run(speed:)``).
+public struct ReplayEnginePlatform: EnginePlatform {
+    /// The simulated hardware the recording plays on.
+    public let platform: SimulatedPlatform
+    /// The recording.
+    public let session: RecordedSession
+    public let recordedHeadings: RecordedHeadingSource?
+    /// The calendar: seconds since 1970 UTC at instant zero (the first recorded PPS second when
+    /// there is one, else the simulated boards' date).
+    public var utcAtZero: Double = 1_777_593_600
+
+    /// Loads `board`'s recording onto a simulated platform on `clock`; the replay starts at the clock's now.
+    public init(board: BoardDescription, clock: ManualClock = ManualClock()) throws(HardwareError) {
+        guard let replay = board.replay else {
+            throw HardwareError(.invalidArgument, device: board.name, operation: "replay", detail: "the board has no [replay] table")
+        }
+        let session: RecordedSession
+        do { session = try RecordedSession.load(log: replay.log, events: replay.events) } catch {
+            throw HardwareError(.invalidArgument, device: error.file, operation: "load the recording", detail: error.description)
+        }
+        var chips: [SimulatedPlatformDescription.GPIOChip] = []
+        if let g = board.gpio {
+            let names = g.lines.values.compactMap { id -> String? in if case .name(let n) = id { return n } else { return nil } }
+            chips.append(.init(name: g.chip, lines: names.sorted()))
+        }
+        let rate = board.receiver?.baudRate.rawValue ?? 9600
+        let platform = try SimulatedPlatform(SimulatedPlatformDescription(gpioChips: chips,
+                                                                          serialPorts: [.init(path: BoardHardware.simulatedPortName, baudRate: rate)]),
+                                             clock: clock)
+        let start = clock.now()
+        platform.serialPort(BoardHardware.simulatedPortName)?.attach(RecordedReceiver(chunks: session.chunks, start: start))
+        if let g = board.gpio, let id = g.lines[.gnssPPS], let first = session.pulses.first,
+           let line = platform.gpioChip(named: g.chip)?.line(id) {
+            line.schedulePulses(GPIOPulseTrain(start: start.advanced(by: .nanoseconds(Int64((first.edge * 1e9).rounded())))))
+        }
+        self.platform = platform
+        self.session = session
+        recordedHeadings = session.headings.isEmpty ? nil : RecordedHeadingSource(session.headings, start: start)
+        if let first = session.pulses.first { utcAtZero = Double(first.utc) - first.edge - start.seconds }
+    }
+
+    public var hardware: any HardwarePlatform { platform }
+    public var pacing: EnginePacing { .manual(platform.manualClock) }
+    public var provenance: Provenance { .replay }
+    public var providesReceiver: Bool { true }
+    public func receiverPort(for board: BoardDescription) -> String { BoardHardware.simulatedPortName }
+    public func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines { ReceiverLines() }
+    public func measuredReceiverEnergy() -> EnergyLedger? { nil }
+    public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
+    public func accessProblem(for board: BoardDescription) -> String? { nil }
+}
