@@ -22,6 +22,8 @@ public struct BoardDescription: Sendable, Equatable {
     public var setupNotes: [String]
     /// The simulation's parameters; present exactly when ``simulated`` is true.
     public var simulation: SimulationDescription?
+    /// The Bluetooth adapter that scans for beacons (`bluetooth = "hci0"`), if any.
+    public var bluetooth: String? = nil
 
     /// Creates a description. ``BoardLoader`` is the validating way to get one.
     public init(
@@ -347,6 +349,8 @@ public struct SimulationDescription: Sendable, Equatable {
     public var scenario: SimulationScenario
     /// The receiver model the simulator imitates (free text, `MT3339`).
     public var receiverModel: String
+    /// Bluetooth LE beacons placed around the start position (`[[beacon]]`).
+    public var beacons: [SimulatedBeaconDescription] = []
 
     /// Creates a simulation description.
     public init(latitude: Double, longitude: Double, altitude: Double, scenario: SimulationScenario, receiverModel: String) {

@@ -1,3 +1,4 @@
+import Beacons
 import FieldLocation
 import FieldLocationWire
 import Foundation
@@ -99,6 +100,24 @@ extension ClientSocketConnection {
             let (_, c) = try client(request)
             guard let identifier = request.identifier else { throw .invalidArgument("state: missing key 'identifier'") }
             reply.state = engine.state(c.engineID, of: identifier).rawValue
+        case "monitorBeacon":
+            let (_, c) = try client(request)
+            guard let region = request.beaconRegion else { throw .invalidArgument("monitorBeacon: missing key 'beaconRegion'") }
+            guard region.identifier.utf8.count <= ClientSocketProtocol.maximumNameLength else {
+                throw .invalidArgument("monitorBeacon: the identifier is longer than \(ClientSocketProtocol.maximumNameLength) bytes")
+            }
+            if let error = engine.startMonitoring(c.engineID, region) { throw error }
+        case "unmonitorBeacon":
+            let (_, c) = try client(request)
+            guard let identifier = request.identifier else { throw .invalidArgument("unmonitorBeacon: missing key 'identifier'") }
+            if let error = engine.stopMonitoring(c.engineID, beaconRegion: identifier) { throw error }
+        case "beaconRegions":
+            let (_, c) = try client(request)
+            reply.beaconRegions = engine.monitoredBeaconRegions(c.engineID)
+        case "beaconState":
+            let (_, c) = try client(request)
+            guard let identifier = request.identifier else { throw .invalidArgument("beaconState: missing key 'identifier'") }
+            reply.state = engine.state(c.engineID, ofBeaconRegion: identifier).rawValue
         case "fullAccuracy":
             let (id, c) = try client(request)
             guard let key = request.purpose, hub.configuration.policy.purposes[key] != nil else {

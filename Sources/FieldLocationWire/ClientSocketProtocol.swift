@@ -102,5 +102,5 @@ public enum ClientSocketProtocol {
     package static let maximumNameLength = 256
     /// The ops a daemon of this version answers.
     package static let operations = ["hello", "register", "services", "request", "monitor", "unmonitor", "regions", "state",
-                             "fullAccuracy", "last", "unregister"]
+                             "fullAccuracy", "last", "unregister", "monitorBeacon", "unmonitorBeacon", "beaconRegions", "beaconState"]
 }

@@ -1,3 +1,4 @@
+import Beacons
 import Foundation
 import HardwareInterfaces
 import LocationServices
@@ -32,6 +33,8 @@ final class ClientRegistry: @unchecked Sendable {
         var loss = FixLossState()
         /// When standard updates last delivered (the minimum update interval counts from it).
         var lastDeliveredAt: MonotonicInstant?
+        /// Beacon regions (see `ClientBeacons.swift`).
+        var beaconRegions = BeaconRegionMonitor()
         init(name: String, regions: RegionMonitor, regionFile: String?, sink: @escaping Sink) {
             self.name = name
             self.regions = regions
@@ -67,10 +70,16 @@ final class ClientRegistry: @unchecked Sendable {
                 problems.append(error.description)
             }
         }
+        var beaconRegions: [BeaconRegion] = []
+        if let file {
+            do { beaconRegions = try RegionStore.loadBeaconRegions(file) } catch { problems.append(error.description) }
+        }
         return lock.withLock {
             let id = nextID
             nextID += 1
-            clients[id] = Record(name: name, regions: monitor, regionFile: file, sink: sink)
+            let record = Record(name: name, regions: monitor, regionFile: file, sink: sink)
+            record.beaconRegions = BeaconRegionMonitor(regions: beaconRegions)
+            clients[id] = record
             return (id, problems)
         }
     }
@@ -160,14 +169,14 @@ final class ClientRegistry: @unchecked Sendable {
 
     /// Starts monitoring a region for a client; returns why not, or `nil`.
     func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError? {
-        let result: (String?, RegionMonitor?, String?) = lock.withLock {
-            guard let c = clients[id] else { return ("client gone", nil, nil) }
-            if let problem = c.regions.add(region) { return (problem, nil, nil) }
-            return (nil, c.regions, c.regionFile)
+        let result: (String?, RegionMonitor?, String?, [BeaconRegion]) = lock.withLock {
+            guard let c = clients[id] else { return ("client gone", nil, nil, []) }
+            if let problem = c.regions.add(region) { return (problem, nil, nil, []) }
+            return (nil, c.regions, c.regionFile, c.beaconRegions.regions)
         }
         if let problem = result.0 { return .regionMonitoringFailure(region: region.identifier, reason: problem) }
         if let monitor = result.1, let file = result.2 {
-            do { try RegionStore.save(monitor, to: file) } catch {
+            do { try RegionStore.save(monitor, beaconRegions: result.3, to: file) } catch {
                 return .regionMonitoringFailure(region: region.identifier, reason: error.description)
             }
         }
@@ -176,12 +185,12 @@ final class ClientRegistry: @unchecked Sendable {
 
     /// Stops monitoring a region; returns a storage error, if any.
     func stopMonitoring(_ id: Int, identifier: String) -> LocationError? {
-        let result: (RegionMonitor, String?)? = lock.withLock {
+        let result: (RegionMonitor, String?, [BeaconRegion])? = lock.withLock {
             guard let c = clients[id], c.regions.remove(identifier) else { return nil }
-            return (c.regions, c.regionFile)
+            return (c.regions, c.regionFile, c.beaconRegions.regions)
         }
-        if let (monitor, file) = result, let file {
-            do { try RegionStore.save(monitor, to: file) } catch {
+        if let (monitor, file, beacons) = result, let file {
+            do { try RegionStore.save(monitor, beaconRegions: beacons, to: file) } catch {
                 return .regionMonitoringFailure(region: identifier, reason: error.description)
             }
         }

@@ -39,6 +39,7 @@ extension LocationEngine {
         }
         let deadline = min(end, nextTick, sensors.nextSample)
         readReceiver(until: deadline)
+        pollBeacons()
         if clock.now() >= sensors.nextSample { sampleSensors() }
         publishState()
         return true
@@ -73,7 +74,10 @@ extension LocationEngine {
     /// for a graceful shutdown.
     public func shutdown() {
         stop()
-        runLock.withLock { receiver.shutdown(idle: policy.decide([], state: PolicyState())) }
+        runLock.withLock {
+            receiver.shutdown(idle: policy.decide([], state: PolicyState()))
+            beacons.shutdown()
+        }
     }
 
     /// Opens the receiver's port now, throwing why it cannot be (for one-shot tools that should
@@ -163,6 +167,7 @@ extension LocationEngine {
         publishCounters()
         registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving,
                               expectedPeriod: decision.receiver.expectedFixPeriod)
+        beaconTick(records, at: now)
     }
 
     private func readReceiver(until deadline: MonotonicInstant) {

@@ -39,6 +39,17 @@ public protocol EnginePlatform: Sendable {
     /// Why this process may not use `board`'s devices (missing device nodes or permissions), or
     /// `nil`: an in-process manager's authorisation.
     func accessProblem(for board: BoardDescription) -> String?
+    /// Opens the Bluetooth LE scanner of `board`'s adapter (`bluetooth = "hci0"`) on the
+    /// platform's clock; throws ``HardwareError/Kind/unsupported`` where the platform has none.
+    func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner
+}
+
+extension EnginePlatform {
+    /// No scanner: platforms that do not say otherwise have no Bluetooth.
+    public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
+        throw HardwareError(.unsupported, device: board.bluetooth ?? "bluetooth", operation: "open",
+                            detail: "this platform has no Bluetooth LE scanner")
+    }
 }
 
 /// A board on real hardware (``LinuxPlatform`` or any other ``HardwarePlatform``) in real time.
@@ -59,6 +70,20 @@ public struct HardwareEnginePlatform: EnginePlatform {
     public func measuredReceiverEnergy() -> EnergyLedger? { nil }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { Date().timeIntervalSince1970 }
     public func accessProblem(for board: BoardDescription) -> String? { DeviceAccess.problem(for: board) }
+    public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
+        guard let adapter = board.bluetooth else {
+            throw HardwareError(.notFound, device: "bluetooth", operation: "open", detail: "the board file names no adapter (bluetooth = \"hci0\")")
+        }
+        return try Self.openLinuxBluetoothScanner(adapter: adapter, clock: hardware.clock)
+    }
+
+    /// HOOK for the Linux Bluetooth backend (LinuxHardware's HCI-socket scanner): opens `adapter`
+    /// (`hci0`) with its reports timed on `clock`. Until that backend lands it throws
+    /// ``HardwareError/Kind/unsupported``, and beacon ranging on real boards reports that error.
+    static func openLinuxBluetoothScanner(adapter: String, clock: any MonotonicClock) throws(HardwareError) -> any BluetoothLEScanner {
+        throw HardwareError(.unsupported, device: adapter, operation: "open",
+                            detail: "no Linux Bluetooth LE scanner backend is built in yet")
+    }
 }
 
 /// A simulated board: its ``SimulatedPlatform`` on a manual clock, and the receiver emulator behind
@@ -72,10 +97,14 @@ public struct SimulatedEnginePlatform: EnginePlatform {
     /// emulator dates its sentences 2026-05-01).
     public var utcAtZero: Double = 1_777_593_600
 
-    /// Wraps a simulated platform and, when known, its receiver.
-    public init(platform: SimulatedPlatform, receiver: ReceiverEmulator? = nil) {
+    /// The simulated Bluetooth radio, when the board has beacons in its world.
+    public let beaconScanner: SimulatedBeaconScanner?
+
+    /// Wraps a simulated platform and, when known, its receiver and its Bluetooth radio.
+    public init(platform: SimulatedPlatform, receiver: ReceiverEmulator? = nil, beaconScanner: SimulatedBeaconScanner? = nil) {
         self.platform = platform
         self.receiver = receiver
+        self.beaconScanner = beaconScanner
     }
 
     public var hardware: any HardwarePlatform { platform }
@@ -90,6 +119,13 @@ public struct SimulatedEnginePlatform: EnginePlatform {
     public func measuredReceiverEnergy() -> EnergyLedger? { receiver?.ledger }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
     public func accessProblem(for board: BoardDescription) -> String? { nil }
+    public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
+        guard let beaconScanner else {
+            throw HardwareError(.notFound, device: board.bluetooth ?? "bluetooth", operation: "open",
+                                detail: "the simulated board has no Bluetooth adapter (bluetooth = \"hci0\" and [[beacon]] entries)")
+        }
+        return beaconScanner
+    }
 }
 
 extension BoardHardware {
@@ -107,6 +143,6 @@ extension BoardHardware {
     {
         guard board.simulated else { return HardwareEnginePlatform(linux()) }
         let sim = try simulatedBoard(for: board)
-        return SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)
+        return SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver, beaconScanner: sim.beaconScanner)
     }
 }
