@@ -116,6 +116,9 @@ public struct BeaconRanger: Sendable {
         var next = 0
         var count = 0
         var lastHeard: Double
+        /// Bit i: heard during whole second `maskSecond − i` (the last 64 seconds).
+        var heardMask: UInt64 = 0
+        var maskSecond = Int.min
     }
 
     /// The model.
@@ -151,6 +154,22 @@ public struct BeaconRanger: Sendable {
             latest = max(latest ?? track.lastHeard, track.lastHeard)
         }
         return latest
+    }
+
+    /// When a beacon covered by `constraint` was last heard, and in how many of the last `window`
+    /// whole seconds up to `now` one was heard (at most 64): the evidence beacon regions enter on.
+    public func presence(matching constraint: BeaconIdentityConstraint, at now: Double, window: Int = 10) -> BeaconPresence {
+        var mask: UInt64 = 0
+        var latest: Double?
+        let second = Int((now.isFinite ? now : 0).rounded(.down))
+        for (key, track) in tracks where constraint.matches(uuid: key.uuid, major: key.major, minor: key.minor) {
+            latest = max(latest ?? track.lastHeard, track.lastHeard)
+            let shift = second - track.maskSecond
+            if shift >= 0 && shift < 64 { mask |= track.heardMask << UInt64(shift) }
+        }
+        let bits = max(0, min(window, 64))
+        let recent = bits == 64 ? mask : mask & ((UInt64(1) << UInt64(bits)) - 1)
+        return BeaconPresence(lastHeard: latest, recentSeconds: recent.nonzeroBitCount)
     }
 
     /// The beacons covered by `constraint` at `now`, nearest first (unknown ones last), as
@@ -206,5 +225,28 @@ extension BeaconRanger.Track {
         next = (next + 1) % capacity
         count = min(count + 1, capacity)
         lastHeard = max(lastHeard, time)
+        let second = Int((time.isFinite ? time : 0).rounded(.down))
+        if maskSecond == Int.min || second > maskSecond {
+            let shift = maskSecond == Int.min ? 64 : second - maskSecond
+            heardMask = shift >= 64 ? 0 : heardMask << UInt64(shift)
+            maskSecond = second
+        }
+        let age = maskSecond - second
+        if age < 64 { heardMask |= UInt64(1) << UInt64(age) }
+    }
+}
+
+/// What a beacon region decides on: when a covered beacon was last heard, and in how many recent
+/// whole seconds.
+public struct BeaconPresence: Sendable, Hashable {
+    /// When a covered beacon was last heard, seconds; `nil` if never (or forgotten).
+    public var lastHeard: Double?
+    /// In how many of the recent seconds one was heard.
+    public var recentSeconds: Int
+
+    /// A presence.
+    public init(lastHeard: Double?, recentSeconds: Int) {
+        self.lastHeard = lastHeard
+        self.recentSeconds = recentSeconds
     }
 }

@@ -34,9 +34,10 @@ public struct BeaconRegionEvent: Sendable, Hashable {
     }
 }
 
-/// One client's beacon regions and their states. Inside while a covered beacon was heard within
-/// ``exitTimeout``; outside once scanning ran that long without one (Core Location waits about
-/// 30 s before it reports an exit; the default here is 10 s).
+/// One client's beacon regions and their states, with hysteresis: a region is entered when a covered
+/// beacon was heard in at least ``entryEvidence`` of the last ``exitTimeout`` seconds (one advert
+/// carried far by a fade does not enter it), and left once none was heard for ``exitTimeout``
+/// (Core Location waits about 30 s before it reports an exit; the default here is 10 s).
 public struct BeaconRegionMonitor: Sendable {
     /// One region's state.
     public struct Entry: Sendable, Hashable {
@@ -51,8 +52,10 @@ public struct BeaconRegionMonitor: Sendable {
     /// The most regions one client may monitor (Core Location allows 20 per app).
     public static let maximumRegions = 20
 
-    /// Seconds without a covered beacon before the region is left.
+    /// Seconds without a covered beacon before the region is left; also the window of the entry evidence.
     public var exitTimeout: Double
+    /// Whole seconds with a covered beacon heard, within the last ``exitTimeout``, that enter the region.
+    public var entryEvidence = 3
     /// The regions by identifier.
     public private(set) var entries: [String: Entry] = [:]
 
@@ -96,20 +99,20 @@ public struct BeaconRegionMonitor: Sendable {
     /// Decides every region at `now` from when a covered beacon was last heard, and returns the
     /// events in region order: `determined` the first time, `enter` and `exit` on crossings
     /// (each only when the region asks for it).
-    public mutating func update(at now: Double, lastHeard: (BeaconIdentityConstraint) -> Double?) -> [BeaconRegionEvent] {
+    public mutating func update(at now: Double, presence: (BeaconIdentityConstraint) -> BeaconPresence) -> [BeaconRegionEvent] {
         var events: [BeaconRegionEvent] = []
         for identifier in entries.keys.sorted() {
             guard var entry = entries[identifier] else { continue }
             let since = entry.since ?? now
             entry.since = since
-            let heard = lastHeard(entry.region.constraint).map { now - $0 <= exitTimeout && $0 <= now } ?? false
+            let p = presence(entry.region.constraint)
+            let heard = p.lastHeard.map { now - $0 <= exitTimeout && $0 <= now } ?? false
+            let evidence = p.recentSeconds >= entryEvidence
             let next: BeaconRegionState
-            if heard {
-                next = .inside
-            } else if now - since >= exitTimeout {
-                next = .outside
-            } else {
-                next = entry.state == .inside ? .inside : entry.state
+            switch entry.state {
+            case .inside: next = heard ? .inside : .outside
+            case .outside: next = evidence ? .inside : .outside
+            case .unknown: next = evidence ? .inside : now - since >= exitTimeout ? .outside : .unknown
             }
             if next != entry.state {
                 switch (entry.state, next) {

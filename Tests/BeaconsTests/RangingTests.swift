@@ -72,7 +72,10 @@ import Testing
         var kinds: [BeaconRegionEvent.Kind] = []
         for t in stride(from: 0.0, through: 60, by: 1) {
             heard = (20...30).contains(t) ? t : heard
-            kinds += monitor.update(at: t) { _ in heard }.map(\.kind)
+            // Heard in each whole second from 20 to 30: the seconds of the last ten that were.
+            let recent = stride(from: t - 9, through: t, by: 1).filter { $0 >= 20 && $0 <= 30 }.count
+            kinds += monitor.update(at: t) { _ in BeaconPresence(lastHeard: heard, recentSeconds: recent) }.map(\.kind)
+            if t == 21 { #expect(monitor.state(of: "dock") == .outside, "two seconds of evidence do not enter") }
             if t == 5 { #expect(monitor.state(of: "dock") == .unknown) }
             if t == 25 { #expect(monitor.state(of: "dock") == .inside) }
         }
@@ -81,5 +84,21 @@ import Testing
         monitor.scanningStopped()
         #expect(monitor.state(of: "dock") == .unknown)
         #expect(monitor.remove("dock") && monitor.regions.isEmpty)
+    }
+}
+
+@Suite struct PresenceTests {
+    @Test func presenceCountsTheSecondsHeard() {
+        var ranger = BeaconRanger()
+        let a = BeaconRanger.Key(uuid: Adverts.uuid, major: 1, minor: 1)
+        let b = BeaconRanger.Key(uuid: Adverts.uuid, major: 1, minor: 2)
+        for t in [10.1, 10.5, 12.2, 15.9] { ranger.add(a, measuredPower: -59, rssi: -70, at: t) }
+        ranger.add(b, measuredPower: -59, rssi: -70, at: 13.4)
+        let both = BeaconIdentityConstraint(uuid: Adverts.uuid)
+        #expect(ranger.presence(matching: both, at: 16) == BeaconPresence(lastHeard: 15.9, recentSeconds: 4))
+        #expect(ranger.presence(matching: both, at: 16, window: 3) == BeaconPresence(lastHeard: 15.9, recentSeconds: 1))
+        #expect(ranger.presence(matching: BeaconIdentityConstraint(uuid: Adverts.uuid, major: 1, minor: 2), at: 20).recentSeconds == 1)
+        #expect(ranger.presence(matching: both, at: 100).recentSeconds == 0)
+        #expect(ranger.presence(matching: BeaconIdentityConstraint(uuid: BeaconUUID(high: 0, low: 0)), at: 16) == BeaconPresence(lastHeard: nil, recentSeconds: 0))
     }
 }

@@ -66,7 +66,8 @@ extension ClientRegistry {
                     for constraint in c.services.rangingConstraints.sorted(by: { $0.description < $1.description }) {
                         deliveries.append((c.sink, .beacons(ranger.beacons(satisfying: constraint, at: now), constraint)))
                     }
-                    for event in c.beaconRegions.update(at: now, lastHeard: { ranger.lastHeard(matching: $0) }) {
+                    let window = Int(c.beaconRegions.exitTimeout)
+                    for event in c.beaconRegions.update(at: now, presence: { ranger.presence(matching: $0, at: now, window: window) }) {
                         deliveries.append((c.sink, .beaconRegion(event)))
                     }
                 } else {

@@ -60,18 +60,21 @@ final class ClientRegistry: @unchecked Sendable {
         var problems: [String] = []
         var monitor = RegionMonitor()
         var file: String? = nil
+        var loaded = false
         if let persistentName, let directory = stateDirectory {
             let path = RegionStore.path(directory: directory, client: persistentName)
             file = path
             do {
                 monitor = try RegionStore.load(path) ?? RegionMonitor()
                 monitor.restarted()
+                loaded = true
             } catch {
                 problems.append(error.description)
             }
         }
         var beaconRegions: [BeaconRegion] = []
-        if let file {
+        // The same file: when it could not be read for the circular regions, its problem is already said.
+        if let file, loaded {
             do { beaconRegions = try RegionStore.loadBeaconRegions(file) } catch { problems.append(error.description) }
         }
         return lock.withLock {
