@@ -134,11 +134,16 @@ public struct BeaconRanger: Sendable {
     /// Adds one advertisement of a beacon: its RSSI in dBm at `time` seconds.
     public mutating func add(_ key: Key, measuredPower: Int, rssi: Int, at time: Double) {
         let capacity = max(1, model.capacity)
-        if tracks[key] == nil {
-            tracks[key] = Track(measuredPower: measuredPower, times: Array(repeating: 0, count: capacity),
-                                rssis: Array(repeating: 0, count: capacity), lastHeard: time)
+        // Through the values view: the track is changed in place (the dictionary's optional
+        // subscript would copy its two rings on every advert).
+        if let index = tracks.index(forKey: key) {
+            tracks.values[index].record(rssi: Double(rssi), measuredPower: measuredPower, at: time, capacity: capacity)
+        } else {
+            var track = Track(measuredPower: measuredPower, times: Array(repeating: 0, count: capacity),
+                              rssis: Array(repeating: 0, count: capacity), lastHeard: time)
+            track.record(rssi: Double(rssi), measuredPower: measuredPower, at: time, capacity: capacity)
+            tracks[key] = track
         }
-        tracks[key]?.record(rssi: Double(rssi), measuredPower: measuredPower, at: time, capacity: capacity)
     }
 
     /// Drops beacons silent for longer than ``RangingModel/forgetAfter``.

@@ -60,4 +60,16 @@ let benchmarks: @Sendable () -> Void = {
         }
         blackHole(ranger.count)
     }
+
+    Benchmark("Beacon ranger add only", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        var ranger = BeaconRanger()
+        let key = BeaconRanger.Key(uuid: uuid, major: 1, minor: 2)
+        ranger.add(key, measuredPower: -59, rssi: -70, at: 0)
+        benchmark.startMeasurement()
+        for i in benchmark.scaledIterations {
+            ranger.add(key, measuredPower: -59, rssi: -70, at: Double(i) * 0.1)
+        }
+        benchmark.stopMeasurement()
+        blackHole(ranger.count)
+    }
 }
