@@ -13,13 +13,14 @@
 //   NMEA                 ──►
 //   HardwareInterfaces   ──►
 //   PowerPolicy          ──►
+//   Beacons              ──►
 //   Heading              ──► RealModule
 //   BoardConfig          ──► HardwareInterfaces
 //   SensorDrivers        ──► HardwareInterfaces
 //   ReceiverProtocols    ──► HardwareInterfaces, NMEA
 //   GPSDProtocol         ──► NMEA
 //   LocationServices     ──► NMEA, PowerPolicy, Heading, HardwareInterfaces, RealModule
-//   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule
+//   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule, Beacons
 //   BluetoothHCI         ──► HardwareInterfaces
 // C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod,
 // CRefclock declares chrony's SOCK sample and ntpd's SHM segment with the platform's C types,
@@ -27,13 +28,13 @@
 //   LinuxHardware        ──► HardwareInterfaces, BluetoothHCI, CI2C, CGPIOD, CRefclock, CBluetooth, Glibc
 // Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
 // FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon and fieldlocd; swift-log only in the last two):
-//   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol
+//   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol, Beacons
 //   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
-//   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore
-//   FieldLocationClient  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, LocationServices, HardwareInterfaces, LinuxHardware, NIOCore, NIOPosix
-//   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle
+//   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore, Beacons
+//   FieldLocationClient  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, LocationServices, HardwareInterfaces, LinuxHardware, NIOCore, NIOPosix, Beacons
+//   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle, Beacons
 //   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocationWire, FieldLocation, BoardConfig, LinuxHardware, HardwareInterfaces, LocationServices, ArgumentParser, Logging, ServiceLifecycle
-//   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser
+//   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser, Beacons
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
 //   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
 //   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, BluetoothHCI, Glibc
@@ -52,6 +53,7 @@ let package = Package(
         .library(name: "SensorDrivers", targets: ["SensorDrivers"]),
         .library(name: "ReceiverProtocols", targets: ["ReceiverProtocols"]),
         .library(name: "PowerPolicy", targets: ["PowerPolicy"]),
+        .library(name: "Beacons", targets: ["Beacons"]),
         .library(name: "LocationServices", targets: ["LocationServices"]),
         .library(name: "GPSDProtocol", targets: ["GPSDProtocol"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
@@ -74,6 +76,8 @@ let package = Package(
         .target(name: "BoardConfig", dependencies: ["HardwareInterfaces"]),
         // Demand and state to receiver and sensor actions; no I/O.
         .target(name: "PowerPolicy"),
+        // Bluetooth LE beacons: advertisement parsing (iBeacon, AltBeacon, Eddystone), ranging, beacon regions; no I/O.
+        .target(name: "Beacons"),
         // Pure: standard library plus swift-numerics' RealModule for trigonometry.
         .target(
             name: "Heading",
@@ -87,7 +91,7 @@ let package = Package(
         // Register-map I2C devices, driveable GPIO lines, a manual clock, fault injection.
         .target(
             name: "SimulatedHardware",
-            dependencies: ["HardwareInterfaces", "NMEA", "Heading", "PowerPolicy", .product(name: "RealModule", package: "swift-numerics")]
+            dependencies: ["HardwareInterfaces", "NMEA", "Heading", "PowerPolicy", .product(name: "RealModule", package: "swift-numerics"), "Beacons"]
         ),
 
         // Pure: HCI command packets and LE advertising report events, byte for byte (no sockets).
@@ -121,7 +125,7 @@ let package = Package(
         // Engine shared by the CLI and (later) the daemon.
         .target(
             name: "FieldLocation",
-            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol"]
+            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol", "Beacons"]
         ),
         // The CLI's output: the status view, fix lines, GPX, the geomag CSV, the detect and simulate reports.
         .target(
@@ -132,13 +136,13 @@ let package = Package(
         // (a SwiftNIO decoder shared with the gpsd server); no sockets.
         .target(
             name: "FieldLocationWire",
-            dependencies: ["FieldLocation", "LocationServices", "HardwareInterfaces", "Heading", "PowerPolicy", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: ["FieldLocation", "LocationServices", "HardwareInterfaces", "Heading", "PowerPolicy", .product(name: "NIOCore", package: "swift-nio"), "Beacons"]
         ),
         // RemoteLocationProvider: the manager API over fieldlocd's local socket, for apps (no server code).
         .target(
             name: "FieldLocationClient",
             dependencies: [
-                "FieldLocation", "FieldLocationWire", "LocationServices", "HardwareInterfaces", "LinuxHardware",
+                "FieldLocation", "FieldLocationWire", "LocationServices", "HardwareInterfaces", "LinuxHardware", "Beacons",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -147,7 +151,7 @@ let package = Package(
         .target(
             name: "FieldLocationDaemon",
             dependencies: [
-                "FieldLocation", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware",
+                "FieldLocation", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware", "Beacons",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -168,7 +172,7 @@ let package = Package(
             name: "fieldloc",
             dependencies: [
                 "FieldLocation", "FieldLocationOutput", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
-                "SimulatedHardware", "SensorDrivers", "LocationServices", "FieldLocationDaemon",
+                "SimulatedHardware", "SensorDrivers", "LocationServices", "FieldLocationDaemon", "Beacons",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -184,18 +188,19 @@ let package = Package(
         .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces"]),
         .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),
         .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "HardwareInterfaces"]),
+        .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "SimulatedHardware", "HardwareInterfaces"]),
         .testTarget(
             name: "LinuxHardwareTests",
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA"]
         ),
-        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol"]),
+        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol", "Beacons"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
         .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
                 "FieldLocationDaemon", "FieldLocationWire", "FieldLocationClient", "FieldLocation", "GPSDProtocol", "LocationServices",
-                "BoardConfig", "SimulatedHardware", "NMEA", "HardwareInterfaces",
+                "BoardConfig", "SimulatedHardware", "NMEA", "HardwareInterfaces", "Beacons",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
@@ -204,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationManagerTests",
-            dependencies: ["FieldLocation", "FieldLocationOutput", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig"]
+            dependencies: ["FieldLocation", "FieldLocationOutput", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig", "Beacons"]
         ),
 
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the

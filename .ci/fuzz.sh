@@ -14,6 +14,8 @@
 #   gpsd         gpsd request parser, WATCH, JSON reader/encoders Tests/Fuzz/GPSDCommandFuzzer.swift
 #   hci          Bluetooth HCI event parser + H4 packet framer      Tests/Fuzz/HCIEventFuzzer.swift
 #                (skipped, with the reason printed, while that file does not exist)
+#   beacon       Bluetooth LE advertisement parser (iBeacon, AltBeacon, Eddystone) and the ranger
+#                                                                  Tests/Fuzz/BeaconFuzzer.swift
 #
 # Seeds: Tests/Fuzz/seeds/<target>/ (kept in the repository); the nmea target adds the gpsd corpus
 # logs when ../shared is present. Corpora grow in WORKDIR/<target>/corpus and are kept between runs.
@@ -24,7 +26,8 @@
 #
 # How the fuzzers are built. Every fuzzer is plain swiftc with -sanitize=fuzzer,address (SwiftPM has
 # no libFuzzer mode), over the real sources of the targets, never copies:
-# - nmea and gpsd: the target sources and the fuzzer file compiled as ONE module (NMEAFuzz, GPSDFuzz);
+# - nmea, gpsd and beacon: the target sources and the fuzzer file compiled as ONE module (NMEAFuzz, GPSDFuzz,
+#   BeaconFuzz; Sources/Beacons imports nothing);
 #   Sources/NMEA imports nothing and Sources/GPSDProtocol imports NMEA only `#if canImport(NMEA)`.
 # - ubx, board, calibration: their targets `import HardwareInterfaces`, `import NMEA`, `import Heading`,
 #   `import RealModule`, which a one-module build cannot satisfy. So each dependency is compiled as
@@ -61,7 +64,7 @@ else
 fi
 work=${1:-$here/.build-fuzz}
 [ $# -gt 0 ] && shift
-all_targets=(nmea ubxnav ubx board calibration gpsd hci)
+all_targets=(nmea ubxnav ubx board calibration gpsd hci beacon)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -169,6 +172,11 @@ build() {
             $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/GPSDProtocol") \
             "$here/Tests/Fuzz/GPSDCommandFuzzer.swift" -o "$work/gpsd-fuzzer"
         ;;
+    beacon)
+        swiftc_cached "the beacon fuzzer" "$work/beacon-fuzzer" "$work/beacon-build.log" "" \
+            "${flags[@]}" "${swift6[@]}" -module-name BeaconFuzz $(swift_files "$here/Sources/Beacons") \
+            "$here/Tests/Fuzz/BeaconFuzzer.swift" -o "$work/beacon-fuzzer"
+        ;;
     ubx)
         build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
@@ -223,6 +231,7 @@ max_len() {
     calibration) echo 4096 ;;
     gpsd) echo 4096 ;;
     hci) echo 1024 ;;
+    beacon) echo 512 ;;
     esac
 }
 

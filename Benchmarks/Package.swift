@@ -84,6 +84,16 @@ let package = Package(
             path: "Benchmarks/RegionBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Issue 19: parsing beacon adverts and ranging them, with the malloc counter.
+        .executableTarget(
+            name: "BeaconBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Beacons", package: "main"),
+            ],
+            path: "Benchmarks/BeaconBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,6 +26,8 @@ public struct BoardDescription: Sendable, Equatable {
     /// A recorded session the board replays instead of simulating (`[replay]`); such a board is
     /// `simulated = true` and has no `[sim]`.
     public var replay: ReplayDescription? = nil
+    /// The Bluetooth adapter that scans for beacons (`bluetooth = "hci0"`), if any.
+    public var bluetooth: String? = nil
 
     /// Creates a description. ``BoardLoader`` is the validating way to get one.
     public init(
@@ -374,6 +376,8 @@ public struct SimulationDescription: Sendable, Equatable {
     public var scenario: SimulationScenario
     /// The receiver model the simulator imitates (free text, `MT3339`).
     public var receiverModel: String
+    /// Bluetooth LE beacons placed around the start position (`[[beacon]]`).
+    public var beacons: [SimulatedBeaconDescription] = []
 
     /// Creates a simulation description.
     public init(latitude: Double, longitude: Double, altitude: Double, scenario: SimulationScenario, receiverModel: String) {

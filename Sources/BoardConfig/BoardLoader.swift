@@ -11,7 +11,7 @@ public enum BoardLoader {
     public static let orientationTolerance = 1e-6
 
     /// The keys allowed at the top level of a board file.
-    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay"]
+    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "beacon"]
     /// The keys allowed in `[receiver]`.
     public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config"]
     /// The keys allowed in `[i2c]`.
@@ -111,9 +111,12 @@ public enum BoardLoader {
                 message: "a simulated board needs a [sim] table with at least latitude and longitude")
         }
 
+        let beacons = try readBeacons(try top.arrayOfTables("beacon", file: file), simulated: simulated)
+        simulation?.beacons = beacons
         var board = BoardDescription(
             name: name, title: title, simulated: simulated, receiver: receiver, i2cBus: i2cBus,
             sensors: sensors, gpio: gpio, setupNotes: notes, simulation: simulation)
+        board.bluetooth = try readBluetooth(top)
         if let replaySection {
             board.replay = try readReplay(replaySection, board: board, file: file)
         }

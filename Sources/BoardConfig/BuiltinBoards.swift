@@ -75,6 +75,7 @@ notes = [
 name = "pi-l76k-icm20948"
 title = "Raspberry Pi + Quectel L76K + ICM-20948"
 simulated = false
+bluetooth = "hci0"      # the on-board radio, for beacon ranging (see setup)
 
 [receiver]
 uart = "/dev/serial0"
@@ -122,6 +123,7 @@ notes = [
   "Enable I2C: dtparam=i2c_arm=on.",
   "sudo usermod -aG dialout,i2c,gpio $USER, then log in again.",
   "i2cdetect -y 1 shows 69 only; 0c appears after the library enables the ICM-20948's bypass (INT_PIN_CFG = 0x02).",
+  "Beacons (bluetooth = \"hci0\"): the on-board radio is wired to the PL011 unless moved. dtoverlay=disable-bt frees the PL011 for the receiver but switches Bluetooth off (no hci0, no ranging); to keep both, use dtoverlay=miniuart-bt instead: the receiver gets the PL011 on GPIO14/15 and Bluetooth runs on the mini UART (enough for LE scanning; the mini UART's rate follows the VPU core clock, so fix it with core_freq=250 or force_turbo=1 as the overlay's README asks). Without either overlay the receiver is on the mini UART (/dev/serial0 -> ttyS0) and Bluetooth keeps the PL011.",
 ]
 
 """#),
@@ -143,6 +145,7 @@ notes = [
 name = "pi4-neo-m9n-lsm303agr"
 title = "Raspberry Pi 4 + u-blox NEO-M9N + LSM303AGR"
 simulated = false
+bluetooth = "hci0"      # the on-board radio, for beacon ranging (see setup)
 
 [receiver]
 uart = "/dev/serial0"     # GPIO14/15 once Bluetooth is moved off the PL011 (see setup)
@@ -193,6 +196,7 @@ notes = [
   "Enable I2C: dtparam=i2c_arm=on in config.txt (or raspi-config > Interface Options > I2C).",
   "Let the service user open the devices: sudo usermod -aG dialout,i2c,gpio $USER, then log in again.",
   "Reboot, then check: ls -l /dev/serial0 (-> ttyAMA0), i2cdetect -y 1 (shows 19 and 1e), gpioinfo gpiochip0 (lists GPIO17).",
+  "Beacons (bluetooth = \"hci0\"): the on-board radio is wired to the PL011 unless moved. dtoverlay=disable-bt frees the PL011 for the receiver but switches Bluetooth off (no hci0, no ranging); to keep both, use dtoverlay=miniuart-bt instead: the receiver gets the PL011 on GPIO14/15 and Bluetooth runs on the mini UART (enough for LE scanning; the mini UART's rate follows the VPU core clock, so fix it with core_freq=250 or force_turbo=1 as the overlay's README asks). Without either overlay the receiver is on the mini UART (/dev/serial0 -> ttyS0) and Bluetooth keeps the PL011.",
 ]
 
 """#),
@@ -207,6 +211,7 @@ notes = [
 name = "pi5-max-m10s-mmc5983ma"
 title = "Raspberry Pi 5 + u-blox MAX-M10S + MMC5983MA"
 simulated = false
+bluetooth = "hci0"      # the on-board radio, for beacon ranging (see setup)
 
 [receiver]
 # On a Pi 5, /dev/serial0 is the 3-pin debug connector (ttyAMA10); the header's GPIO14/15 are
@@ -250,6 +255,7 @@ notes = [
   "Enable I2C: dtparam=i2c_arm=on.",
   "GPIO chip: gpiochip4 on kernels before 6.6.45, gpiochip0 on newer ones; 'gpiodetect' tells.",
   "sudo usermod -aG dialout,i2c,gpio $USER, then log in again.",
+  "Beacons (bluetooth = \"hci0\"): the Pi 5's Bluetooth has its own UART, so the receiver on UART0 and the radio do not conflict; no overlay is needed.",
 ]
 
 """#),
@@ -265,6 +271,7 @@ notes = [
 name = "pizero2w-adafruit-gps-hat-lis3mdl-lsm6dsox"
 title = "Raspberry Pi Zero 2 W + Adafruit Ultimate GPS HAT + LSM6DSOX/LIS3MDL"
 simulated = false
+bluetooth = "hci0"      # the on-board radio, for beacon ranging (see setup)
 
 [receiver]
 uart = "/dev/serial0"
@@ -315,6 +322,7 @@ notes = [
   "Optional, for the kernel PPS device as well: dtoverlay=pps-gpio,gpiopin=4 (the library then cannot request GPIO4 itself; leave gnss_pps out).",
   "sudo usermod -aG dialout,i2c,gpio $USER, then log in again.",
   "Solder a wire from the HAT's EN pad to GPIO17 for power control, or delete gnss_power_enable and 'power-enable'.",
+  "Beacons (bluetooth = \"hci0\"): the on-board radio is wired to the PL011 unless moved. dtoverlay=disable-bt frees the PL011 for the receiver but switches Bluetooth off (no hci0, no ranging); to keep both, use dtoverlay=miniuart-bt instead: the receiver gets the PL011 on GPIO14/15 and Bluetooth runs on the mini UART (enough for LE scanning; the mini UART's rate follows the VPU core clock, so fix it with core_freq=250 or force_turbo=1 as the overlay's README asks). Without either overlay the receiver is on the mini UART (/dev/serial0 -> ttyS0) and Bluetooth keeps the PL011.",
 ]
 
 """#),
@@ -325,6 +333,7 @@ notes = [
 name = "sim"
 title = "Simulated receiver and LSM303AGR (no hardware)"
 simulated = true
+bluetooth = "hci0"      # a simulated radio that hears the [[beacon]]s below
 
 # The simulated receiver speaks MTK (PMTK commands), like the Adafruit Ultimate GPS.
 # No uart: nothing is opened.
@@ -361,6 +370,36 @@ longitude = 8.5417
 altitude = 408.0       # metres above mean sea level
 scenario = "walk"      # stationary, walk or drive
 receiver_model = "MT3339"
+
+# Bluetooth LE beacons in the simulated world, in metres east and north of the start position,
+# along the walk scenario's first leg (north-east) and 2 m beside it. The simulated radio hears
+# them with a log-distance path loss (exponent 2), log-normal shadowing and Rayleigh fading.
+[[beacon]]
+uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+major = 1
+minor = 1
+east = 26.9
+north = 29.7
+measured_power = -59
+interval_ms = 100
+
+[[beacon]]
+uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+major = 1
+minor = 2
+east = 281.4
+north = 284.3
+measured_power = -59
+interval_ms = 100
+
+[[beacon]]
+uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+major = 2
+minor = 1
+east = 564.3
+north = 567.1
+measured_power = -65
+interval_ms = 200
 
 """#),
     ]

@@ -130,7 +130,7 @@ extension LocationEngine {
 /// The async sequences and sessions work on every provider: an engine in process, or the daemon's socket.
 extension LocationProvider {
 
-    private func sequence<Element: Sendable>(
+    func sequence<Element: Sendable>(
         _ name: String, configure: (Int) -> Void, map: @escaping @Sendable (EngineEvent) -> Element?
     ) -> EngineSequence<Element> {
         sequence(name, configure: configure, mapAll: { event in map(event).map { [$0] } ?? [] })

@@ -1,3 +1,4 @@
+import Beacons
 import Dispatch
 import Foundation
 import LocationServices
@@ -54,6 +55,18 @@ public protocol LocationManagerDelegate: AnyObject, Sendable {
     func locationManagerShouldDisplayHeadingCalibration(_ manager: LocationManager) -> Bool
     /// The diagnostics changed (see ``LocationManager/diagnostics``).
     func locationManager(_ manager: LocationManager, didChangeDiagnostics diagnostics: LocationDiagnostics)
+    /// The beacons a ranged constraint covers, nearest first (once a second; see `LocationManagerBeacons.swift`).
+    func locationManager(_ manager: LocationManager, didRange beacons: [Beacon], satisfying constraint: BeaconIdentityConstraint)
+    /// Ranging a constraint failed (no adapter, or the scanner failed).
+    func locationManager(_ manager: LocationManager, didFailRangingFor constraint: BeaconIdentityConstraint, error: LocationError)
+    /// Entered a beacon region.
+    func locationManager(_ manager: LocationManager, didEnterRegion region: BeaconRegion)
+    /// Left a beacon region.
+    func locationManager(_ manager: LocationManager, didExitRegion region: BeaconRegion)
+    /// A beacon region's state was determined (monitoring started, or asked for).
+    func locationManager(_ manager: LocationManager, didDetermineState state: BeaconRegionState, for region: BeaconRegion)
+    /// Monitoring a beacon region failed.
+    func locationManager(_ manager: LocationManager, monitoringDidFailFor region: BeaconRegion, withError error: LocationError)
 }
 
 extension LocationManagerDelegate {
@@ -193,6 +206,7 @@ public final class LocationManager: @unchecked Sendable {
             case .determined(let s): dispatch { $0.locationManager($1, didDetermineState: s, for: r.region) }
             }
         case .regionExpired(let region): dispatch { $0.locationManager($1, didExpire: region) }
+        case .beacons, .rangingFailed, .beaconRegion: receiveBeacons(event)
         }
     }
 
@@ -318,10 +332,10 @@ public final class LocationManager: @unchecked Sendable {
     public var significantLocationChangeMonitoringAvailable: Bool { provider.locationServicesEnabled }
     /// Whether regions of this kind can be monitored (circular regions: yes, with a receiver).
     public func isMonitoringAvailable(for regionType: CircularRegion.Type) -> Bool { provider.locationServicesEnabled }
-    /// Beacon ranging: not available.
-    public var isRangingAvailable: Bool { false }
-    /// Why ranging is not available.
-    public var rangingUnavailableReason: String { "BLE beacon ranging is not built: no board has a Bluetooth scanner driver yet" }
+    /// Whether beacons can be ranged: the board has a Bluetooth adapter (`bluetooth = "hci0"`) that works.
+    public var isRangingAvailable: Bool { provider.rangingProblem == nil }
+    /// Why ranging is not available (empty when it is).
+    public var rangingUnavailableReason: String { provider.rangingProblem ?? "" }
 
     // MARK: authorization
 

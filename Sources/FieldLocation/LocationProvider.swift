@@ -1,3 +1,4 @@
+import Beacons
 import HardwareInterfaces
 import Heading
 import LocationServices
@@ -90,6 +91,21 @@ public protocol LocationProvider: AnyObject, Sendable {
     func authorization(policy: AccessPolicy) -> ProviderAuthorization
     /// Asks for full accuracy for a client while it lives, for `purposeKey`; returns why not, or `nil`.
     func requestTemporaryFullAccuracy(_ id: Int, purposeKey: String, policy: AccessPolicy) -> LocationError?
+
+    /// Why beacon ranging cannot run (no Bluetooth adapter, the scanner failed), or `nil` when it can.
+    var rangingProblem: String? { get }
+    /// Starts ranging the beacons `constraint` covers; returns why not, or `nil`.
+    func startRangingBeacons(_ id: Int, satisfying constraint: BeaconIdentityConstraint) -> LocationError?
+    /// Stops ranging `constraint`.
+    func stopRangingBeacons(_ id: Int, satisfying constraint: BeaconIdentityConstraint)
+    /// Starts monitoring a beacon region (persisted like circular regions); returns why not, or `nil`.
+    func startMonitoring(_ id: Int, _ region: BeaconRegion) -> LocationError?
+    /// Stops monitoring a beacon region; returns a storage error, if any.
+    func stopMonitoring(_ id: Int, beaconRegion identifier: String) -> LocationError?
+    /// A client's beacon regions.
+    func monitoredBeaconRegions(_ id: Int) -> [BeaconRegion]
+    /// The state of a client's beacon region.
+    func state(_ id: Int, ofBeaconRegion identifier: String) -> BeaconRegionState
 }
 
 extension LocationEngine: LocationProvider {

@@ -59,13 +59,15 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
     public let headingAvailable: Bool
     /// Whether the daemon's board has a receiver.
     public let locationServicesEnabled: Bool
+    /// Why the daemon cannot range beacons (no adapter, or a daemon before beacons), `nil` when it can.
+    public let rangingProblem: String?
     /// What the daemon's access policy grants this process.
     public var daemonAuthorization: ProviderAuthorization { core.grant }
     /// This process as the daemon identified it.
     public let peer: Peer
     /// The protocol version the daemon speaks.
     public let protocolVersion: Int
-    private let core: RemoteConnection
+    let core: RemoteConnection
 
     /// Connects to the daemon at `path` (by default `/run/fieldloc/client.sock`, or `$FIELDLOC_CLIENT_SOCKET`)
     /// and waits (at most `timeout`) for its hello.
@@ -108,6 +110,7 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
         boardName = hello.board ?? "?"
         headingAvailable = hello.headingAvailable ?? false
         locationServicesEnabled = hello.locationServicesEnabled ?? false
+        rangingProblem = hello.beaconsKnown == true ? hello.rangingProblem : "fieldlocd at \(path) does not range beacons (an older daemon)"
         let status = hello.authorization ?? .denied
         core.grant = ProviderAuthorization(
             status: status, reason: status.allowsLocations ? nil : (hello.reason ?? "fieldlocd's access policy says \(status.rawValue)"),

@@ -156,6 +156,8 @@ final class ClientSocketConnection: ServerConnection {
         m.board = engine.board.name
         m.locationServicesEnabled = engine.locationServicesEnabled
         m.headingAvailable = engine.headingAvailable
+        m.beaconsKnown = true
+        m.rangingProblem = engine.rangingProblem
         if let peer {
             m.authorization = peer.status
             m.accuracy = peer.accuracy

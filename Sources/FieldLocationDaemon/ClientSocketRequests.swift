@@ -1,3 +1,4 @@
+import Beacons
 import FieldLocation
 import FieldLocationWire
 import Foundation
@@ -117,6 +118,24 @@ extension ClientSocketConnection {
             let (_, c) = try client(request)
             guard let identifier = request.identifier else { throw .invalidArgument("record: missing key 'identifier'") }
             reply.record = engine.record(c.engineID, for: identifier)
+        case "monitorBeacon":
+            let (_, c) = try client(request)
+            guard let region = request.beaconRegion else { throw .invalidArgument("monitorBeacon: missing key 'beaconRegion'") }
+            guard region.identifier.utf8.count <= ClientSocketProtocol.maximumNameLength else {
+                throw .invalidArgument("monitorBeacon: the identifier is longer than \(ClientSocketProtocol.maximumNameLength) bytes")
+            }
+            if let error = engine.startMonitoring(c.engineID, region) { throw error }
+        case "unmonitorBeacon":
+            let (_, c) = try client(request)
+            guard let identifier = request.identifier else { throw .invalidArgument("unmonitorBeacon: missing key 'identifier'") }
+            if let error = engine.stopMonitoring(c.engineID, beaconRegion: identifier) { throw error }
+        case "beaconRegions":
+            let (_, c) = try client(request)
+            reply.beaconRegions = engine.monitoredBeaconRegions(c.engineID)
+        case "beaconState":
+            let (_, c) = try client(request)
+            guard let identifier = request.identifier else { throw .invalidArgument("beaconState: missing key 'identifier'") }
+            reply.state = engine.state(c.engineID, ofBeaconRegion: identifier).rawValue
         case "fullAccuracy":
             let (id, c) = try client(request)
             guard let key = request.purpose, hub.configuration.currentPolicy.purposes[key] != nil else {

@@ -130,5 +130,6 @@ public enum ClientSocketProtocol {
     package static let maximumNameLength = 256
     /// The ops a daemon of this version answers.
     package static let operations = ["hello", "register", "services", "request", "monitor", "unmonitor", "regions", "state",
-                             "fullAccuracy", "record", "last", "unregister", "ack", "visits"]
+                             "fullAccuracy", "record", "last", "unregister", "ack", "visits",
+                             "monitorBeacon", "unmonitorBeacon", "beaconRegions", "beaconState"]
 }

@@ -1,3 +1,4 @@
+import Beacons
 import FieldLocation
 import HardwareInterfaces
 import Heading
@@ -99,7 +100,7 @@ extension ClientServices: Codable {
     private enum CodingKeys: String, CodingKey {
         case updatingLocation, desiredAccuracy, distanceFilter, activityType, pausesAutomatically, maximumAge, updatingHeading
         case headingFilter, headingOrientation, significantChanges, visits, reducedAccuracy, deferral, batchingMaximumDelay
-        case updateInterval, minimumUpdateInterval, fixLossTimeout
+        case updateInterval, minimumUpdateInterval, fixLossTimeout, rangingConstraints
     }
 
     private enum DeferralKeys: String, CodingKey { case distance, timeout }
@@ -129,6 +130,9 @@ extension ClientServices: Codable {
         updateInterval = try c.decodeIfPresent(Double.self, forKey: .updateInterval)
         minimumUpdateInterval = try c.decodeIfPresent(Double.self, forKey: .minimumUpdateInterval)
         fixLossTimeout = try c.decodeIfPresent(Double.self, forKey: .fixLossTimeout)
+        let constraints = try c.decodeIfPresent([BeaconIdentityConstraint].self, forKey: .rangingConstraints) ?? []
+        if constraints.count > 64 { throw LocationError.invalidArgument("services: at most 64 rangingConstraints") }
+        rangingConstraints = Set(constraints)
 
         func positive(_ value: Double?, _ name: String) throws(LocationError) {
             if let v = value, !(v.isFinite && v > 0) { throw .invalidArgument("services: \(name) \(v) must be a positive number") }
@@ -177,11 +181,14 @@ extension ClientServices: Codable {
         try c.encodeIfPresent(updateInterval, forKey: .updateInterval)
         try c.encodeIfPresent(minimumUpdateInterval, forKey: .minimumUpdateInterval)
         try c.encodeIfPresent(fixLossTimeout, forKey: .fixLossTimeout)
+        if !rangingConstraints.isEmpty {
+            try c.encode(rangingConstraints.sorted { $0.description < $1.description }, forKey: .rangingConstraints)
+        }
     }
 }
 
 extension EngineEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization }
+    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization, beacons, constraint, beaconRegion }
 
     /// Decodes `{"kind":…}` with the kind's key: `locations` (`locations`), `paused`, `resumed`,
     /// `heading` (`heading`), `region` (`region`), `regionExpired` (`region`), `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`),
@@ -206,6 +213,9 @@ extension EngineEvent: Codable {
         case "deferredFinished": self = .deferredFinished(try c.decodeIfPresent(LocationError.self, forKey: .error))
         case "error": self = .error(try required(LocationError.self, .error))
         case "authorization": self = .authorization(try required(ProviderAuthorization.self, .authorization))
+        case "beacons": self = .beacons(try required([Beacon].self, .beacons), try required(BeaconIdentityConstraint.self, .constraint))
+        case "rangingFailed": self = .rangingFailed(try required(BeaconIdentityConstraint.self, .constraint), try required(LocationError.self, .error))
+        case "beaconRegion": self = .beaconRegion(try required(BeaconRegionEvent.self, .beaconRegion))
         default: throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "event kind '\(kind)' is unknown")
         }
     }
@@ -240,6 +250,17 @@ extension EngineEvent: Codable {
         case .authorization(let grant):
             try c.encode("authorization", forKey: .kind)
             try c.encode(grant, forKey: .authorization)
+        case .beacons(let beacons, let constraint):
+            try c.encode("beacons", forKey: .kind)
+            try c.encode(beacons, forKey: .beacons)
+            try c.encode(constraint, forKey: .constraint)
+        case .rangingFailed(let constraint, let e):
+            try c.encode("rangingFailed", forKey: .kind)
+            try c.encode(constraint, forKey: .constraint)
+            try c.encode(e, forKey: .error)
+        case .beaconRegion(let event):
+            try c.encode("beaconRegion", forKey: .kind)
+            try c.encode(event, forKey: .beaconRegion)
         }
     }
 }

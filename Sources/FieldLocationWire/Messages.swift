@@ -1,3 +1,4 @@
+import Beacons
 import FieldLocation
 import LocationServices
 
@@ -51,6 +52,8 @@ package struct ClientRequest: Codable, Sendable {
     package var services: Checked<ClientServices>?
     package var timeout: Double?
     package var region: CircularRegion?
+    /// The beacon region of `monitorBeacon`.
+    package var beaconRegion: BeaconRegion?
     package var identifier: String?
     package var purpose: String?
     /// `ack`: the number of the last queued event handled (every event up to it leaves the queue).
@@ -108,6 +111,8 @@ package struct ClientMessage: Codable, Sendable {
     package var error: LocationError?
     package var problems: [String]?
     package var regions: [CircularRegion]?
+    /// The reply to `beaconRegions`.
+    package var beaconRegions: [BeaconRegion]?
     package var state: String?
     package var record: RegionRecord?
     package var location: Location?
@@ -123,6 +128,10 @@ package struct ClientMessage: Codable, Sendable {
     package var board: String?
     package var locationServicesEnabled: Bool?
     package var headingAvailable: Bool?
+    /// Why beacons cannot be ranged (absent when they can; a daemon before beacons sends neither key).
+    package var rangingProblem: String?
+    /// Whether the daemon ranges beacons (`true` from daemons that know beacons).
+    package var beaconsKnown: Bool?
     package var authorization: AuthorizationStatus?
     package var accuracy: AccuracyAuthorization?
     package var reason: String?

@@ -1,3 +1,4 @@
+import Beacons
 import Foundation
 import HardwareInterfaces
 import LocationServices
@@ -32,6 +33,8 @@ final class ClientRegistry: @unchecked Sendable {
         var loss = FixLossState()
         /// When standard updates last delivered (the minimum update interval counts from it).
         var lastDeliveredAt: MonotonicInstant?
+        /// Beacon regions (see `ClientBeacons.swift`).
+        var beaconRegions = BeaconRegionMonitor()
         init(name: String, regions: RegionMonitor, regionFile: String?, sink: @escaping Sink) {
             self.name = name
             self.regions = regions
@@ -63,20 +66,29 @@ final class ClientRegistry: @unchecked Sendable {
         var problems: [String] = []
         var monitor = RegionMonitor()
         var file: String? = nil
+        var loaded = false
         if let persistentName, let directory = stateDirectory {
             let path = RegionStore.path(directory: directory, client: persistentName)
             file = path
             do {
                 monitor = try RegionStore.load(path) ?? RegionMonitor()
                 monitor.restarted(now: now.seconds, wallClock: wallClock())
+                loaded = true
             } catch {
                 problems.append(error.description)
             }
         }
+        var beaconRegions: [BeaconRegion] = []
+        // The same file: when it could not be read for the circular regions, its problem is already said.
+        if let file, loaded {
+            do { beaconRegions = try RegionStore.loadBeaconRegions(file) } catch { problems.append(error.description) }
+        }
         return lock.withLock {
             let id = nextID
             nextID += 1
-            clients[id] = Record(name: name, regions: monitor, regionFile: file, sink: sink)
+            let record = Record(name: name, regions: monitor, regionFile: file, sink: sink)
+            record.beaconRegions = BeaconRegionMonitor(regions: beaconRegions)
+            clients[id] = record
             return (id, problems)
         }
     }
@@ -167,14 +179,14 @@ final class ClientRegistry: @unchecked Sendable {
     /// Starts monitoring a region for a client; returns why not, or `nil`.
     func startMonitoring(_ id: Int, _ region: CircularRegion, now: MonotonicInstant = .zero) -> LocationError? {
         let wall = wallClock()
-        let result: (String?, RegionMonitor?, String?) = lock.withLock {
-            guard let c = clients[id] else { return ("client gone", nil, nil) }
-            if let problem = c.regions.add(region, now: now.seconds, wallClock: wall) { return (problem, nil, nil) }
-            return (nil, c.regions, c.regionFile)
+        let result: (String?, RegionMonitor?, String?, [BeaconRegion]) = lock.withLock {
+            guard let c = clients[id] else { return ("client gone", nil, nil, []) }
+            if let problem = c.regions.add(region, now: now.seconds, wallClock: wall) { return (problem, nil, nil, []) }
+            return (nil, c.regions, c.regionFile, c.beaconRegions.regions)
         }
         if let problem = result.0 { return .regionMonitoringFailure(region: region.identifier, reason: problem) }
         if let monitor = result.1, let file = result.2 {
-            do { try RegionStore.save(monitor, to: file) } catch {
+            do { try RegionStore.save(monitor, beaconRegions: result.3, to: file) } catch {
                 return .regionMonitoringFailure(region: region.identifier, reason: error.description)
             }
         }
@@ -183,12 +195,12 @@ final class ClientRegistry: @unchecked Sendable {
 
     /// Stops monitoring a region; returns a storage error, if any.
     func stopMonitoring(_ id: Int, identifier: String) -> LocationError? {
-        let result: (RegionMonitor, String?)? = lock.withLock {
+        let result: (RegionMonitor, String?, [BeaconRegion])? = lock.withLock {
             guard let c = clients[id], c.regions.remove(identifier) else { return nil }
-            return (c.regions, c.regionFile)
+            return (c.regions, c.regionFile, c.beaconRegions.regions)
         }
-        if let (monitor, file) = result, let file {
-            do { try RegionStore.save(monitor, to: file) } catch {
+        if let (monitor, file, beacons) = result, let file {
+            do { try RegionStore.save(monitor, beaconRegions: beacons, to: file) } catch {
                 return .regionMonitoringFailure(region: identifier, reason: error.description)
             }
         }

@@ -1,3 +1,4 @@
+import Beacons
 import Foundation
 import LocationServices
 
@@ -24,6 +25,8 @@ public enum RegionStore {
     struct File: Codable {
         var version = 1
         var regions: [RegionMonitor.Entry]
+        /// Beacon regions (absent from files written before there were any).
+        var beaconRegions: [BeaconRegion]? = nil
     }
 
     /// Loads a regions file; `nil` when there is none. Errors name the file and what is wrong.
@@ -63,13 +66,29 @@ public enum RegionStore {
         return nil
     }
 
-    /// Saves a monitor's regions atomically.
-    public static func save(_ monitor: RegionMonitor, to path: String) throws(StoreError) {
+    /// Loads the beacon regions of a regions file; none when there is no file or it has none.
+    public static func loadBeaconRegions(_ path: String) throws(StoreError) -> [BeaconRegion] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        guard let data = FileManager.default.contents(atPath: path) else { throw StoreError(path: path, reason: "cannot be read") }
+        let file: File
+        do { file = try JSONDecoder().decode(File.self, from: data) } catch {
+            throw StoreError(path: path, reason: "not a regions file: \(DecodingProblem.describe(error))")
+        }
+        let regions = file.beaconRegions ?? []
+        for region in regions {
+            if let problem = region.validate() { throw StoreError(path: path, reason: "beacon region '\(region.identifier)': \(problem)") }
+        }
+        return regions
+    }
+
+    /// Saves a monitor's regions and the client's beacon regions atomically.
+    public static func save(_ monitor: RegionMonitor, beaconRegions: [BeaconRegion] = [], to path: String) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let entries = monitor.sortedEntries
         let data: Data
-        do { data = try encoder.encode(File(regions: entries)) } catch {
+        let beacons = beaconRegions.sorted { $0.identifier < $1.identifier }
+        do { data = try encoder.encode(File(regions: entries, beaconRegions: beacons.isEmpty ? nil : beacons)) } catch {
             throw StoreError(path: path, reason: "cannot encode: \(error)")
         }
         do {

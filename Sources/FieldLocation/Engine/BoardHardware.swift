@@ -44,6 +44,9 @@ public enum BoardHardware {
         /// The receiver behind ``simulatedPortName``: it obeys the board family's command set
         /// and keeps an energy ledger.
         public var receiver: ReceiverEmulator
+        /// The Bluetooth radio hearing the board's `[[beacon]]`s along the trajectory, when the
+        /// board names an adapter.
+        public var beaconScanner: SimulatedBeaconScanner? = nil
     }
 
     /// The simulated platform of a simulated board (see ``simulatedBoard(for:motion:clock:)``).
@@ -128,7 +131,8 @@ public enum BoardHardware {
                 feed(device, world: world)
             }
         }
-        return SimulatedBoard(platform: platform, receiver: receiver)
+        let scanner = simulatedBeaconScanner(for: board, clock: clock, trajectory: track)
+        return SimulatedBoard(platform: platform, receiver: receiver, beaconScanner: scanner)
     }
 
     static func feed(_ device: any SimulatedI2CDevice, world: SharedSensorWorld) {

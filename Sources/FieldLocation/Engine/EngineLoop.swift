@@ -40,6 +40,7 @@ extension LocationEngine {
         let recorded = platform.recordedHeadings
         let deadline = min(end, nextTick, sensors.nextSample, recorded?.nextDue ?? .distantFuture)
         readReceiver(until: deadline)
+        pollBeacons()
         if clock.now() >= sensors.nextSample { sampleSensors() }
         if let recorded { for heading in recorded.take(upTo: clock.now()) { publish(heading) } }
         publishState()
@@ -83,7 +84,10 @@ extension LocationEngine {
     /// for a graceful shutdown.
     public func shutdown() {
         stop()
-        runLock.withLock { receiver.shutdown(idle: policy.decide([], state: PolicyState())) }
+        runLock.withLock {
+            receiver.shutdown(idle: policy.decide([], state: PolicyState()))
+            beacons.shutdown()
+        }
     }
 
     /// Opens the receiver's port now, throwing why it cannot be (for one-shot tools that should
@@ -182,6 +186,7 @@ extension LocationEngine {
         registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving,
                               expectedPeriod: decision.receiver.expectedFixPeriod)
         registry.expireRegions(records, at: now)
+        beaconTick(records, at: now)
     }
 
     private func readReceiver(until deadline: MonotonicInstant) {

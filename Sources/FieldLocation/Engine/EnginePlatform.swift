@@ -1,6 +1,7 @@
 import BoardConfig
 import Foundation
 import HardwareInterfaces
+import LinuxHardware
 import NMEA
 import PowerPolicy
 import ReceiverProtocols
@@ -41,11 +42,19 @@ public protocol EnginePlatform: Sendable {
     func accessProblem(for board: BoardDescription) -> String?
     /// Headings that come from a recording instead of sensors (a replay board), or `nil`.
     var recordedHeadings: RecordedHeadingSource? { get }
+    /// Opens the Bluetooth LE scanner of `board`'s adapter (`bluetooth = "hci0"`) on the
+    /// platform's clock; throws ``HardwareError/Kind/unsupported`` where the platform has none.
+    func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner
 }
 
 extension EnginePlatform {
     /// No recorded headings: headings come from the board's sensors.
     public var recordedHeadings: RecordedHeadingSource? { nil }
+    /// No scanner: platforms that do not say otherwise have no Bluetooth.
+    public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
+        throw HardwareError(.unsupported, device: board.bluetooth ?? "bluetooth", operation: "open",
+                            detail: "this platform has no Bluetooth LE scanner")
+    }
 }
 
 /// A board on real hardware (``LinuxPlatform`` or any other ``HardwarePlatform``) in real time.
@@ -66,6 +75,18 @@ public struct HardwareEnginePlatform: EnginePlatform {
     public func measuredReceiverEnergy() -> EnergyLedger? { nil }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { Date().timeIntervalSince1970 }
     public func accessProblem(for board: BoardDescription) -> String? { DeviceAccess.problem(for: board) }
+    public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
+        guard let adapter = board.bluetooth else {
+            throw HardwareError(.notFound, device: "bluetooth", operation: "open", detail: "the board file names no adapter (bluetooth = \"hci0\")")
+        }
+        return try Self.openLinuxBluetoothScanner(adapter: adapter, clock: hardware.clock)
+    }
+
+    /// Opens `adapter` (`hci0`) through LinuxHardware's HCI-socket scanner, its reports timed on
+    /// `clock`; errors name the adapter and what to do (capabilities, rfkill, adapter down).
+    static func openLinuxBluetoothScanner(adapter: String, clock: any MonotonicClock) throws(HardwareError) -> any BluetoothLEScanner {
+        try LinuxBluetoothScanner(adapter: adapter, clock: clock)
+    }
 }
 
 /// A simulated board: its ``SimulatedPlatform`` on a manual clock, and the receiver emulator behind
@@ -79,10 +100,14 @@ public struct SimulatedEnginePlatform: EnginePlatform {
     /// emulator dates its sentences 2026-05-01).
     public var utcAtZero: Double = 1_777_593_600
 
-    /// Wraps a simulated platform and, when known, its receiver.
-    public init(platform: SimulatedPlatform, receiver: ReceiverEmulator? = nil) {
+    /// The simulated Bluetooth radio, when the board has beacons in its world.
+    public let beaconScanner: SimulatedBeaconScanner?
+
+    /// Wraps a simulated platform and, when known, its receiver and its Bluetooth radio.
+    public init(platform: SimulatedPlatform, receiver: ReceiverEmulator? = nil, beaconScanner: SimulatedBeaconScanner? = nil) {
         self.platform = platform
         self.receiver = receiver
+        self.beaconScanner = beaconScanner
     }
 
     public var hardware: any HardwarePlatform { platform }
@@ -97,6 +122,13 @@ public struct SimulatedEnginePlatform: EnginePlatform {
     public func measuredReceiverEnergy() -> EnergyLedger? { receiver?.ledger }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
     public func accessProblem(for board: BoardDescription) -> String? { nil }
+    public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
+        guard let beaconScanner else {
+            throw HardwareError(.notFound, device: board.bluetooth ?? "bluetooth", operation: "open",
+                                detail: "the simulated board has no Bluetooth adapter (bluetooth = \"hci0\" and [[beacon]] entries)")
+        }
+        return beaconScanner
+    }
 }
 
 extension BoardHardware {
@@ -115,6 +147,6 @@ extension BoardHardware {
         guard board.simulated else { return HardwareEnginePlatform(linux()) }
         if board.replay != nil { return try ReplayEnginePlatform(board: board) }
         let sim = try simulatedBoard(for: board)
-        return SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)
+        return SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver, beaconScanner: sim.beaconScanner)
     }
 }

@@ -1,3 +1,4 @@
+import Beacons
 import HardwareInterfaces
 import Heading
 import LocationServices
@@ -77,6 +78,12 @@ public enum EngineEvent: Sendable {
     /// The client's grant changed (the daemon reloaded its access policy): a manager evaluates its
     /// authorisation again and tells its delegate.
     case authorization(ProviderAuthorization)
+    /// The beacons a ranging constraint covers, nearest first (once a second while ranging).
+    case beacons([Beacon], BeaconIdentityConstraint)
+    /// Ranging for a constraint failed (no adapter, or the scanner failed).
+    case rangingFailed(BeaconIdentityConstraint, LocationError)
+    /// A beacon region event.
+    case beaconRegion(BeaconRegionEvent)
 }
 
 /// What the engine saw, for observers that publish everything (the daemon's gpsd socket, `fieldloc
@@ -134,6 +141,9 @@ public struct ClientServices: Sendable {
     /// `locationUnknown` (transient); `nil` means `max(3 × the expected fix period, 10 s)`, the
     /// expected period being the longer of ``updateInterval`` and the schedule in force.
     public var fixLossTimeout: Double?
+    /// The beacons ranged (Core Location's `startRangingBeacons(satisfying:)`); ranging updates
+    /// arrive once a second for each constraint.
+    public var rangingConstraints: Set<BeaconIdentityConstraint> = []
 
     /// Creates a client's services (none running).
     public init() {}

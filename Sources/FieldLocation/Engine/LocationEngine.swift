@@ -68,6 +68,10 @@ public final class LocationEngine: @unchecked Sendable {
         var stopRequested = false
         /// What the status queries read, as the last step left it (see ``LocationEngine/publishState()``).
         var state = EngineState()
+        /// The beacon subsystem's counts, scan and problem (see `EngineBeacons.swift`).
+        var beaconCounters = BeaconSubsystem.Counters()
+        var beaconScan: BluetoothScanParameters?
+        var beaconProblem: String?
         /// Settings waiting for the next step (applied under `runLock`, in order).
         var pendingSettings: [@Sendable (LocationEngine) -> Void] = []
 
@@ -94,6 +98,7 @@ public final class LocationEngine: @unchecked Sendable {
     let sensors: SensorSubsystem
     let timing: TimingSubsystem
     let privacy: PrivacySubsystem
+    let beacons: BeaconSubsystem
     var energy: EnergyAccounting
     var nextTick: MonotonicInstant
 
@@ -143,7 +148,7 @@ public final class LocationEngine: @unchecked Sendable {
     public static func simulated(board: BoardDescription, stateDirectory: String? = nil, clock: ManualClock = ManualClock(),
                                  trajectory: Trajectory? = nil, receiverTracking: Bool = true) throws(HardwareError) -> LocationEngine {
         let sim = try BoardHardware.simulatedBoard(for: board, clock: clock, trajectory: trajectory, receiverTracking: receiverTracking)
-        return LocationEngine(board: board, platform: SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver),
+        return LocationEngine(board: board, platform: SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver, beaconScanner: sim.beaconScanner),
                               stateDirectory: stateDirectory, receiverAwake: receiverTracking)
     }
 
@@ -168,6 +173,7 @@ public final class LocationEngine: @unchecked Sendable {
         sensors = SensorSubsystem(board: board, hardware: platform.hardware)
         timing = TimingSubsystem(board: board, hardware: platform.hardware)
         privacy = PrivacySubsystem(board: board, hardware: platform.hardware)
+        beacons = BeaconSubsystem(board: board, platform: platform)
         energy = EnergyAccounting(profile: profile)
         nextTick = clock.now()
         publishState()
