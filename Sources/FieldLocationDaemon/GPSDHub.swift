@@ -49,6 +49,10 @@ final class GPSDHub: Sendable {
         var activated: UTCTime?
         var lastAttitudeAt: MonotonicInstant?
         var sawData = false
+        /// The system time when the current epoch's first byte arrived (the chunk's arrival less
+        /// its transmission time at the device's rate): the `clock` of the epoch's TOFF, as the
+        /// time service stamps the serial sample it sends chrony.
+        var epochStart: UTCTime?
         /// The driver learned from the fixes: gpsd switches a device to its binary driver (`u-blox`,
         /// `CASIC`) on the first binary packet it decodes, whatever the device was opened as.
         var learnedDriver: String?
@@ -193,7 +197,12 @@ final class GPSDHub: Sendable {
     }
 
     private func publishBytes(_ chunk: [UInt8], _ passThrough: PassThrough) {
-        let watching = watchers { $0.sawData = true }
+        let now = GPSDHub.utcNow()
+        let bps = device.bps
+        let watching = watchers { s in
+            s.sawData = true
+            if s.epochStart == nil { s.epochStart = GPSDHub.firstByteTime(of: chunk.count, receivedAt: now, bps: bps) }
+        }
         let framing = watching.contains { $0.policy.raw == 1 || ($0.policy.raw == 0 && $0.policy.nmea) }
         let items = passThrough.items(chunk, wanted: framing)
         guard !watching.isEmpty else { return }
@@ -233,7 +242,10 @@ final class GPSDHub: Sendable {
 
     private func publishFix(_ fix: Fix, at: MonotonicInstant) {
         var switched = false
+        var epochStart: UTCTime?
         let watching = watchers { s in
+            epochStart = s.epochStart
+            s.epochStart = nil
             s.lastFix = fix
             if let time = fix.time { s.lastFixTime = (time, at) }
             if let binary = fix.binaryProtocol {
@@ -271,7 +283,7 @@ final class GPSDHub: Sendable {
             }
             if client.policy.pps, let time = fix.time {
                 if toff == nil {
-                    let offset = GPSDClockOffset(device: device.path, real: time, clock: GPSDHub.utcNow())
+                    let offset = GPSDClockOffset(device: device.path, real: time, clock: epochStart ?? GPSDHub.utcNow())
                     toff = allocator.buffer(string: GPSDReport.toff(offset) + GPSDReport.lineTerminator)
                 }
                 if let toff { deliver(toff, to: client) }
@@ -383,4 +395,12 @@ final class GPSDHub: Sendable {
 
     /// The wall clock as UTC.
     static func utcNow() -> UTCTime { UTCTime(nanosecondsSinceEpoch: SystemWallClock.nanosecondsSinceEpoch()) }
+
+    /// When the first of `count` bytes read at `receivedAt` arrived: 10 bits a byte (start, 8 data,
+    /// stop) at `bps`; without a rate (a replay, a socket), `receivedAt`.
+    static func firstByteTime(of count: Int, receivedAt: UTCTime, bps: Int?) -> UTCTime {
+        guard let bps, bps > 0, count > 0 else { return receivedAt }
+        let transmission = Int64(count) * 10 * 1_000_000_000 / Int64(bps)
+        return UTCTime(nanosecondsSinceEpoch: receivedAt.nanosecondsSinceEpoch - transmission)
+    }
 }
