@@ -118,7 +118,7 @@ public final class LocationManager: @unchecked Sendable {
     private let delivery: DeliveryTarget
     let policy: AccessPolicy
     let lock = NSLock()
-    private weak var delegateValue: (any LocationManagerDelegate)?
+    weak var delegateValue: (any LocationManagerDelegate)?
     private(set) var clientID = 0
     var status: AuthorizationStatus = .notDetermined
     private var temporaryFullAccuracy = false
@@ -168,10 +168,11 @@ public final class LocationManager: @unchecked Sendable {
         weak var manager: LocationManager?
     }
 
-    /// The delegate (held weakly).
+    /// The delegate (held weakly). Region, visit and beacon-region events that arrived before it
+    /// was set (a daemon's queue delivered on reconnect) are handed to it when it is set.
     public var delegate: (any LocationManagerDelegate)? {
         get { lock.withLock { delegateValue } }
-        set { lock.withLock { delegateValue = newValue } }
+        set { setDelegate(newValue) }
     }
 
     func dispatch(_ call: @escaping @Sendable (any LocationManagerDelegate, LocationManager) -> Void) {
@@ -185,6 +186,7 @@ public final class LocationManager: @unchecked Sendable {
     }
 
     func receive(_ event: EngineEvent) {
+        if holdUntilDelegate(event) { return }
         noteExtras(event)
         if let recovery = lock.withLock({ fixLoss.note(event) }) {
             dispatch { $0.locationManager($1, didRecoverFix: recovery) }

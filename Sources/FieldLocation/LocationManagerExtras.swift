@@ -32,6 +32,10 @@ struct ManagerExtras {
     var calibrationAccuracyLimit = 30.0
     /// The accuracy authorisation last told to the delegate.
     var lastAccuracy: AccuracyAuthorization?
+    /// Monitoring events that arrived before a delegate was set (LocationManagerHeldEvents.swift).
+    var held: [EngineEvent] = []
+    /// Monitoring events dropped because ``LocationManager/heldEventLimit`` were already held.
+    var heldDropped = 0
 }
 
 extension LocationManager {
