@@ -13,6 +13,8 @@
 #   calibration  stored-calibration loader and the sample CSVs    Tests/Fuzz/CalibrationFuzzer.swift
 #   gpsd         gpsd request parser, WATCH, JSON reader/encoders Tests/Fuzz/GPSDCommandFuzzer.swift
 #                (skipped, with the reason printed, while that file does not exist)
+#   ntrip        NTRIP response heads, chunked bodies, source tables, sessions over the RTCM 3 framer
+#                                                                  Tests/Fuzz/NTRIPFuzzer.swift
 #
 # Seeds: Tests/Fuzz/seeds/<target>/ (kept in the repository); the nmea target adds the gpsd corpus
 # logs when ../shared is present. Corpora grow in WORKDIR/<target>/corpus and are kept between runs.
@@ -60,7 +62,7 @@ else
 fi
 work=${1:-$here/.build-fuzz}
 [ $# -gt 0 ] && shift
-all_targets=(nmea ubxnav ubx board calibration gpsd)
+all_targets=(nmea ubxnav ubx board calibration gpsd ntrip)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -168,6 +170,12 @@ build() {
             $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/GPSDProtocol") \
             "$here/Tests/Fuzz/GPSDCommandFuzzer.swift" -o "$work/gpsd-fuzzer"
         ;;
+    ntrip)
+        swiftc_cached "the ntrip fuzzer" "$work/ntrip-fuzzer" "$work/ntrip-build.log" "" \
+            "${flags[@]}" -module-name NTRIPFuzz \
+            $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/NTRIP") \
+            "$here/Tests/Fuzz/NTRIPFuzzer.swift" -o "$work/ntrip-fuzzer"
+        ;;
     ubx)
         build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
@@ -215,6 +223,7 @@ max_len() {
     board) echo 8192 ;;
     calibration) echo 4096 ;;
     gpsd) echo 4096 ;;
+    ntrip) echo 4096 ;;
     esac
 }
 

@@ -22,6 +22,8 @@ public struct BoardDescription: Sendable, Equatable {
     public var setupNotes: [String]
     /// The simulation's parameters; present exactly when ``simulated`` is true.
     public var simulation: SimulationDescription?
+    /// RTK/DGPS corrections from an NTRIP caster (`[ntrip]`), if configured.
+    public var ntrip: NTRIPBoardSettings?
 
     /// Creates a description. ``BoardLoader`` is the validating way to get one.
     public init(

@@ -11,7 +11,7 @@ public enum BoardLoader {
     public static let orientationTolerance = 1e-6
 
     /// The keys allowed at the top level of a board file.
-    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim"]
+    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "ntrip"]
     /// The keys allowed in `[receiver]`.
     public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset"]
     /// The keys allowed in `[i2c]`.
@@ -49,6 +49,7 @@ public enum BoardLoader {
         let gpioSection = try top.table("gpio", file: file)
         let setupSection = try top.table("setup", file: file)
         let simSection = try top.table("sim", file: file)
+        let ntripSection = try top.table("ntrip", file: file)
 
         let gpio = try gpioSection.map { section throws(BoardError) in try readGPIO(section) }
         let receiver = try receiverSection.map { section throws(BoardError) in try readReceiver(section, simulated: simulated, gpio: gpio) }
@@ -110,9 +111,11 @@ public enum BoardLoader {
                 message: "a simulated board needs a [sim] table with at least latitude and longitude")
         }
 
-        return BoardDescription(
+        var board = BoardDescription(
             name: name, title: title, simulated: simulated, receiver: receiver, i2cBus: i2cBus,
             sensors: sensors, gpio: gpio, setupNotes: notes, simulation: simulation)
+        board.ntrip = try ntripSection.map { section throws(BoardError) in try readNTRIP(section) }
+        return board
     }
 
     // MARK: Sections

@@ -39,6 +39,9 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     public var courseAccuracy: Double?
     /// Which model the accuracy values came from.
     public var accuracyModel: LocationAccuracyModel = .assumed
+    /// The differential corrections behind this location and their link, on a unit with an NTRIP
+    /// client (`nil` without one).
+    public var corrections: CorrectionStatus?
 
     /// Creates a location.
     public init(latitude: Double, longitude: Double, horizontalAccuracy: Double, receivedAt: MonotonicInstant,
