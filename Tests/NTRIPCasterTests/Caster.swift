@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HardwareInterfaces
 import LinuxHardware
 import NTRIP
@@ -54,7 +55,8 @@ final class Caster: @unchecked Sendable {
             }
             clock.sleep(until: clock.now().advanced(by: .milliseconds(50)))
         }
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
         throw CasterError.notListening
     }
 
@@ -82,7 +84,12 @@ final class Caster: @unchecked Sendable {
         }
         // The feeder ends before the caster does: a write into a pipe nobody reads would raise SIGPIPE.
         if wasFeeding { feederDone.wait() }
-        if process.isRunning { process.terminate() }
+        // str2str stops on SIGINT (it ignores SIGTERM); SIGKILL if it has not within 3 s.
+        if process.isRunning { process.interrupt() }
+        let clock = SystemMonotonicClock()
+        let end = clock.now().advanced(by: .seconds(3))
+        while process.isRunning && clock.now() < end { clock.sleep(until: clock.now().advanced(by: .milliseconds(20))) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? input.fileHandleForWriting.close()
     }
