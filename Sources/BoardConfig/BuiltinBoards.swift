@@ -204,6 +204,7 @@ notes = [
 #   ZED-F9P RX1   <- GPIO14 TXD [8]       ZED-F9P TX1  -> GPIO15 RXD [10]
 #   ZED-F9P RESET <- GPIO22 [15]  RESET_N is active-low
 #   ZED-F9P PPS   -> GPIO18 [12]  (TIMEPULSE)
+#   LSM303AGR SDA/SCL <-> GPIO2 SDA [3] / GPIO3 SCL [5]   (the compass: heading while standing still)
 # 3.3 V [1], GND [6]. The antenna must be a multi-band (L1/L2 or L1/L5) survey antenna on a
 # ground plane, or the receiver never reaches an RTK fixed solution.
 #
@@ -224,6 +225,24 @@ model = "ZED-F9P"
 wake = ["uart-byte"]
 output = "both"           # NMEA plus NAV-PVT, whose carrSoln says RTK float or fixed
 
+[i2c]
+bus = 1                   # /dev/i2c-1 on header pins 3 and 5
+
+# The breakout lies flat, component side up, its x arrow forward: body y = -sensor y, body z = -sensor z.
+[[sensor]]
+chip = "lsm303agr-accel"
+address = 0x19
+orientation = [[1,  0,  0],
+               [0, -1,  0],
+               [0,  0, -1]]
+
+[[sensor]]
+chip = "lsm303agr-mag"
+address = 0x1e
+orientation = [[1,  0,  0],
+               [0, -1,  0],
+               [0,  0, -1]]
+
 [gpio]
 chip = "gpiochip0"
 gnss_reset = "GPIO22"
@@ -243,8 +262,9 @@ notes = [
   "Add enable_uart=1 and dtoverlay=disable-bt to config.txt; run 'sudo systemctl disable hciuart'.",
   "Free the UART from the serial console: raspi-config > Interface Options > Serial Port > login shell: No, hardware: Yes.",
   "Set the caster, user and mountpoint in [ntrip] url; write the password alone on the first line of /etc/fieldloc/ntrip.password (chmod 600).",
-  "Let the service user open the devices: sudo usermod -aG dialout,gpio $USER, then log in again.",
-  "Reboot, then check: ls -l /dev/serial0 (-> ttyAMA0); fieldloc status --board pi4-zed-f9p-rtk shows the Corrections line.",
+  "Enable I2C: dtparam=i2c_arm=on in config.txt.",
+  "Let the service user open the devices: sudo usermod -aG dialout,i2c,gpio $USER, then log in again.",
+  "Reboot, then check: ls -l /dev/serial0 (-> ttyAMA0), i2cdetect -y 1 (shows 19 and 1e); fieldloc status --board pi4-zed-f9p-rtk shows the Corrections line.",
 ]
 
 """#),

@@ -163,15 +163,18 @@ public struct NTRIPSession {
     private mutating func body(_ bytes: [UInt8], rtcm: inout RTCM3Stream) -> [[UInt8]] {
         bodyBytes += bytes.count
         var data = bytes
+        // The data decoded before a broken chunk is used, as it would be had it come in a read of its own.
+        var failure: NTRIPError?
         if var decoder = chunked {
             data = []
-            do { try decoder.decode(bytes, into: &data) } catch {
-                chunked = decoder
-                state = .badResponse(error.description)
-                rtcm.connectionEnded()
-                return []
-            }
+            do { try decoder.decode(bytes, into: &data) } catch { failure = error }
             chunked = decoder
+        }
+        defer {
+            if let failure {
+                state = .badResponse(failure.description)
+                if !requestsSourceTable { rtcm.connectionEnded() }
+            }
         }
         if requestsSourceTable {
             table += data

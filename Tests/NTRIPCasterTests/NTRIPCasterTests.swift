@@ -26,14 +26,22 @@ struct NTRIPCasterTests {
         return (engine, client, monitor)
     }
 
-    /// Runs the engine a simulated second at a time (with 50 ms of real time between for the
-    /// caster's frames to come) until `done` or 30 s of real time; returns whether `done` held.
+    /// Runs the engine a simulated second at a time until `done` or 30 s of real time; returns
+    /// whether `done` held. Before each simulated second it waits (up to 300 ms of real time) for
+    /// new frames, so the simulated clock never outruns the caster's stream: on a loaded machine
+    /// a stalled stream would otherwise age the corrections out in simulated time.
     static func run(_ engine: LocationEngine, until done: () -> Bool) -> Bool {
         let end = clock.now().advanced(by: .seconds(30))
+        let client = engine.correctionForwarder?.client
+        var frames = client?.status.frames ?? 0
         while clock.now() < end {
             engine.advance(by: .seconds(1))
             if done() { return true }
-            clock.sleep(until: clock.now().advanced(by: .milliseconds(50)))
+            let wait = clock.now().advanced(by: .milliseconds(300))
+            repeat {
+                clock.sleep(until: clock.now().advanced(by: .milliseconds(20)))
+            } while clock.now() < wait && (client?.status.frames ?? 0) == frames
+            frames = client?.status.frames ?? 0
         }
         return false
     }
