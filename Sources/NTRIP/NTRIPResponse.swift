@@ -50,6 +50,9 @@ public enum NTRIPResponseParser {
             }
             return nil
         }
+        if let bad = buffer[..<firstEnd].firstIndex(where: { $0 != 0x0D && $0 != 0x09 && ($0 < 0x20 || $0 > 0x7E) }) {
+            throw .malformedResponse("byte \(bad) of the status line is 0x\(hex(buffer[bad]))")
+        }
         let statusLine = line(buffer[..<firstEnd])
         var head = try status(statusLine)
         var offset = firstEnd + 1
