@@ -19,6 +19,7 @@
 //   SensorDrivers        ──► HardwareInterfaces
 //   ReceiverProtocols    ──► HardwareInterfaces, NMEA
 //   GPSDProtocol         ──► NMEA
+//   NTRIP                ──► NMEA
 //   LocationServices     ──► NMEA, PowerPolicy, Heading, HardwareInterfaces, RealModule
 //   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule, Beacons
 //   BluetoothHCI         ──► HardwareInterfaces
@@ -28,7 +29,7 @@
 //   LinuxHardware        ──► HardwareInterfaces, BluetoothHCI, CI2C, CGPIOD, CRefclock, CBluetooth, Glibc
 // Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
 // FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon and fieldlocd; swift-log only in the last two):
-//   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol, Beacons
+//   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol, Beacons, NTRIP
 //   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
 //   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore, Beacons
 //   FieldLocationClient  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, LocationServices, HardwareInterfaces, LinuxHardware, NIOCore, NIOPosix, Beacons
@@ -56,6 +57,7 @@ let package = Package(
         .library(name: "Beacons", targets: ["Beacons"]),
         .library(name: "LocationServices", targets: ["LocationServices"]),
         .library(name: "GPSDProtocol", targets: ["GPSDProtocol"]),
+        .library(name: "NTRIP", targets: ["NTRIP"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
         .library(name: "FieldLocationClient", targets: ["FieldLocationClient"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
@@ -121,11 +123,14 @@ let package = Package(
         ),
         // Pure: the gpsd JSON protocol (commands parsed, reports encoded); no sockets.
         .target(name: "GPSDProtocol", dependencies: ["NMEA"]),
+        // Pure: the NTRIP client's protocol (requests, responses, chunked bodies, source tables,
+        // RTCM 3 frames through NMEA's framer, GGA reports, backoff); no sockets.
+        .target(name: "NTRIP", dependencies: ["NMEA"]),
 
         // Engine shared by the CLI and (later) the daemon.
         .target(
             name: "FieldLocation",
-            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol", "Beacons"]
+            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol", "Beacons", "NTRIP"]
         ),
         // The CLI's output: the status view, fix lines, GPX, the geomag CSV, the detect and simulate reports.
         .target(
@@ -196,6 +201,12 @@ let package = Package(
         .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol", "Beacons"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
         .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
+        .testTarget(name: "NTRIPTests", dependencies: ["NTRIP", "NMEA"]),
+        // The NTRIP client against RTKLIB's str2str as a caster, with the emulated ZED-F9P behind it.
+        .testTarget(
+            name: "NTRIPCasterTests",
+            dependencies: ["NTRIP", "FieldLocation", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "LocationServices"]
+        ),
         .testTarget(
             name: "DaemonTests",
             dependencies: [

@@ -16,6 +16,8 @@
 #                (skipped, with the reason printed, while that file does not exist)
 #   beacon       Bluetooth LE advertisement parser (iBeacon, AltBeacon, Eddystone) and the ranger
 #                                                                  Tests/Fuzz/BeaconFuzzer.swift
+#   ntrip        NTRIP response heads, chunked bodies, source tables, sessions over the RTCM 3 framer
+#                                                                  Tests/Fuzz/NTRIPFuzzer.swift
 #
 # Seeds: Tests/Fuzz/seeds/<target>/ (kept in the repository); the nmea target adds the gpsd corpus
 # logs when ../shared is present. Corpora grow in WORKDIR/<target>/corpus and are kept between runs.
@@ -64,7 +66,7 @@ else
 fi
 work=${1:-$here/.build-fuzz}
 [ $# -gt 0 ] && shift
-all_targets=(nmea ubxnav ubx board calibration gpsd hci beacon)
+all_targets=(nmea ubxnav ubx board calibration gpsd hci beacon ntrip)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -176,6 +178,11 @@ build() {
         swiftc_cached "the beacon fuzzer" "$work/beacon-fuzzer" "$work/beacon-build.log" "" \
             "${flags[@]}" "${swift6[@]}" -module-name BeaconFuzz $(swift_files "$here/Sources/Beacons") \
             "$here/Tests/Fuzz/BeaconFuzzer.swift" -o "$work/beacon-fuzzer"
+    ntrip)
+        swiftc_cached "the ntrip fuzzer" "$work/ntrip-fuzzer" "$work/ntrip-build.log" "" \
+            "${flags[@]}" -module-name NTRIPFuzz \
+            $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/NTRIP") \
+            "$here/Tests/Fuzz/NTRIPFuzzer.swift" -o "$work/ntrip-fuzzer"
         ;;
     ubx)
         build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
@@ -232,6 +239,7 @@ max_len() {
     gpsd) echo 4096 ;;
     hci) echo 1024 ;;
     beacon) echo 512 ;;
+    ntrip) echo 4096 ;;
     esac
 }
 

@@ -28,6 +28,8 @@ public struct BoardDescription: Sendable, Equatable {
     public var replay: ReplayDescription? = nil
     /// The Bluetooth adapter that scans for beacons (`bluetooth = "hci0"`), if any.
     public var bluetooth: String? = nil
+    /// RTK/DGPS corrections from an NTRIP caster (`[ntrip]`), if configured.
+    public var ntrip: NTRIPBoardSettings?
 
     /// Creates a description. ``BoardLoader`` is the validating way to get one.
     public init(

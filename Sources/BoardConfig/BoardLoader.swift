@@ -11,7 +11,7 @@ public enum BoardLoader {
     public static let orientationTolerance = 1e-6
 
     /// The keys allowed at the top level of a board file.
-    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "beacon"]
+    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "beacon", "ntrip"]
     /// The keys allowed in `[receiver]`.
     public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config"]
     /// The keys allowed in `[i2c]`.
@@ -50,6 +50,7 @@ public enum BoardLoader {
         let setupSection = try top.table("setup", file: file)
         let simSection = try top.table("sim", file: file)
         let replaySection = try top.table("replay", file: file)
+        let ntripSection = try top.table("ntrip", file: file)
 
         let gpio = try gpioSection.map { section throws(BoardError) in try readGPIO(section) }
         let receiver = try receiverSection.map { section throws(BoardError) in try readReceiver(section, simulated: simulated, gpio: gpio) }
@@ -120,6 +121,7 @@ public enum BoardLoader {
         if let replaySection {
             board.replay = try readReplay(replaySection, board: board, file: file)
         }
+        board.ntrip = try ntripSection.map { section throws(BoardError) in try readNTRIP(section) }
         return board
     }
 

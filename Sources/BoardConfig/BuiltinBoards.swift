@@ -200,6 +200,78 @@ notes = [
 ]
 
 """#),
+        ("pi4-zed-f9p-rtk", #"""
+# Raspberry Pi 4 Model B + u-blox ZED-F9P RTK receiver (e.g. SparkFun GPS-RTK2 GPS-15136 or
+# ArduSimple simpleRTK2B) on the primary UART, with RTCM 3 corrections from an NTRIP caster.
+#
+# Wiring (40-pin header; BCM numbers, physical pins in brackets):
+#   ZED-F9P RX1   <- GPIO14 TXD [8]       ZED-F9P TX1  -> GPIO15 RXD [10]
+#   ZED-F9P RESET <- GPIO22 [15]  RESET_N is active-low
+#   ZED-F9P PPS   -> GPIO18 [12]  (TIMEPULSE)
+#   LSM303AGR SDA/SCL <-> GPIO2 SDA [3] / GPIO3 SCL [5]   (the compass: heading while standing still)
+# 3.3 V [1], GND [6]. The antenna must be a multi-band (L1/L2 or L1/L5) survey antenna on a
+# ground plane, or the receiver never reaches an RTK fixed solution.
+#
+# The corrections go into UART1, which the ZED-F9P accepts RTCM 3 on by default
+# (CFG-UART1INPROT-RTCM3X = 1). The caster's password is not in this file: put it in
+# /etc/fieldloc/ntrip.password (mode 0600, owner fieldloc), or pass --ntrip-password-file to
+# fieldlocd, so it never shows in ps or in a copied board file.
+
+name = "pi4-zed-f9p-rtk"
+title = "Raspberry Pi 4 + u-blox ZED-F9P (RTK over NTRIP)"
+simulated = false
+
+[receiver]
+uart = "/dev/serial0"
+baud = 38400              # ZED-F9P UART1 factory default (integration manual, CFG-UART1-BAUDRATE)
+family = "ublox"
+model = "ZED-F9P"
+wake = ["uart-byte"]
+output = "both"           # NMEA plus NAV-PVT, whose carrSoln says RTK float or fixed
+
+[i2c]
+bus = 1                   # /dev/i2c-1 on header pins 3 and 5
+
+# The breakout lies flat, component side up, its x arrow forward: body y = -sensor y, body z = -sensor z.
+[[sensor]]
+chip = "lsm303agr-accel"
+address = 0x19
+orientation = [[1,  0,  0],
+               [0, -1,  0],
+               [0,  0, -1]]
+
+[[sensor]]
+chip = "lsm303agr-mag"
+address = 0x1e
+orientation = [[1,  0,  0],
+               [0, -1,  0],
+               [0,  0, -1]]
+
+[gpio]
+chip = "gpiochip0"
+gnss_reset = "GPIO22"
+gnss_pps = "GPIO18"
+active_low = ["gnss_reset"]
+pull_down = ["gnss_pps"]
+
+[ntrip]
+url = "ntrip://user@caster.example.net:2101/MOUNT"   # ntrip1:// for NTRIP 1.0 casters
+password_file = "/etc/fieldloc/ntrip.password"
+gga = "auto"              # send GGA when the mountpoint's source-table nmea flag is 1 (always: VRS casters that do not say so)
+gga_interval = 10         # seconds
+
+[setup]
+notes = [
+  "Config file: /boot/firmware/config.txt on Raspberry Pi OS Bookworm, /boot/config.txt on older releases.",
+  "Add enable_uart=1 and dtoverlay=disable-bt to config.txt; run 'sudo systemctl disable hciuart'.",
+  "Free the UART from the serial console: raspi-config > Interface Options > Serial Port > login shell: No, hardware: Yes.",
+  "Set the caster, user and mountpoint in [ntrip] url; write the password alone on the first line of /etc/fieldloc/ntrip.password (chmod 600).",
+  "Enable I2C: dtparam=i2c_arm=on in config.txt.",
+  "Let the service user open the devices: sudo usermod -aG dialout,i2c,gpio $USER, then log in again.",
+  "Reboot, then check: ls -l /dev/serial0 (-> ttyAMA0), i2cdetect -y 1 (shows 19 and 1e); fieldloc status --board pi4-zed-f9p-rtk shows the Corrections line.",
+]
+
+"""#),
         ("pi5-max-m10s-mmc5983ma", #"""
 # Raspberry Pi 5 + u-blox MAX-M10S breakout (e.g. SparkFun GPS-18037) on GPIO14/15 + an
 # MMC5983MA magnetometer breakout (e.g. SparkFun SEN-19895) on I2C 1. No accelerometer:

@@ -37,6 +37,8 @@ public struct StatusSnapshot: Sendable {
     public var time: StatusTime?
     /// Read from a daemon's gpsd socket: calibration, power and energy are the daemon's and not shown.
     public var remote = false
+    /// The NTRIP corrections (link, age, message types, RTK state), when a client is attached.
+    public var corrections: CorrectionStatus?
 
     /// Creates a snapshot.
     public init(board: String, boardTitle: String, receiver: String, fix: Fix?, fixAge: Double?, heading: HeadingUpdate?,
@@ -137,6 +139,9 @@ public final class StatusMonitor: @unchecked Sendable {
                               decision: engine.decision, energy: engine.energyUsed, uptime: (now - started).secondsDouble,
                               counters: engine.statistics, warnings: warnings)
         snapshot.pps = pps
+        snapshot.corrections = engine.correctionStatus
+        if let c = snapshot.corrections, c.link != "streaming" { warnings.append("NTRIP \(c.source): \(c.linkDescription)") }
+        snapshot.warnings = warnings
         return snapshot
     }
 }

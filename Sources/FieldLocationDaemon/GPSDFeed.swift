@@ -1,6 +1,7 @@
 import BoardConfig
 import FieldLocation
 import GPSDProtocol
+import LocationServices
 import Logging
 import Synchronization
 
@@ -59,6 +60,13 @@ public protocol GPSDFeed: AnyObject, Sendable {
     func stop()
     /// The watchers' needs changed.
     func demandChanged(_ demand: GPSDDemand)
+    /// The differential corrections now (TPV `dgpsAge`, `dgpsSta`), when the feed has a correction link.
+    var correctionStatus: CorrectionStatus? { get }
+}
+
+extension GPSDFeed {
+    /// No correction link.
+    public var correctionStatus: CorrectionStatus? { nil }
 }
 
 /// The feed of a board's ``LocationEngine``: the engine's observations are published as they come;
@@ -68,6 +76,8 @@ public protocol GPSDFeed: AnyObject, Sendable {
 public final class EngineFeed: GPSDFeed {
     /// The engine.
     public let engine: LocationEngine
+    /// The engine's corrections (NTRIP), if attached.
+    public var correctionStatus: CorrectionStatus? { engine.correctionStatus }
     /// The device reported to clients.
     public let device: GPSDDeviceInfo
     private let logger: Logger

@@ -170,7 +170,7 @@ final class GPSDHub: Sendable {
         var entries: [GPSDPollEntry] = []
         if policy.watches(device: device.path) {
             let fix = last ?? Fix()
-            entries.append(GPSDPollEntry(device: device.path, fix: reduced ? GPSDHub.reduced(fix) : fix, extras: GPSDHub.extras(fix)))
+            entries.append(GPSDPollEntry(device: device.path, fix: reduced ? GPSDHub.reduced(fix) : fix, extras: GPSDHub.extras(fix, corrections: feed.correctionStatus)))
         }
         return GPSDReport.poll(time: GPSDHub.utcNow(), devices: entries)
     }
@@ -266,8 +266,9 @@ final class GPSDHub: Sendable {
         var coarse: ByteBuffer?
         var toff: ByteBuffer?
         let sky = !fix.satellites.array.isEmpty || fix.hdop != nil || fix.pdop != nil
+        let corrections = feed.correctionStatus
         func reports(_ fix: Fix) -> ByteBuffer {
-            var text = GPSDReport.tpv(fix, device: device.path, extras: GPSDHub.extras(fix)) + GPSDReport.lineTerminator
+            var text = GPSDReport.tpv(fix, device: device.path, extras: GPSDHub.extras(fix, corrections: corrections)) + GPSDReport.lineTerminator
             if sky { text += GPSDReport.sky(fix, device: device.path) + GPSDReport.lineTerminator }
             return allocator.buffer(string: text)
         }
@@ -344,9 +345,13 @@ final class GPSDHub: Sendable {
 
     // MARK: conversions
 
-    /// TPV values a fix does not carry: gpsd's time error for NMEA receivers.
-    static func extras(_ fix: Fix) -> GPSDTPVExtras {
-        GPSDTPVExtras(timeError: fix.time == nil ? nil : 0.005)
+    /// TPV values a fix does not carry: gpsd's time error for NMEA receivers, and the corrections'
+    /// age and reference station when an NTRIP client feeds the receiver.
+    static func extras(_ fix: Fix, corrections: CorrectionStatus? = nil) -> GPSDTPVExtras {
+        var extras = GPSDTPVExtras(timeError: fix.time == nil ? nil : 0.005)
+        extras.dgpsAge = corrections?.age
+        extras.dgpsStation = corrections?.station
+        return extras
     }
 
     /// A fix coarsened for reduced-accuracy clients, as `Location.reduced()` does: position snapped to

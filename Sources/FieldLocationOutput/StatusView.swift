@@ -82,6 +82,7 @@ public enum StatusView {
             out.append("Energy     \(f(s.energy.charge(.receiver), 3, " mAh")) receiver, mean \(f(s.energy.meanCurrent(.receiver), 2, " mA"))")
             out.append("Receiver   \(s.receiver)   \(s.counters.bytes) bytes, \(s.counters.fixes) epochs, \(s.counters.headings) headings")
         }
+        if let c = s.corrections { out.append(contentsOf: correctionLines(c)) }
         if s.warnings.isEmpty {
             out.append("Warnings   none")
         } else {
@@ -162,6 +163,7 @@ public enum StatusView {
             fields.append("\"power\":{\"receiver\":" + JSONText.quote(d.receiver.description) + ",\"paused\":\(d.paused)}")
         }
         if !s.remote { num("energy_mAh", s.energy.charge(.receiver), 4) }
+        if let c = s.corrections { fields.append("\"corrections\":" + correctionJSON(c)) }
         num("uptime", s.uptime, 1)
         fields.append("\"warnings\":[" + s.warnings.map(JSONText.quote).joined(separator: ",") + "]")
         return "{" + fields.joined(separator: ",") + "}"

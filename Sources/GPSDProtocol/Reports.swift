@@ -114,6 +114,8 @@ public enum GPSDReport {
         out.add("velD", fix.velocityDown, digits: 3)
         out.add("eph", GPSDAccuracy.eph(fix), digits: 3)
         out.add("sep", GPSDAccuracy.sep(fix), digits: 3)
+        out.add("dgpsAge", status >= 2 ? extras.dgpsAge : nil, digits: 1)
+        out.add("dgpsSta", status >= 2 ? extras.dgpsStation : nil)
         return out.json
     }
 
@@ -405,6 +407,10 @@ public struct GPSDTPVExtras: Sendable, Equatable {
     public var longitudeError: Double?
     /// `epy`: latitude error, metres.
     public var latitudeError: Double?
+    /// `dgpsAge`: seconds since the differential corrections last reached the receiver (with `status` 2-4).
+    public var dgpsAge: Double?
+    /// `dgpsSta`: the reference station ID of the corrections (with `status` 2-4).
+    public var dgpsStation: Int?
 
     /// Extras with the given values (the others omitted).
     public init(timeError: Double? = nil, leapSeconds: Int? = nil, climb: Double? = nil, speedError: Double? = nil,

@@ -53,6 +53,9 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     /// The confidence level of the accuracy values: every accuracy a fix gives is brought to one
     /// sigma (68 %, the 2D RMS radius for ``horizontalAccuracy``), as Core Location states its own.
     public var accuracyConfidence: AccuracyConfidence = .oneSigma
+    /// The differential corrections behind this location and their link, on a unit with an NTRIP
+    /// client (`nil` without one).
+    public var corrections: CorrectionStatus?
 
     /// The value of an accuracy that is not known (Core Location's convention: negative).
     public static let unknownAccuracy = -1.0

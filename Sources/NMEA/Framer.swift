@@ -127,6 +127,9 @@ public final class NMEAFramer {
     /// What the framer has seen so far.
     public var counters: FramerCounters { core.counters }
 
+    /// Whether an RTCM 3 frame has begun and not yet ended (its bytes are held).
+    public var isInsideRTCM3Frame: Bool { core.state == .rtcm3 }
+
     /// Forgets any partial sentence or frame (for example after the port was reopened).
     public func reset() {
         core.state = .idle

@@ -64,6 +64,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         /// The receiver's UTC (nanoseconds since 1970) at a manual-clock instant, when it follows a
         /// given clock (``setUTC(_:at:)``); `nil`: its own calendar, 2026-05-01 from 12:00 at `start`.
         var utcAnchor: (instant: MonotonicInstant, utc: Int64)?
+        /// RTCM 3 corrections received (ReceiverEmulatorCorrections.swift).
+        var corrections = EmulatedCorrections()
     }
 
     let state: Mutex<State>
@@ -212,9 +214,11 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         let truth = s.trajectory.at(seconds)
         let lost = seconds < s.fixLostUntil || s.skyOutages.contains { seconds >= $0.from && seconds < $0.until }
         let hasFix = s.model.hasFix && !lost
+        let quality = hasFix ? s.corrections.quality(at: instant) : 0
+        let scale = EmulatedCorrections.errorScale(quality)
         let earth = 6_371_008.8
-        let lat = truth.latitude + s.lastError.north / earth * 180 / Double.pi
-        let lon = truth.longitude + s.lastError.east / (earth * Double.cos(truth.latitude * Double.pi / 180)) * 180 / Double.pi
+        let lat = truth.latitude + s.lastError.north * scale / earth * 180 / Double.pi
+        let lon = truth.longitude + s.lastError.east * scale / (earth * Double.cos(truth.latitude * Double.pi / 180)) * 180 / Double.pi
         var secondsOfDay = (43_200 + seconds).truncatingRemainder(dividingBy: 86_400)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         var whole = Int(secondsOfDay)
@@ -245,7 +249,12 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         let talker = s.family == .casic ? "GN" : "GP"
         var out: [UInt8] = []
         if s.outputs.contains("GGA") {
-            out += sentence("\(talker)GGA,\(time),\(latText),\(lonText),\(hasFix ? 1 : 0),\(hasFix ? "09" : "00"),\(hasFix ? "0.9" : ""),\(hasFix ? "\(fmt(s.altitude)),M,\(fmt(s.geoidSeparation)),M" : ",,,"),,")
+            // Fields 13 and 14: the corrections' age and the reference station, while differential.
+            var differential = ","
+            if quality >= 2, let last = s.corrections.lastAt {
+                differential = "\(fmt((instant - last).secondsDouble)),\(s.corrections.station.map { String(String(10_000 + $0).dropFirst()) } ?? "")"
+            }
+            out += sentence("\(talker)GGA,\(time),\(latText),\(lonText),\(quality),\(hasFix ? "09" : "00"),\(hasFix ? "0.9" : ""),\(hasFix ? "\(fmt(s.altitude)),M,\(fmt(s.geoidSeparation)),M" : ",,,"),\(differential)")
         }
         if s.outputs.contains("GSA") {
             out += sentence("\(talker)GSA,A,\(hasFix ? 3 : 1),02,05,12,15,18,24,29,31,33,,,,1.6,0.9,1.3")
@@ -257,7 +266,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             out += sentence("GPGSV,3,3,11,33,40,200,36,07,05,015,18,21,03,110,")
         }
         if s.outputs.contains("GST"), hasFix {
-            let sigma = s.lastError.accuracy / 2.45
+            let sigma = s.lastError.accuracy * scale / 2.45
             out += sentence("\(talker)GST,\(time),\(fmt(sigma)),\(fmt(sigma)),\(fmt(sigma)),0.0,\(fmt(sigma)),\(fmt(sigma)),\(fmt(sigma * 1.5))")
         }
         if s.outputs.contains("RMC") {
@@ -265,9 +274,9 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         }
         out += binaryFrames(s, BinaryEpoch(hasFix: hasFix, latitude: lat, longitude: lon, altitudeMSL: s.altitude,
                                            geoidSeparation: s.geoidSeparation, speed: truth.speed, course: truth.course,
-                                           secondsOfDay: secondsOfDay, accuracy: s.lastError.accuracy / 2.45 * 2.0.squareRoot(),
+                                           secondsOfDay: secondsOfDay, accuracy: s.lastError.accuracy * scale / 2.45 * 2.0.squareRoot(),
                                            runTime: UInt32(truncatingIfNeeded: Int64(seconds * 1000)), epoch: s.epochs,
-                                           daysSinceEpoch: days))
+                                           daysSinceEpoch: days, differential: quality >= 2, carrier: quality == 5 ? 1 : quality == 4 ? 2 : 0))
         return out
     }
 
@@ -299,6 +308,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     }
 
     func handleInput(_ s: inout State, at instant: MonotonicInstant) {
+        let unfinishedFrame = takeRTCM(&s, at: instant)
+        defer { s.input += unfinishedFrame }
         let framer = NMEAFramer()
         var sink = Sink()
         // Complete frames only: keep an unterminated tail for the next call.

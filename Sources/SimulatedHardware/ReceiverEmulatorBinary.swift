@@ -28,6 +28,9 @@ extension ReceiverEmulator {
 
         /// The UTC date of the epoch.
         var date: CalendarDate { CalendarDate(daysSinceEpoch: daysSinceEpoch ?? 20_574) }  // 20574: 2026-05-01
+        /// Differential corrections applied (NAV-PVT diffSoln), and the carrier solution: 0 none, 1 float, 2 fixed (carrSoln).
+        var differential = false
+        var carrier: UInt8 = 0
     }
 
     /// The satellites of the emulated sky (the GSV's): svid, elevation, azimuth, C/N0, used.
@@ -110,7 +113,7 @@ extension ReceiverEmulator {
         p.u8(8, UInt8(seconds / 3600)); p.u8(9, UInt8(seconds / 60 % 60)); p.u8(10, UInt8(seconds % 60))
         p.u8(11, 0x07); p.u32(12, 30)
         p.i32(16, Int32((unixMilliseconds % 1000) * 1_000_000))
-        p.u8(20, e.hasFix ? 3 : 0); p.u8(21, e.hasFix ? 0x01 : 0); p.u8(22, 0xE0); p.u8(23, e.hasFix ? 9 : 0)
+        p.u8(20, e.hasFix ? 3 : 0); p.u8(21, e.hasFix ? 0x01 | (e.differential ? 0x02 : 0) | e.carrier << 6 : 0); p.u8(22, 0xE0); p.u8(23, e.hasFix ? 9 : 0)
         p.i32(24, LittleEndianWriter.i4(e.longitude * 1e7)); p.i32(28, LittleEndianWriter.i4(e.latitude * 1e7))
         p.i32(32, Int32(((e.altitudeMSL + e.geoidSeparation) * 1000).rounded())); p.i32(36, LittleEndianWriter.i4(e.altitudeMSL * 1000))
         let hAcc = e.hasFix && e.accuracy.isFinite ? max(e.accuracy, 0) : 100_000

@@ -51,6 +51,12 @@ extension FieldLoc {
                 help: "Simulated boards only: run the simulated receiver on the system clock, SECONDS ahead, so the time readout has offsets.")
         var simTimeOffset: Double?
 
+        @Option(name: .customLong("ntrip"), help: "RTK corrections from ntrip://USER@HOST[:2101]/MOUNT (overrides the board's [ntrip]; password from --ntrip-password-file or $FIELDLOC_NTRIP_PASSWORD).")
+        var ntrip: String?
+
+        @Option(name: .customLong("ntrip-password-file"), help: "A file whose first line is the caster's password.")
+        var ntripPasswordFile: String?
+
         func validate() throws {
             if let duration, Simulate.seconds(duration) == nil { throw ValidationError("--duration '\(duration)' is not like 30s, 5m or 1h") }
             guard speed.isFinite, speed > 0, speed <= 1000 else { throw ValidationError("--speed must be above 0 and at most 1000") }
@@ -144,6 +150,12 @@ extension FieldLoc {
                 if let stored = try? store.load(board: description.name, sensor: mag.chip.rawValue) {
                     engine.calibration = try? stored.calibration(file: store.path(board: description.name, sensor: mag.chip.rawValue))
                 }
+            }
+            do {
+                _ = try CorrectionSetup.attach(to: engine, url: ntrip, passwordFile: ntripPasswordFile,
+                                               environment: ProcessInfo.processInfo.environment)
+            } catch {
+                throw ValidationError(error.description)
             }
             let monitor = StatusMonitor(engine: engine)
             let time = StatusTimeReadout(engine: engine, simTimeOffset: simTimeOffset, speed: speed)

@@ -114,6 +114,19 @@ struct FieldLocD: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(name: .customLong("ntrip"),
+            help: "RTK corrections from an NTRIP caster: ntrip://USER@HOST[:2101]/MOUNT (ntrip1:// for NTRIP 1.0); overrides the board's [ntrip].")
+    var ntrip: String?
+
+    @Option(name: .customLong("ntrip-password-file"), help: "A file whose first line is the caster's password (else $FIELDLOC_NTRIP_PASSWORD, else the board's password_file).")
+    var ntripPasswordFile: String?
+
+    @Option(name: .customLong("ntrip-gga"), help: "Send the position to the caster: auto (when its source table asks), always or never.")
+    var ntripGGA: String?
+
+    @Option(name: .customLong("ntrip-gga-interval"), help: "Seconds between GGA sentences to the caster (default 10).")
+    var ntripGGAInterval: Double?
+
     func validate() throws {
         guard speed.isFinite, speed > 0, speed <= 1000 else { throw ValidationError("--speed must be above 0 and at most 1000") }
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be in 1...65535") }
@@ -322,6 +335,17 @@ struct FieldLocD: AsyncParsableCommand {
             }
         }
         logger.info("board \(description.name): \(description.title)")
+        do {
+            if let url = ntrip, CorrectionSetup.hasPassword(url) {
+                logger.warning("--ntrip carries a password, which any user sees in ps: use --ntrip-password-file or $\(CorrectionSetup.passwordVariable)")
+            }
+            if let line = try CorrectionSetup.attach(to: engine, url: ntrip, passwordFile: ntripPasswordFile, gga: ntripGGA,
+                                                     ggaInterval: ntripGGAInterval, environment: environment) {
+                logger.info("\(line)")
+            }
+        } catch {
+            throw ValidationError(error.description)
+        }
         return engine
     }
 }

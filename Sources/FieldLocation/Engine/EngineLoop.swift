@@ -38,8 +38,12 @@ extension LocationEngine {
             nextTick = now.advanced(by: .seconds(1))
         }
         let recorded = platform.recordedHeadings
-        let deadline = min(end, nextTick, sensors.nextSample, recorded?.nextDue ?? .distantFuture)
+        let corrections = published.withLock { $0.corrections }
+        // With corrections attached the read waits at most 200 ms, so frames reach the UART promptly.
+        let deadline = min(end, nextTick, sensors.nextSample, recorded?.nextDue ?? .distantFuture,
+                           corrections == nil ? .distantFuture : now.advanced(by: .milliseconds(200)))
         readReceiver(until: deadline)
+        corrections?.forward(to: receiver.port, receiverAwake: receiver.executor?.awake ?? true, at: clock.now())
         pollBeacons()
         if clock.now() >= sensors.nextSample { sampleSensors() }
         if let recorded { for heading in recorded.take(upTo: clock.now()) { publish(heading) } }
@@ -84,6 +88,7 @@ extension LocationEngine {
     /// for a graceful shutdown.
     public func shutdown() {
         stop()
+        published.withLock { $0.corrections }?.client.stop()
         runLock.withLock {
             receiver.shutdown(idle: policy.decide([], state: PolicyState()))
             beacons.shutdown()
@@ -207,7 +212,11 @@ extension LocationEngine {
         published.withLock { $0.counters.fixes += 1 }
         registry.notify(.fix(fix, now))
         if let time = fix.time, let sample = timing.fix(utc: time.secondsSinceEpoch, receivedAt: now) { registry.notify(.pps(sample)) }
-        guard let location = Location(fix, receivedAt: now) else { return }
+        guard var location = Location(fix, receivedAt: now) else { return }
+        if let corrections = published.withLock({ $0.corrections }) {
+            corrections.note(fix)
+            location.corrections = corrections.status(at: now)
+        }
         receiver.noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration)
         sensors.updateReference(location, fix: fix, fallbackUTC: platform.utcSeconds(at: now))
         published.withLock { $0.lastLocation = location }

@@ -74,6 +74,8 @@ public final class LocationEngine: @unchecked Sendable {
         var beaconProblem: String?
         /// Settings waiting for the next step (applied under `runLock`, in order).
         var pendingSettings: [@Sendable (LocationEngine) -> Void] = []
+        /// The NTRIP corrections' way into the receiver, when attached (``LocationEngine/attachCorrections(_:)``).
+        var corrections: CorrectionForwarder?
 
         /// Every count, as the status readout shows it.
         var statistics: Counters {

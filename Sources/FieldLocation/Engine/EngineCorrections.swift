@@ -1,0 +1,34 @@
+import LocationServices
+import NTRIP
+
+/// RTK and DGPS corrections from an NTRIP caster (docs/NTRIP.md).
+extension LocationEngine {
+    /// Starts `client` and forwards its frames to the receiver's UART from the next step on; each
+    /// location then carries ``Location/corrections``. One client per engine: a second call
+    /// replaces the first (which is stopped).
+    public func attachCorrections(_ client: NTRIPClient) {
+        let previous = published.withLock { p -> CorrectionForwarder? in
+            defer { p.corrections = CorrectionForwarder(client: client) }
+            return p.corrections
+        }
+        previous?.client.stop()
+        client.start()
+    }
+
+    /// Stops the NTRIP client, if one is attached, and forgets it.
+    public func detachCorrections() {
+        published.withLock { p -> CorrectionForwarder? in
+            defer { p.corrections = nil }
+            return p.corrections
+        }?.client.stop()
+    }
+
+    /// The corrections' status now (link, age, message types, the last fix's solution), or `nil`
+    /// without an NTRIP client.
+    public var correctionStatus: CorrectionStatus? {
+        published.withLock { $0.corrections }?.status(at: clock.now())
+    }
+
+    /// The attached corrections' forwarder (bytes written), for tests and tools.
+    public var correctionForwarder: CorrectionForwarder? { published.withLock { $0.corrections } }
+}
