@@ -94,19 +94,20 @@ struct GPSDClientTests {
     /// Zurich, where the sim board walks.
     static func inSimArea(_ lat: Double, _ lon: Double) -> Bool { abs(lat - 47.3769) < 0.1 && abs(lon - 8.5417) < 0.1 }
 
-    // 40 objects: ATT comes about once a simulated second beside each TPV, and on a loaded machine
-    // the engine catches up in bursts, so 12 objects (3 of them the greeting) could hold nine ATTs
-    // and no TPV (seen once in CI).
-    @Test("gpspipe -w -n 40: valid JSON, VERSION/DEVICES/WATCH, a 3D TPV, after the start-up code pages were released",
+    // 120 objects: ATT comes about once a simulated second beside each TPV, and on a loaded machine
+    // the engine catches up in bursts of sensor samples before it reads the receiver again: 12
+    // objects once held nine ATTs and no TPV, and 40 objects (CI, load about 30) held 37 ATTs.
+    // 120 objects are 12 simulated seconds at --speed 10 once caught up.
+    @Test("gpspipe -w -n 120: valid JSON, VERSION/DEVICES/WATCH, a 3D TPV, after the start-up code pages were released",
           .enabled(if: gpspipe != nil && daemonBuilt, "needs gpspipe (apt install gpsd-clients) and the built fieldlocd"))
     func gpspipeJSON() async throws {
         // The start-up code pages are given back after 0.2 s, so everything below runs on code
         // faulted back in.
         try await Daemon.with(["--board", "sim", "--speed", "10", "--release-startup-code", "0.2"]) { daemon in
-            let result = try Programs.run(Self.gpspipe!, ["-w", "-n", "40", daemon.target], seconds: 40)
+            let result = try Programs.run(Self.gpspipe!, ["-w", "-n", "120", daemon.target], seconds: 60)
             #expect(result.status == 0 && !result.timedOut, "gpspipe: \(result.stderr)")
             let lines = result.stdout.split(whereSeparator: \.isNewline).map(String.init)
-            #expect(lines.count == 40)
+            #expect(lines.count == 120)
             let objects = lines.compactMap(json)
             #expect(objects.count == lines.count, "every line must be JSON: \(lines)")
             #expect(objects.prefix(3).map { $0["class"] as? String } == ["VERSION", "DEVICES", "WATCH"])
