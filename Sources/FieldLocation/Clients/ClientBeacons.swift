@@ -8,32 +8,12 @@ import LocationServices
 extension ClientRegistry {
     /// Starts monitoring a beacon region for a client; returns why not, or `nil`.
     func startMonitoring(_ id: Int, beaconRegion region: BeaconRegion) -> LocationError? {
-        let result: (String?, RegionMonitor?, String?, [BeaconRegion]) = lock.withLock {
-            guard let c = clients[id] else { return ("client gone", nil, nil, []) }
-            if let problem = c.beaconRegions.add(region) { return (problem, nil, nil, []) }
-            return (nil, c.regions, c.regionFile, c.beaconRegions.regions)
-        }
-        if let problem = result.0 { return .regionMonitoringFailure(region: region.identifier, reason: problem) }
-        if let monitor = result.1, let file = result.2 {
-            do { try RegionStore.save(monitor, beaconRegions: result.3, to: file) } catch {
-                return .regionMonitoringFailure(region: region.identifier, reason: error.description)
-            }
-        }
-        return nil
+        changeRegions(id, region: region.identifier) { c in c.beaconRegions.add(region).map { .refused($0) } ?? .changed }
     }
 
     /// Stops monitoring a beacon region; returns a storage error, if any.
     func stopMonitoring(_ id: Int, beaconRegion identifier: String) -> LocationError? {
-        let result: (RegionMonitor, String?, [BeaconRegion])? = lock.withLock {
-            guard let c = clients[id], c.beaconRegions.remove(identifier) else { return nil }
-            return (c.regions, c.regionFile, c.beaconRegions.regions)
-        }
-        if let (monitor, file, beacons) = result, let file {
-            do { try RegionStore.save(monitor, beaconRegions: beacons, to: file) } catch {
-                return .regionMonitoringFailure(region: identifier, reason: error.description)
-            }
-        }
-        return nil
+        changeRegions(id, region: identifier, refuseGoneClient: false) { $0.beaconRegions.remove(identifier) ? .changed : .unchanged }
     }
 
     /// A client's beacon regions.

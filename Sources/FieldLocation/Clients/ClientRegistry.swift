@@ -179,27 +179,34 @@ final class ClientRegistry: @unchecked Sendable {
     /// Starts monitoring a region for a client; returns why not, or `nil`.
     func startMonitoring(_ id: Int, _ region: CircularRegion, now: MonotonicInstant = .zero) -> LocationError? {
         let wall = wallClock()
-        let result: (String?, RegionMonitor?, String?, [BeaconRegion]) = lock.withLock {
-            guard let c = clients[id] else { return ("client gone", nil, nil, []) }
-            if let problem = c.regions.add(region, now: now.seconds, wallClock: wall) { return (problem, nil, nil, []) }
-            return (nil, c.regions, c.regionFile, c.beaconRegions.regions)
+        return changeRegions(id, region: region.identifier) { c in
+            c.regions.add(region, now: now.seconds, wallClock: wall).map { .refused($0) } ?? .changed
         }
-        if let problem = result.0 { return .regionMonitoringFailure(region: region.identifier, reason: problem) }
-        if let monitor = result.1, let file = result.2 {
-            do { try RegionStore.save(monitor, beaconRegions: result.3, to: file) } catch {
-                return .regionMonitoringFailure(region: region.identifier, reason: error.description)
-            }
-        }
-        return nil
     }
 
     /// Stops monitoring a region; returns a storage error, if any.
     func stopMonitoring(_ id: Int, identifier: String) -> LocationError? {
-        let result: (RegionMonitor, String?, [BeaconRegion])? = lock.withLock {
-            guard let c = clients[id], c.regions.remove(identifier) else { return nil }
-            return (c.regions, c.regionFile, c.beaconRegions.regions)
+        changeRegions(id, region: identifier, refuseGoneClient: false) { $0.regions.remove(identifier) ? .changed : .unchanged }
+    }
+
+    /// What a change to a client's regions did.
+    enum RegionChange { case changed, unchanged, refused(String) }
+
+    /// Changes a client's regions (circular or beacon) under the lock, then saves both kinds to the
+    /// client's regions file atomically; returns why the change was refused or the save failed.
+    /// A client that is gone refuses the change when `refuseGoneClient` (adding), else nothing happens.
+    func changeRegions(_ id: Int, region identifier: String, refuseGoneClient: Bool = true,
+                       _ change: (Record) -> RegionChange) -> LocationError? {
+        let result: (problem: String?, save: (RegionMonitor, String, [BeaconRegion])?) = lock.withLock {
+            guard let c = clients[id] else { return (refuseGoneClient ? "client gone" : nil, nil) }
+            switch change(c) {
+            case .refused(let problem): return (problem, nil)
+            case .unchanged: return (nil, nil)
+            case .changed: return (nil, c.regionFile.map { (c.regions, $0, c.beaconRegions.regions) })
+            }
         }
-        if let (monitor, file, beacons) = result, let file {
+        if let problem = result.problem { return .regionMonitoringFailure(region: identifier, reason: problem) }
+        if let (monitor, file, beacons) = result.save {
             do { try RegionStore.save(monitor, beaconRegions: beacons, to: file) } catch {
                 return .regionMonitoringFailure(region: identifier, reason: error.description)
             }
