@@ -84,7 +84,8 @@ import Foundation
 /// Services carry `updateInterval`, `minimumUpdateInterval` and `fixLossTimeout` (seconds, absent
 /// for none); a location carries `fixType`, `speedAccuracy`, `courseAccuracy`, `accuracyModel` and
 /// `accuracyConfidence` when they say more than the defaults (the mode's 2D/3D, `unknown`, one
-/// sigma), and a negative `horizontalAccuracy` when it is unknown.
+/// sigma), a negative `horizontalAccuracy` when it is unknown, and `corrections` (solution, link,
+/// age, station, message types, counters) on a unit with an NTRIP client.
 ///
 /// The values are the public types' own `Codable` forms: `Location`, `Visit`, `RegionEvent` and
 /// `LocationError` (in LocationServices), `HeadingUpdate`, `ClientServices` and `EngineEvent`

@@ -9,7 +9,7 @@ extension Location: Codable {
     private enum CodingKeys: String, CodingKey {
         case latitude, longitude, altitude, ellipsoidalAltitude, horizontalAccuracy, verticalAccuracy, speed, course
         case timestamp, receivedAt, satellitesUsed, mode, provenance, isReduced
-        case fixType, speedAccuracy, courseAccuracy, accuracyModel, accuracyConfidence
+        case fixType, speedAccuracy, courseAccuracy, accuracyModel, accuracyConfidence, corrections
     }
 
     /// Decodes a location; a position off the globe or an unknown mode, provenance, fix type,
@@ -59,6 +59,7 @@ extension Location: Codable {
             }
             accuracyConfidence = confidence
         }
+        corrections = try c.decodeIfPresent(CorrectionStatus.self, forKey: .corrections)
     }
 
     /// Encodes the location (`isReduced` only when true).
@@ -85,6 +86,7 @@ extension Location: Codable {
         try c.encodeIfPresent(courseAccuracy, forKey: .courseAccuracy)
         if accuracyModel != .unknown { try c.encode(accuracyModel.code, forKey: .accuracyModel) }
         if accuracyConfidence != .oneSigma { try c.encode(accuracyConfidence.rawValue, forKey: .accuracyConfidence) }
+        try c.encodeIfPresent(corrections, forKey: .corrections)
     }
 }
 

@@ -50,6 +50,25 @@ struct ClientSocketIssue20Tests {
         #expect(throws: DecodingError.self) { try Self.decode(Location.self, text.replacingOccurrences(of: "rtkFixed", with: "psychic")) }
     }
 
+    @Test("a location's RTK corrections (solution, link, age, station, message types, counters) read back the same; bad values are refused")
+    func locationCorrections() throws {
+        var l = Location(latitude: 47.5, longitude: 8.5, horizontalAccuracy: 0.014, receivedAt: MonotonicInstant(nanoseconds: 9), mode: .threeD)
+        l.fixType = .rtkFixed
+        l.corrections = CorrectionStatus(solution: .rtkFixed, source: "caster.example:2101/MOUNT", link: "streaming",
+                                         linkDescription: "streaming", age: 1.2, station: 2003, messageTypes: [1005, 1077, 1087],
+                                         frames: 120, crcFailures: 1, truncated: 1, dropped: 0, reconnects: 2, ggaSent: 7)
+        let text = try Self.wire(l)
+        #expect(text.contains(#""solution":"rtk-fixed""#) && text.contains(#""station":2003"#), "\(text)")
+        #expect(try Self.decode(Location.self, text) == l)
+        // Without corrections the bytes are version 1's: no key.
+        l.corrections = nil
+        #expect(!(try Self.wire(l)).contains("corrections"))
+        for (bad, good) in [(#""solution":"psychic""#, #""solution":"rtk-fixed""#), (#""station":5000"#, #""station":2003"#),
+                            (#""frames":-1"#, #""frames":120"#), (#"[1005,1077,99999]"#, #"[1005,1077,1087]"#)] {
+            #expect(throws: DecodingError.self, "\(bad)") { try Self.decode(Location.self, text.replacingOccurrences(of: good, with: bad)) }
+        }
+    }
+
     @Test("intervals, the new errors and the authorisation event round-trip; a bad interval is refused with its name")
     func servicesErrorsAndEvents() throws {
         var services = ClientServices()
