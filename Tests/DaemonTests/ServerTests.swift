@@ -6,7 +6,6 @@ import FieldLocation
 import Foundation
 import GPSDProtocol
 import NIOCore
-import NMEA
 import Testing
 
 /// The gpsd JSON server in process: a simulated board at 10x, a plain POSIX socket client.
@@ -243,18 +242,6 @@ struct ServerTests {
             #expect(counts["TOFF", default: 0] >= tpvs - 2, "one TOFF per fix: \(counts)")
             #expect(atts >= tpvs - 3 && atts <= tpvs + 3, "ATT at the epoch rate, not the compass's 10 Hz: \(counts)")
         }
-    }
-
-    @Test("TOFF's clock is the epoch's first byte: the chunk's arrival less its transmission time at the device's rate")
-    func toffClockIsTheFirstByte() {
-        let received = UTCTime(nanosecondsSinceEpoch: 1_782_820_800_600_000_000)
-        // 960 bytes at 9600 baud (10 bits a byte) took one second on the wire.
-        #expect(GPSDHub.firstByteTime(of: 960, receivedAt: received, bps: 9600).nanosecondsSinceEpoch == 1_782_820_799_600_000_000)
-        // 48 bytes at 115200 baud: 4.166 ms.
-        #expect(GPSDHub.firstByteTime(of: 48, receivedAt: received, bps: 115_200).nanosecondsSinceEpoch == 1_782_820_800_595_833_334)
-        // No rate (a replay, a socket) or nothing read: the arrival itself.
-        #expect(GPSDHub.firstByteTime(of: 960, receivedAt: received, bps: nil) == received)
-        #expect(GPSDHub.firstByteTime(of: 0, receivedAt: received, bps: 9600) == received)
     }
 
     @Test("a client that never reads is dropped once 256 KiB are pending (10 MB published); others are unaffected")
