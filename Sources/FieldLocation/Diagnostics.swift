@@ -83,6 +83,10 @@ public struct DiagnosticsTracker: Sendable, Hashable {
             current.formUnion(LocationDiagnostics(authorization: grant.status))
             if grant.accuracy == .reducedAccuracy { current.insert(.accuracyLimited) }
             if !grant.status.allowsLocations { current.insert(.locationUnavailable) }
+        case .servicesEnabled(let on):
+            // Off: the privacy switch (whose `denied` error came first). On: the denial is over;
+            // `locationUnavailable` goes with the next location.
+            if on { current.remove(.authorizationDenied) } else { current.formUnion([.authorizationDenied, .locationUnavailable]) }
         default: break
         }
         return current != before

@@ -125,6 +125,7 @@ public final class LocationManager: @unchecked Sendable {
         case .deferredFinished(let e): dispatch { $0.locationManager($1, didFinishDeferredUpdatesWithError: e) }
         case .error(let e): dispatch { $0.locationManager($1, didFailWithError: e) }
         case .authorization: authorizationChanged()
+        case .servicesEnabled: dispatch { $0.locationManagerDidChangeAuthorization($1) }
         case .region(let r):
             switch r.kind {
             case .enter: dispatch { $0.locationManager($1, didEnterRegion: r.region, location: r.location) }

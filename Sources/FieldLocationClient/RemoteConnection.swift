@@ -108,6 +108,13 @@ final class RemoteConnection: Sendable {
         get { grantState.withLock { $0 } }
         set { grantState.withLock { $0 = newValue } }
     }
+    private let servicesState = Mutex(false)
+    /// Whether the daemon's location services are on: from its hello, then from each
+    /// `servicesEnabled` event (its board's privacy switch).
+    var servicesEnabled: Bool {
+        get { servicesState.withLock { $0 } }
+        set { servicesState.withLock { $0 = newValue } }
+    }
     private let queue = DispatchQueue(label: "fieldloc.remote-provider.delivery")
     private let encoder = Mutex(ClientSocketCodec.encoder())
     /// Events waiting for their sinks above which the socket is not read (the daemon then drops a
@@ -301,6 +308,9 @@ final class RemoteConnection: Sendable {
                     return (c.sink, .locations(batch))
                 case .authorization(let grant):
                     grantState.withLock { $0 = grant }
+                    return (c.sink, decoded)
+                case .servicesEnabled(let on):
+                    servicesState.withLock { $0 = on }
                     return (c.sink, decoded)
                 case .deferredFinished:
                     // The engine ends a deferral by itself when it finishes.

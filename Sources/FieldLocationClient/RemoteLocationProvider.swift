@@ -57,8 +57,9 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
     public let boardName: String
     /// Whether the daemon's board has a magnetometer and accelerometer.
     public let headingAvailable: Bool
-    /// Whether the daemon's board has a receiver.
-    public let locationServicesEnabled: Bool
+    /// Whether the daemon's board has a receiver and its privacy switch (if any) is off; follows
+    /// the daemon's `servicesEnabled` events.
+    public var locationServicesEnabled: Bool { core.servicesEnabled }
     /// Why the daemon cannot range beacons (no adapter, or a daemon before beacons), `nil` when it can.
     public let rangingProblem: String?
     /// What the daemon's access policy grants this process.
@@ -109,7 +110,7 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
         protocolVersion = version
         boardName = hello.board ?? "?"
         headingAvailable = hello.headingAvailable ?? false
-        locationServicesEnabled = hello.locationServicesEnabled ?? false
+        core.servicesEnabled = hello.locationServicesEnabled ?? false
         rangingProblem = hello.beaconsKnown == true ? hello.rangingProblem : "fieldlocd at \(path) does not range beacons (an older daemon)"
         let status = hello.authorization ?? .denied
         core.grant = ProviderAuthorization(

@@ -79,7 +79,8 @@ import Foundation
 /// `regionExpired` (`region`: the region that lapsed and is no longer monitored),
 /// `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`), `authorization`
 /// (`authorization`: `{"status","accuracy","reason"?}`, sent to each client when a reloaded access
-/// policy changed the connection's grant).
+/// policy changed the connection's grant), `servicesEnabled` (`enabled`: false when the board's
+/// privacy switch turns location services off, true when it turns them back on).
 ///
 /// Services carry `updateInterval`, `minimumUpdateInterval` and `fixLossTimeout` (seconds, absent
 /// for none); a location carries `fixType`, `speedAccuracy`, `courseAccuracy`, `accuracyModel` and

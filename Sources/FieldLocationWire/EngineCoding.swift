@@ -188,11 +188,11 @@ extension ClientServices: Codable {
 }
 
 extension EngineEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization, beacons, constraint, beaconRegion }
+    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization, beacons, constraint, beaconRegion, enabled }
 
     /// Decodes `{"kind":…}` with the kind's key: `locations` (`locations`), `paused`, `resumed`,
     /// `heading` (`heading`), `region` (`region`), `regionExpired` (`region`), `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`),
-    /// `authorization` (`authorization`).
+    /// `authorization` (`authorization`), `servicesEnabled` (`enabled`).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try c.decode(String.self, forKey: .kind)
@@ -213,6 +213,7 @@ extension EngineEvent: Codable {
         case "deferredFinished": self = .deferredFinished(try c.decodeIfPresent(LocationError.self, forKey: .error))
         case "error": self = .error(try required(LocationError.self, .error))
         case "authorization": self = .authorization(try required(ProviderAuthorization.self, .authorization))
+        case "servicesEnabled": self = .servicesEnabled(try required(Bool.self, .enabled))
         case "beacons": self = .beacons(try required([Beacon].self, .beacons), try required(BeaconIdentityConstraint.self, .constraint))
         case "rangingFailed": self = .rangingFailed(try required(BeaconIdentityConstraint.self, .constraint), try required(LocationError.self, .error))
         case "beaconRegion": self = .beaconRegion(try required(BeaconRegionEvent.self, .beaconRegion))
@@ -250,6 +251,9 @@ extension EngineEvent: Codable {
         case .authorization(let grant):
             try c.encode("authorization", forKey: .kind)
             try c.encode(grant, forKey: .authorization)
+        case .servicesEnabled(let on):
+            try c.encode("servicesEnabled", forKey: .kind)
+            try c.encode(on, forKey: .enabled)
         case .beacons(let beacons, let constraint):
             try c.encode("beacons", forKey: .kind)
             try c.encode(beacons, forKey: .beacons)

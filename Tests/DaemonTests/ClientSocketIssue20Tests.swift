@@ -69,6 +69,20 @@ struct ClientSocketIssue20Tests {
         }
     }
 
+    @Test("the privacy switch's servicesEnabled event round-trips; a missing flag is refused")
+    func servicesEnabledEvent() throws {
+        for on in [false, true] {
+            let text = try Self.wire(EngineEvent.servicesEnabled(on))
+            #expect(text == #"{"enabled":\#(on),"kind":"servicesEnabled"}"#, "\(text)")
+            guard case .servicesEnabled(let back) = try Self.decode(EngineEvent.self, text) else {
+                Issue.record("\(text) decoded as another event")
+                continue
+            }
+            #expect(back == on)
+        }
+        #expect(throws: DecodingError.self) { try Self.decode(EngineEvent.self, #"{"kind":"servicesEnabled"}"#) }
+    }
+
     @Test("intervals, the new errors and the authorisation event round-trip; a bad interval is refused with its name")
     func servicesErrorsAndEvents() throws {
         var services = ClientServices()

@@ -36,11 +36,14 @@ struct PrivacySwitchTests {
         #expect(manager.locationServicesEnabled)
 
         // Switched on: within a tick the receiver is powered off and the client is told why.
+        let authorizationChanges = recorder.events.filter { if case .authorization = $0 { return true } else { return false } }.count
         privacy.drive(high: true)
         engine.advance(by: .seconds(2))
         let delivered = recorder.locations.count
         #expect(recorder.errors.contains(.denied("the privacy switch is on: location services are disabled and the receiver is powered off")))
         #expect(!engine.locationServicesEnabled && !manager.locationServicesEnabled)
+        #expect(recorder.events.filter { if case .authorization = $0 { return true } else { return false } }.count == authorizationChanges + 1, "the delegate hears that authorisation changed")
+        #expect(manager.diagnostics.contains(.authorizationDenied))
         #expect(engine.decision?.receiver == .idle(.backup))
         #expect(engine.decision?.reasons.first?.hasPrefix("the privacy switch is on") == true)
         #expect(!light.level, "nothing is in use while the switch is on")
@@ -50,7 +53,9 @@ struct PrivacySwitchTests {
         // Switched off: services come back by themselves, and the light with them.
         privacy.drive(high: false)
         engine.advance(by: .seconds(60))
-        #expect(engine.locationServicesEnabled)
+        #expect(engine.locationServicesEnabled && manager.locationServicesEnabled)
+        #expect(recorder.events.filter { if case .authorization = $0 { return true } else { return false } }.count == authorizationChanges + 2, "and again when the switch is turned off")
+        #expect(!manager.diagnostics.contains(.authorizationDenied))
         #expect(recorder.locations.count > delivered)
         #expect(light.level)
         manager.stopUpdatingLocation()

@@ -170,7 +170,10 @@ extension LocationEngine {
         let state = policyState(now)
         // The privacy switch: while it is on, no demand reaches the policy (the receiver is
         // powered off); the in-use light shows whether any client wants location services.
-        if let on = privacy.poll(report: reportToAll), on { registry.broadcast(.error(.denied(PrivacySubsystem.engagedReason))) }
+        if let on = privacy.poll(report: reportToAll) {
+            if on { registry.broadcast(.error(.denied(PrivacySubsystem.engagedReason))) }
+            registry.broadcast(.servicesEnabled(!on))
+        }
         let demands = registry.demands(records, motion: sensors.motion, lastFixAt: receiver.lastFixAt)
         let privacyOn = privacy.engaged
         var decision = policy.decide(privacyOn ? [] : demands, state: state)

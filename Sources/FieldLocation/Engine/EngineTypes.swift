@@ -78,6 +78,10 @@ public enum EngineEvent: Sendable {
     /// The client's grant changed (the daemon reloaded its access policy): a manager evaluates its
     /// authorisation again and tells its delegate.
     case authorization(ProviderAuthorization)
+    /// Location services were switched off (`false`, the board's privacy switch was asserted) or
+    /// back on (`true`): a manager tells its delegate that authorisation changed, as Core Location
+    /// does when the user turns Location Services off or on.
+    case servicesEnabled(Bool)
     /// The beacons a ranging constraint covers, nearest first (once a second while ranging).
     case beacons([Beacon], BeaconIdentityConstraint)
     /// Ranging for a constraint failed (no adapter, or the scanner failed).
