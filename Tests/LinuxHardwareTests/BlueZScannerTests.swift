@@ -45,7 +45,8 @@ struct BlueZScannerTests {
         daemon.arguments = ["--session", "--nofork", "--nopidfile", "--print-address", "--address=" + address]
         daemon.standardOutput = FileHandle.nullDevice
         try daemon.run()
-        defer { daemon.terminate(); daemon.waitUntilExit() }
+        // SIGKILL: dbus-daemon may inherit a blocked SIGTERM from the test process and not exit on terminate().
+        defer { kill(daemon.processIdentifier, SIGKILL); daemon.waitUntilExit() }
         #expect(wait(seconds: 10) { UnixSockets.answers(socket) }, "dbus-daemon did not listen")
 
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fake_bluez.py").path
@@ -53,7 +54,7 @@ struct BlueZScannerTests {
         fake.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         fake.arguments = [fixture, logPath, address]
         try fake.run()
-        defer { if fake.isRunning { fake.terminate() }; fake.waitUntilExit() }
+        defer { if fake.isRunning { kill(fake.processIdentifier, SIGKILL) }; fake.waitUntilExit() }
         func calls() -> [[String: Any]] {
             let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
