@@ -2,9 +2,13 @@
 public struct DBusMessage: Equatable, Sendable {
     /// The message type (the header's second byte).
     public enum Kind: UInt8, Sendable {
+        /// A method call.
         case methodCall = 1
+        /// A method's reply.
         case methodReturn = 2
+        /// An error reply.
         case error = 3
+        /// A signal.
         case signal = 4
     }
 
@@ -13,16 +17,25 @@ public struct DBusMessage: Equatable, Sendable {
     /// The flag bit: do not start a service to deliver the message.
     public static let noAutoStart: UInt8 = 0x2
 
+    /// The message type.
     public var kind: Kind
+    /// ``noReplyExpected`` and ``noAutoStart`` bits.
     public var flags: UInt8
     /// The sender's serial of this message (not zero).
     public var serial: UInt32
+    /// PATH (1): the object.
     public var path: String?
+    /// INTERFACE (2).
     public var interface: String?
+    /// MEMBER (3): the method or signal.
     public var member: String?
+    /// ERROR_NAME (4).
     public var errorName: String?
+    /// REPLY_SERIAL (5): the serial of the call answered.
     public var replySerial: UInt32?
+    /// DESTINATION (6).
     public var destination: String?
+    /// SENDER (7), set by the bus.
     public var sender: String?
     /// The body's values; the SIGNATURE header field is their types.
     public var body: [DBusValue]

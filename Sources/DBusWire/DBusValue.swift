@@ -99,24 +99,39 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
 
 /// One D-Bus value, of any type.
 public indirect enum DBusValue: Equatable, Sendable {
+    /// `y`.
     case byte(UInt8)
+    /// `b`, written as a uint32 0 or 1.
     case boolean(Bool)
+    /// `n`.
     case int16(Int16)
+    /// `q`.
     case uint16(UInt16)
+    /// `i`.
     case int32(Int32)
+    /// `u`.
     case uint32(UInt32)
+    /// `x`.
     case int64(Int64)
+    /// `t`.
     case uint64(UInt64)
+    /// `d`, IEEE 754.
     case double(Double)
+    /// `s`, UTF-8 without nul bytes.
     case string(String)
+    /// `o`.
     case objectPath(String)
+    /// `g`.
     case signature(String)
     /// A Unix file descriptor, as its index into the message's descriptors.
     case unixFD(UInt32)
     /// An array; `element` is needed to write the signature of an empty array.
     case array(element: DBusType, [DBusValue])
+    /// `(…)`.
     case structure([DBusValue])
+    /// `{key value}`, only inside an array.
     case dictEntry(DBusValue, DBusValue)
+    /// `v`: the value with its own signature.
     case variant(DBusValue)
 
     /// The value's type.

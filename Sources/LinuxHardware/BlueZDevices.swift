@@ -10,6 +10,7 @@ import HardwareInterfaces
 public struct BlueZDevices: Sendable {
     /// One device's last known properties.
     public struct Device: Sendable, Equatable {
+        /// The device's address and whether it is random.
         public var address: BluetoothAddress
         /// Manufacturer data by company identifier, in the order BlueZ sent them.
         public var manufacturerData: [(company: UInt16, bytes: [UInt8])] = []
@@ -18,6 +19,7 @@ public struct BlueZDevices: Sendable {
         /// The advertised TX power in dBm.
         public var txPower: Int?
 
+        /// Equal addresses, TX power and data.
         public static func == (a: Device, b: Device) -> Bool {
             a.address == b.address && a.txPower == b.txPower
                 && a.manufacturerData.map(\.company) == b.manufacturerData.map(\.company) && a.manufacturerData.map(\.bytes) == b.manufacturerData.map(\.bytes)
@@ -27,8 +29,11 @@ public struct BlueZDevices: Sendable {
 
     /// An update that carried an RSSI: one advertisement to hand over.
     public struct Sighting: Sendable {
+        /// Who advertised.
         public var address: BluetoothAddress
+        /// The RSSI in dBm.
         public var rssi: Int
+        /// The advertising data rebuilt from the device's properties.
         public var data: [UInt8]
     }
 
@@ -36,6 +41,7 @@ public struct BlueZDevices: Sendable {
     public let adapterPath: String
     /// The most devices remembered; the oldest is forgotten past it.
     public let limit: Int
+    /// The devices known, by object path.
     public private(set) var devices: [String: Device] = [:]
     private var order: [String] = []
 
