@@ -23,10 +23,11 @@
 //   LocationServices     ──► NMEA, PowerPolicy, Heading, HardwareInterfaces, RealModule
 //   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule, Beacons
 //   BluetoothHCI         ──► HardwareInterfaces
+//   DBusWire             ──►
 // C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod,
 // CRefclock declares chrony's SOCK sample and ntpd's SHM segment with the platform's C types,
 // CBluetooth the kernel's HCI socket structures and ioctls):
-//   LinuxHardware        ──► HardwareInterfaces, BluetoothHCI, CI2C, CGPIOD, CRefclock, CBluetooth, Glibc
+//   LinuxHardware        ──► HardwareInterfaces, BluetoothHCI, DBusWire, CI2C, CGPIOD, CRefclock, CBluetooth, Glibc
 // Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
 // FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon and fieldlocd; swift-log only in the last two):
 //   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol, Beacons, NTRIP
@@ -98,6 +99,8 @@ let package = Package(
 
         // Pure: HCI command packets and LE advertising report events, byte for byte (no sockets).
         .target(name: "BluetoothHCI", dependencies: ["HardwareInterfaces"]),
+        // Pure: the D-Bus wire format (header, marshalling, SASL lines) for BlueZ; no sockets.
+        .target(name: "DBusWire"),
 
         // The only target that touches C: libi2c, libgpiod 1.6, termios, errno.
         .systemLibrary(
@@ -113,7 +116,7 @@ let package = Package(
         .systemLibrary(name: "CRefclock"),
         // The kernel's HCI socket structures and ioctls, declared with the platform's C types (no library).
         .systemLibrary(name: "CBluetooth"),
-        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "BluetoothHCI", "CI2C", "CGPIOD", "CRefclock", "CBluetooth"]),
+        .target(name: "LinuxHardware", dependencies: ["HardwareInterfaces", "BluetoothHCI", "DBusWire", "CI2C", "CGPIOD", "CRefclock", "CBluetooth"]),
 
         // Pure: the location services' state machines (delivery filters, regions, visits,
         // significant changes, deferred batches) over fixes; no I/O, no clock of its own.
@@ -193,10 +196,12 @@ let package = Package(
         .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces"]),
         .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),
         .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "HardwareInterfaces"]),
+        .testTarget(name: "DBusWireTests", dependencies: ["DBusWire"]),
         .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "SimulatedHardware", "HardwareInterfaces"]),
         .testTarget(
             name: "LinuxHardwareTests",
-            dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA"]
+            dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA", "DBusWire", "Beacons"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol", "Beacons"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),

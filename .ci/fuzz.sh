@@ -178,6 +178,7 @@ build() {
         swiftc_cached "the beacon fuzzer" "$work/beacon-fuzzer" "$work/beacon-build.log" "" \
             "${flags[@]}" "${swift6[@]}" -module-name BeaconFuzz $(swift_files "$here/Sources/Beacons") \
             "$here/Tests/Fuzz/BeaconFuzzer.swift" -o "$work/beacon-fuzzer"
+        ;;
     ntrip)
         swiftc_cached "the ntrip fuzzer" "$work/ntrip-fuzzer" "$work/ntrip-build.log" "" \
             "${flags[@]}" -module-name NTRIPFuzz \

@@ -82,10 +82,16 @@ public struct HardwareEnginePlatform: EnginePlatform {
         return try Self.openLinuxBluetoothScanner(adapter: adapter, clock: hardware.clock)
     }
 
-    /// Opens `adapter` (`hci0`) through LinuxHardware's HCI-socket scanner, its reports timed on
-    /// `clock`; errors name the adapter and what to do (capabilities, rfkill, adapter down).
+    /// Opens `adapter` (`hci0`), its reports timed on `clock`: through BlueZ over D-Bus when the
+    /// system bus answers and `org.bluez` has an owner (bluetoothd runs and owns the radio), else
+    /// through LinuxHardware's HCI-socket scanner. Errors name the adapter and what to do
+    /// (group `bluetooth`, capabilities, rfkill, adapter down or powered off).
     static func openLinuxBluetoothScanner(adapter: String, clock: any MonotonicClock) throws(HardwareError) -> any BluetoothLEScanner {
-        try LinuxBluetoothScanner(adapter: adapter, clock: clock)
+        // The probe waits on the system clock: a manual clock would never reach its deadline.
+        if BlueZScanner.serviceRuns(clock: SystemMonotonicClock()) {
+            return try BlueZScanner(adapter: adapter, clock: clock)
+        }
+        return try LinuxBluetoothScanner(adapter: adapter, clock: clock)
     }
 }
 
