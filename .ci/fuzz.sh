@@ -208,15 +208,16 @@ build() {
         local linux_flags=("${swift6[@]}" "${c_modules[@]}")
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
         build_module BluetoothHCI swift6 "HardwareInterfaces" $(swift_files "$here/Sources/BluetoothHCI") || return 1
-        build_module LinuxHardware linux_flags "HardwareInterfaces BluetoothHCI" $(swift_files "$here/Sources/LinuxHardware") || return 1
+        build_module DBusWire swift6 "" $(swift_files "$here/Sources/DBusWire") || return 1
+        build_module LinuxHardware linux_flags "HardwareInterfaces BluetoothHCI DBusWire" $(swift_files "$here/Sources/LinuxHardware") || return 1
         local files=() f
         for f in "${calibration_sources[@]}"; do files+=("$here/Sources/FieldLocation/$f.swift"); done
         swiftc_cached "the calibration fuzzer" "$work/calibration-fuzzer" "$work/calibration-build.log" \
-            "$work/modules/RealModule.swiftmodule $work/modules/Heading.swiftmodule $work/modules/NMEA.swiftmodule $work/modules/HardwareInterfaces.swiftmodule $work/modules/BluetoothHCI.swiftmodule $work/modules/LinuxHardware.swiftmodule" \
+            "$work/modules/RealModule.swiftmodule $work/modules/Heading.swiftmodule $work/modules/NMEA.swiftmodule $work/modules/HardwareInterfaces.swiftmodule $work/modules/BluetoothHCI.swiftmodule $work/modules/DBusWire.swiftmodule $work/modules/LinuxHardware.swiftmodule" \
             "${flags[@]}" "${heading_flags[@]}" "${c_modules[@]}" -module-name CalibrationFuzz -package-name FieldLocation -I "$work/modules" \
             "${files[@]}" "$here/Tests/Fuzz/CalibrationFuzzer.swift" \
             "$work/modules/RealModule.o" "$work/modules/Heading.o" "$work/modules/NMEA.o" \
-            "$work/modules/HardwareInterfaces.o" "$work/modules/BluetoothHCI.o" "$work/modules/LinuxHardware.o" -li2c -lgpiod \
+            "$work/modules/HardwareInterfaces.o" "$work/modules/BluetoothHCI.o" "$work/modules/DBusWire.o" "$work/modules/LinuxHardware.o" -li2c -lgpiod \
             -o "$work/calibration-fuzzer"
         ;;
     hci)
