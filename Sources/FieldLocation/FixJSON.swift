@@ -38,27 +38,9 @@ public enum FixJSON {
         out += ",\"\(key)\":\(value)"
     }
 
-    /// The name used for a quality in JSON and the status readout.
-    public static func name(_ quality: FixQuality) -> String {
-        switch quality {
-        case .invalid: return "none"
-        case .gps: return "gps"
-        case .differential: return "dgps"
-        case .pps: return "pps"
-        case .rtkFixed: return "rtk-fixed"
-        case .rtkFloat: return "rtk-float"
-        case .deadReckoning: return "dead-reckoning"
-        case .manual: return "manual"
-        case .simulated: return "simulated"
-        }
-    }
+    /// The name used for a quality in JSON and the status readout (``FixJSONWriter``'s table).
+    public static func name(_ quality: FixQuality) -> String { FixJSONWriter.name(quality).description }
 
-    /// The name used for a provenance in JSON.
-    public static func name(_ provenance: Provenance) -> String {
-        switch provenance {
-        case .receiver: return "receiver"
-        case .replay: return "replay"
-        case .simulator: return "simulator"
-        }
-    }
+    /// The name used for a provenance in JSON (``FixJSONWriter``'s table).
+    public static func name(_ provenance: Provenance) -> String { FixJSONWriter.name(provenance).description }
 }

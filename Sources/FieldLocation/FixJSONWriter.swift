@@ -111,7 +111,7 @@ public final class FixJSONWriter {
         p += count
     }
 
-    /// ``FixJSON/name(_:)-(FixQuality)`` as a static string.
+    /// The JSON name of a quality, as a static string (``FixJSON/name(_:)-(FixQuality)`` reads it too).
     static func name(_ quality: FixQuality) -> StaticString {
         switch quality {
         case .invalid: return "none"
@@ -126,7 +126,7 @@ public final class FixJSONWriter {
         }
     }
 
-    /// ``FixJSON/name(_:)-(Provenance)`` as a static string.
+    /// The JSON name of a provenance, as a static string (``FixJSON/name(_:)-(Provenance)`` reads it too).
     static func name(_ provenance: Provenance) -> StaticString {
         switch provenance {
         case .receiver: return "receiver"
