@@ -137,6 +137,28 @@ public struct HCIEventParser: Sendable {
         }
     }
 
+    /// Checks an advertising report event whole before anything is handed over: after the
+    /// subevent code comes the report count (at least one), then each report of `fixed` bytes plus
+    /// the data length that its byte at `lengthAt` gives (at most `maximumLength`), and nothing
+    /// after the last. Returns the report count, or the malformation with its byte offset.
+    private static func checkReports(
+        _ packet: UnsafeRawBufferPointer, fixed: Int, lengthAt: Int, maximumLength: Int = .max
+    ) -> Result<Int, HCIMalformation> {
+        guard packet.count >= 4 else { return .failure(.init(.noReports, offset: packet.count)) }
+        let count = Int(packet[3])
+        guard count > 0 else { return .failure(.init(.noReports, offset: 3)) }
+        var offset = 4
+        for _ in 0..<count {
+            guard offset + fixed <= packet.count else { return .failure(.init(.truncatedReport, offset: offset)) }
+            let length = Int(packet[offset + lengthAt])
+            guard length <= maximumLength else { return .failure(.init(.dataTooLong, offset: offset + lengthAt)) }
+            guard offset + fixed + length <= packet.count else { return .failure(.init(.truncatedReport, offset: offset)) }
+            offset += fixed + length
+        }
+        guard offset == packet.count else { return .failure(.init(.trailingBytes, offset: offset)) }
+        return .success(count)
+    }
+
     // MARK: LE Advertising Report (subevent 0x02)
 
     /// Each report: Event_Type (1), Address_Type (1), Address (6, little endian), Data_Length (1),
@@ -147,20 +169,13 @@ public struct HCIEventParser: Sendable {
     private static func legacyReports(
         _ packet: UnsafeRawBufferPointer, timestamp: MonotonicInstant, _ report: (borrowing BluetoothAdvertisingReport) -> Void
     ) -> HCIEventKind {
-        guard packet.count >= 4 else { return .malformed(.init(.noReports, offset: packet.count)) }
-        let count = Int(packet[3])
-        guard count > 0 else { return .malformed(.init(.noReports, offset: 3)) }
         // First pass: every report must fit, so a bad event hands over nothing.
-        var offset = 4
-        for _ in 0..<count {
-            guard offset + legacyFixed <= packet.count else { return .malformed(.init(.truncatedReport, offset: offset)) }
-            let length = Int(packet[offset + 8])
-            guard length <= HCI.maximumLegacyDataLength else { return .malformed(.init(.dataTooLong, offset: offset + 8)) }
-            guard offset + legacyFixed + length <= packet.count else { return .malformed(.init(.truncatedReport, offset: offset)) }
-            offset += legacyFixed + length
+        let count: Int
+        switch checkReports(packet, fixed: legacyFixed, lengthAt: 8, maximumLength: HCI.maximumLegacyDataLength) {
+        case .success(let reports): count = reports
+        case .failure(let malformation): return .malformed(malformation)
         }
-        guard offset == packet.count else { return .malformed(.init(.trailingBytes, offset: offset)) }
-        offset = 4
+        var offset = 4
         for _ in 0..<count {
             let eventType = packet[offset]
             let addressType = packet[offset + 1]
@@ -190,18 +205,12 @@ public struct HCIEventParser: Sendable {
     private static func extendedReports(
         _ packet: UnsafeRawBufferPointer, timestamp: MonotonicInstant, _ report: (borrowing BluetoothAdvertisingReport) -> Void
     ) -> HCIEventKind {
-        guard packet.count >= 4 else { return .malformed(.init(.noReports, offset: packet.count)) }
-        let count = Int(packet[3])
-        guard count > 0 else { return .malformed(.init(.noReports, offset: 3)) }
-        var offset = 4
-        for _ in 0..<count {
-            guard offset + extendedFixed <= packet.count else { return .malformed(.init(.truncatedReport, offset: offset)) }
-            let length = Int(packet[offset + 23])
-            guard offset + extendedFixed + length <= packet.count else { return .malformed(.init(.truncatedReport, offset: offset)) }
-            offset += extendedFixed + length
+        let count: Int
+        switch checkReports(packet, fixed: extendedFixed, lengthAt: 23) {
+        case .success(let reports): count = reports
+        case .failure(let malformation): return .malformed(malformation)
         }
-        guard offset == packet.count else { return .malformed(.init(.trailingBytes, offset: offset)) }
-        offset = 4
+        var offset = 4
         var handed = 0
         for _ in 0..<count {
             let eventType = UInt16(packet[offset]) | UInt16(packet[offset + 1]) << 8
