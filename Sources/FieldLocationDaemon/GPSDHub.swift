@@ -404,8 +404,6 @@ final class GPSDHub: Sendable {
     /// When the first of `count` bytes read at `receivedAt` arrived: 10 bits a byte (start, 8 data,
     /// stop) at `bps`; without a rate (a replay, a socket), `receivedAt`.
     static func firstByteTime(of count: Int, receivedAt: UTCTime, bps: Int?) -> UTCTime {
-        guard let bps, bps > 0, count > 0 else { return receivedAt }
-        let transmission = Int64(count) * 10 * 1_000_000_000 / Int64(bps)
-        return UTCTime(nanosecondsSinceEpoch: receivedAt.nanosecondsSinceEpoch - transmission)
+        UTCTime(nanosecondsSinceEpoch: receivedAt.nanosecondsSinceEpoch - TimeService.transmissionNanoseconds(of: count, bps: bps))
     }
 }

@@ -73,6 +73,14 @@ public final class TimeService: Sendable {
         state = Mutex(State(sampler: TimeSampler(configuration: configuration)))
     }
 
+    /// How long `count` bytes take on a serial line at `bps`: 10 bits a byte (start, 8 data,
+    /// stop); 0 without a rate (a replay, a socket). The serial sample's stamp and the gpsd
+    /// socket's TOFF both take it off a chunk's arrival to find its first byte.
+    static func transmissionNanoseconds(of count: Int, bps: Int?) -> Int64 {
+        guard let bps, bps > 0, count > 0 else { return 0 }
+        return Int64(count) * 10 * 1_000_000_000 / Int64(bps)
+    }
+
     /// The status now.
     public var status: Status { state.withLock { $0.status } }
 
@@ -83,13 +91,9 @@ public final class TimeService: Sendable {
             let now = monotonicNow()
             state.withLock { s in
                 guard s.epochStart == nil else { return }
-                var start = now
-                if let baudRate, baudRate > 0 {
-                    // 10 bits a byte (start, 8 data, stop): the chunk's first byte arrived this long ago.
-                    let nanoseconds = Int64(chunk.count) * 10 * 1_000_000_000 / Int64(baudRate)
-                    start = MonotonicInstant(nanoseconds: now.nanoseconds &- UInt64(min(Int64(now.nanoseconds), nanoseconds)))
-                }
-                s.epochStart = start
+                // The chunk's first byte arrived this long ago.
+                let nanoseconds = TimeService.transmissionNanoseconds(of: chunk.count, bps: baudRate)
+                s.epochStart = MonotonicInstant(nanoseconds: now.nanoseconds &- UInt64(min(Int64(now.nanoseconds), nanoseconds)))
             }
         case .fix(let fix, let at):
             let result = state.withLock { s -> Result<TimeReferenceSample, TimeSampler.Refusal> in
