@@ -131,8 +131,19 @@ public struct EpochAssembler: Sendable {
     /// ender candidate. It is trusted once the same sentence has ended two epochs in a row, so a
     /// receiver whose epochs end with different sentences (half-second cycles with ZDA every other
     /// one) gets its fixes at the change of time instead of too early.
+    ///
+    /// Only an epoch that had a position teaches the cycle. Without a fix many receivers send some
+    /// sentences with empty time fields (Quectel's `$GPRMC,,V` and `$GPGGA,,,,,,0`, so a GNS is the
+    /// only timed sentence), or a GGA whose too few satellites leave the mode to a later GSA (Garmin
+    /// 25LP): a cycle learned then would emit the first fixes before their RMC brought the date or
+    /// their GSA the mode. QUIRKS.md E-12.
     private mutating func learnEnder() {
         guard let last = lastContributor else { return }
+        guard fix.mode >= .twoD, fix.latitude != nil else {
+            lastContributor = nil
+            previousWasContributor = false
+            return
+        }
         if last == ender {
             if enderConfirmations < 2 { enderConfirmations += 1 }
         } else {
