@@ -108,6 +108,12 @@ let quirks: [Quirk] = [
         guard case .gll(let s) = parsed.sentence else { Issue.record("not GLL"); return }
         #expect(s.isValid == true && s.mode == nil && s.time != nil)
     },
+    Quirk(id: "Q-GLL-3 Magellan eXplorist 110: status and mode letters swapped (N,V) while there is no fix",
+          line: "$GPGLL,3728.0549,N,12213.8639,W,014413.076,N,V") { parsed in
+        guard case .gll(let s) = parsed.sentence else { Issue.record("not GLL"); return }
+        #expect(s.isValid == nil && s.mode == nil && s.time != nil && s.latitude != nil)
+        #expect(Array(parsed.unreadableFields) == [6, 7])
+    },
     Quirk(id: "Q-GSA-1 u-blox Antaris: E (dead reckoning) as the fix type",
           line: "$GPGSA,A,E,05,09,12,,,,,,,,,,2.5,1.3,2.1") { parsed in
         guard case .gsa(let s) = parsed.sentence else { Issue.record("not GSA"); return }
@@ -194,7 +200,7 @@ struct ToleranceTests {
         ("$GPRMC,126519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W", NMEAError.badField(sentence: .rmc, field: 1, problem: .badTime)),
         ("$GPRMC,123519,X,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W", .badField(sentence: .rmc, field: 2, problem: .unexpectedValue(0x58))),
         ("$GPGGA,123519,4807.038,N,01131.000,E,Q,08,0.9,545.4,M,46.9,M,,", .badField(sentence: .gga, field: 6, problem: .notANumber(offset: 0))),
-        ("$GPGLL,4916.45,N,12311.12,W,225444,Y,A", .badField(sentence: .gll, field: 6, problem: .unexpectedValue(0x59))),
+        ("$GPGLL,4916.45,N,12311.12,W,226544,A,A", .badField(sentence: .gll, field: 5, problem: .badTime)),
         ("$GPZDA,2015,04,07,2002,,", .badField(sentence: .zda, field: 1, problem: .badTime)),
         ("$GPGSV,x,1,12,07,10,333,39", .badField(sentence: .gsv, field: 1, problem: .notANumber(offset: 0))),
     ])
@@ -347,7 +353,7 @@ struct TolerancePropertyTests {
         for _ in 0..<3000 {
             let gll = [g.pick(Self.latitudes), g.pick(Self.latitudeLetters), g.pick(Self.longitudes), g.pick(Self.longitudeLetters),
                        g.pick(Self.times), g.pick(["A", "V", "", "X"]), g.pick(Self.letters)]
-            check("$GPGLL," + gll.prefix(4 + g.next(4)).joined(separator: ","), groups: [1...4], requiredFields: [5, 6]) { a, b in
+            check("$GPGLL," + gll.prefix(4 + g.next(4)).joined(separator: ","), groups: [1...4], requiredFields: [5]) { a, b in
                 guard case .gll(let x) = a, case .gll(let y) = b else { return false }
                 return x == y
             }
