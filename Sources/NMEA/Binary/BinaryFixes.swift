@@ -148,6 +148,17 @@ extension Fix {
         }
     }
 
+    /// Mode and quality from NAV-STATUS: no fix unless `gpsFixOk` (flags bit 0); the carrier solution is
+    /// in `flags2` bits 6-7 (u-blox 8 protocol 20 and later).
+    mutating func apply(_ m: UBXNavStatus) {
+        guard m.flags & 0x01 != 0 else {
+            mode = .noFix
+            quality = .invalid
+            return
+        }
+        setUBXFix(m.fixType, flags: (m.flags & 0x03) | (m.carrierSolution << 6), carrierSolution: true)
+    }
+
     mutating func apply(_ m: UBXNavPOSLLH) {
         binaryProtocol = .ubx
         guard mode >= .twoD || mode == .unknown else { return }
