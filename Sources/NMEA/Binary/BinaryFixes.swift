@@ -71,13 +71,14 @@ extension Fix {
         }
     }
 
-    /// Position and heights (UBX units: 1e-7 degrees, millimetres). Altitudes only in 3D, as gpsd reports them.
+    /// Position and heights (UBX units: 1e-7 degrees, millimetres). The heights in a 2D fix too: the
+    /// receiver sends them with their vAcc, and gpsd reports them (ublox-glo.log: 169 2D NAV-PVT epochs
+    /// with altHAE/altMSL), as the assembler keeps a GGA altitude in a 2D epoch.
     mutating func setUBXPosition(latitude: Int32, longitude: Int32, height: Int32, heightMSL: Int32) {
         self.latitude = Double(latitude) * 1e-7
         self.longitude = Double(longitude) * 1e-7
         rawLatitude = nil
         rawLongitude = nil
-        guard mode == .threeD else { return }
         altitudeHAE = Double(height) / 1000
         altitudeMSL = Double(heightMSL) / 1000
         geoidSeparation = Double(Int64(height) - Int64(heightMSL)) / 1000

@@ -63,7 +63,7 @@ struct ECEFState: Sendable {
     /// Sets the epoch's position and velocity from the ECEF solution when no message of the epoch
     /// stated them geodetically (NAV-PVT, NAV-POSLLH, NAV-VELNED or NMEA), as gpsd fills them in
     /// (`ecef_to_wgs84fix()` when a fix has no latitude/longitude). Only for a 2D or 3D fix; the
-    /// height only in 3D, as every other UBX position sets it.
+    /// height above the ellipsoid in both, as NAV-PVT's and NAV-POSLLH's heights are set.
     func fill(_ fix: inout Fix, using convert: ECEFConversion?) {
         guard let convert, let position, position.isPlausiblePosition, fix.mode >= .twoD,
               fix.latitude == nil || fix.longitude == nil else { return }
@@ -75,7 +75,7 @@ struct ECEFState: Sendable {
         fix.longitude = solution.longitude
         fix.rawLatitude = nil
         fix.rawLongitude = nil
-        if fix.mode == .threeD, fix.altitudeHAE == nil, solution.heightAboveEllipsoid.isFinite {
+        if fix.altitudeHAE == nil, solution.heightAboveEllipsoid.isFinite {
             fix.altitudeHAE = solution.heightAboveEllipsoid
         }
         // The velocity, where no message of the epoch gave one in the local frame.
