@@ -70,6 +70,15 @@ struct BinaryUnitsTests {
         #expect(Self.fixes(Self.status(iTOW: iTOW, gpsFix: 3, flags: 0x03, flags2: 0x80))[0].first?.quality == .rtkFixed)
     }
 
+    @Test("a NAV-POSLLH latitude beyond 90° (a corrupt frame whose checksum passed) sets no position (found by the ubxnav fuzzer)")
+    func outOfRange() throws {
+        let iTOW: UInt32 = 237_892_000
+        let bytes = Self.status(iTOW: iTOW, gpsFix: 3)
+            + Self.posLLH(iTOW: iTOW, latitude: 956_302_016, longitude: -688_066_651, height: 13_684, heightMSL: 43_156)
+        let fix = try #require(Self.fixes(bytes)[0].first)
+        #expect(fix.mode == .threeD && fix.latitude == nil && fix.longitude == nil && fix.altitudeHAE == nil)
+    }
+
     @Test("NAV-STATUS does not override the mode NAV-PVT gave the epoch")
     func statusAfterPVT() throws {
         let iTOW: UInt32 = 74_563_000

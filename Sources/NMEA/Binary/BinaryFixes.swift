@@ -74,7 +74,10 @@ extension Fix {
     /// Position and heights (UBX units: 1e-7 degrees, millimetres). The heights in a 2D fix too: the
     /// receiver sends them with their vAcc, and gpsd reports them (ublox-glo.log: 169 2D NAV-PVT epochs
     /// with altHAE/altMSL), as the assembler keeps a GGA altitude in a 2D epoch.
+    /// A latitude or longitude out of range (a corrupt frame whose checksum passed) sets nothing, as gpsd
+    /// drops it.
     mutating func setUBXPosition(latitude: Int32, longitude: Int32, height: Int32, heightMSL: Int32) {
+        guard latitude.magnitude <= 900_000_000, longitude.magnitude <= 1_800_000_000 else { return }
         self.latitude = Double(latitude) * 1e-7
         self.longitude = Double(longitude) * 1e-7
         rawLatitude = nil
