@@ -9,6 +9,7 @@
 
 /// A vector in the WGS84 ECEF frame: metres for a position, metres per second for a velocity.
 public struct ECEFVector: Sendable, Hashable {
+    /// Along the axis through 0°N 0°E, through 0°N 90°E, and through the north pole.
     public var x: Double, y: Double, z: Double
 
     /// A vector from its three components.

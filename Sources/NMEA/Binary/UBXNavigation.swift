@@ -199,8 +199,11 @@ public struct UBXNavPOSECEF: Sendable, Hashable {
 
 /// UBX-NAV-VELECEF (0x01 0x11): ECEF velocity, cm/s, and its accuracy, cm/s. 20 bytes.
 public struct UBXNavVELECEF: Sendable, Hashable {
+    /// GPS time of week of the navigation epoch, ms.
     public var iTOW: UInt32
+    /// ECEF velocity, cm/s.
     public var ecefVX: Int32, ecefVY: Int32, ecefVZ: Int32
+    /// Speed accuracy estimate, cm/s.
     public var sAcc: UInt32
 
     /// Decodes a NAV-VELECEF payload (20 bytes).
