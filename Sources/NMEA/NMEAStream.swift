@@ -77,7 +77,7 @@ public final class NMEAStream {
         framer = NMEAFramer(maximumSentenceLength: maximumSentenceLength, skipsCommentLines: skipsCommentLines)
         self.parserOptions = parserOptions
         state = State(assembler: EpochAssembler(options: assemblerOptions),
-                      merger: EpochMerger(provenance: assemblerOptions.provenance))
+                      merger: EpochMerger(options: assemblerOptions))
     }
 
     /// Sentence counters: accepted by type, rejected by reason (framing errors included), fixes
