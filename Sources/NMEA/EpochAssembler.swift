@@ -55,6 +55,12 @@ public struct EpochAssembler: Sendable {
     /// The learned cycle ender and how many times in a row it ended an epoch since it was learned.
     private var ender: SentenceAddress?
     private var enderConfirmations = 0
+    /// The same, learned only from epochs that had a position (QUIRKS.md E-12): what ends a receiver's
+    /// epochs while it has no fix need not end them once it has one.
+    private var fixEnder: SentenceAddress?
+    private var fixEnderConfirmations = 0
+    /// The ender at which the current epoch was emitted.
+    private var emittedAt: SentenceAddress?
     /// The current epoch's last sentence that brought fix data.
     private var lastContributor: SentenceAddress?
     private var previousWasContributor = false
@@ -93,13 +99,14 @@ public struct EpochAssembler: Sendable {
                 epochTime = time
             }
         }
-        if epochEmitted, time != nil, let ender {
+        if epochEmitted, time != nil, let ender = emittedAt {
             // A timed sentence of the same epoch after the learned ender: that sentence does not
             // end every epoch (a receiver adding RMC/ZDA once a second to 10 Hz GGA). Never trust
             // it again; such epochs are emitted at the change of time.
             distrust(ender)
-            self.ender = nil
-            enderConfirmations = 0
+            if self.ender == ender { self.ender = nil; enderConfirmations = 0 }
+            if fixEnder == ender { fixEnder = nil; fixEnderConfirmations = 0 }
+            emittedAt = nil
         }
         // The epoch's last sentence that brought fix data: a timed sentence, or an untimed one
         // (VTG, PGRMZ) directly after a timed one. It is learned even after the
@@ -118,11 +125,17 @@ public struct EpochAssembler: Sendable {
         let alreadyEmitted = epochEmitted
         merge(parsed, time: time)
         if alreadyEmitted { return }
-        if enderConfirmations >= 1, let ender, ender == parsed.address, lastContributor == parsed.address,
-           !isDistrusted(ender), epochHasData {
+        // An epoch with a position ends at the ender learned from epochs with a position; before one
+        // is learned, at the ender learned from any epoch unless the epoch may still lack its date or
+        // its mode (QUIRKS.md E-12).
+        let byFixEnder = fix.latitude != nil && fixEnder != nil && fixEnderConfirmations >= 1
+        let confirmations = byFixEnder ? fixEnderConfirmations : enderConfirmations
+        if confirmations >= 1, let ender = byFixEnder ? fixEnder : ender, ender == parsed.address,
+           lastContributor == parsed.address, !isDistrusted(ender), epochHasData, byFixEnder || !awaitsRestOfEpoch {
             // The learned cycle ender arrived: the epoch is complete now.
             let now = finishEpoch()
             epochEmitted = true
+            emittedAt = ender
             emit(now)
         }
     }
@@ -131,27 +144,34 @@ public struct EpochAssembler: Sendable {
     /// ender candidate. It is trusted once the same sentence has ended two epochs in a row, so a
     /// receiver whose epochs end with different sentences (half-second cycles with ZDA every other
     /// one) gets its fixes at the change of time instead of too early.
-    ///
-    /// Only an epoch that had a position teaches the cycle. Without a fix many receivers send some
-    /// sentences with empty time fields (Quectel's `$GPRMC,,V` and `$GPGGA,,,,,,0`, so a GNS is the
-    /// only timed sentence), or a GGA whose too few satellites leave the mode to a later GSA (Garmin
-    /// 25LP): a cycle learned then would emit the first fixes before their RMC brought the date or
-    /// their GSA the mode. QUIRKS.md E-12.
+    /// An epoch that had a position also teaches the fix-epoch ender (QUIRKS.md E-12).
     private mutating func learnEnder() {
         guard let last = lastContributor else { return }
-        guard fix.mode >= .twoD, fix.latitude != nil else {
-            lastContributor = nil
-            previousWasContributor = false
-            return
-        }
-        if last == ender {
-            if enderConfirmations < 2 { enderConfirmations += 1 }
-        } else {
-            ender = last
-            enderConfirmations = 0
-        }
+        Self.learn(last, &ender, &enderConfirmations)
+        if fix.mode >= .twoD, fix.latitude != nil { Self.learn(last, &fixEnder, &fixEnderConfirmations) }
         lastContributor = nil
         previousWasContributor = false
+    }
+
+    private static func learn(_ last: SentenceAddress, _ ender: inout SentenceAddress?, _ confirmations: inout Int) {
+        if last == ender {
+            if confirmations < 2 { confirmations += 1 }
+        } else {
+            ender = last
+            confirmations = 0
+        }
+    }
+
+    /// Whether the epoch, though its learned ender has come, is left to the change of time because a
+    /// later sentence may still complete it (QUIRKS.md E-12). Cycles are learned while a receiver has no
+    /// fix too (a duty-cycled receiver must report its first fix at once), but then some receivers send
+    /// sentences with empty time fields (Quectel's `$GPRMC,,V` and `$GPGGA,,,,,,0`, so GNS is the only
+    /// timed sentence), or a GGA whose too few satellites leave the mode to a later GSA (Garmin 25LP).
+    /// So the first fixes wait: one with a position but no date yet (the RMC with the date may follow),
+    /// and one whose position came with a "no fix" mode (the GSA may give the mode).
+    private var awaitsRestOfEpoch: Bool {
+        guard fix.latitude != nil else { return false }
+        return date == nil || fix.mode < .twoD
     }
 
     private mutating func distrust(_ address: SentenceAddress) {
@@ -182,6 +202,7 @@ public struct EpochAssembler: Sendable {
         epochTime = time
         epochHasData = false
         epochEmitted = false
+        emittedAt = nil
         dateFromThisEpoch = false
         fix = emptyFix
         fix.provenance = options.provenance

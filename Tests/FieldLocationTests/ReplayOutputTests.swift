@@ -54,7 +54,7 @@ enum ReplayGolden {
         "mr-350p.log": "fca85729d648fc213d2b8eeba4502b4ac23b8ff85af2d5888fab705018770e60",
         "mt3339.log": "a1468b7d7e5c0517227b77f1b587ac99ca3f20da377dbfa16b1d45d5e3c4925b",
         "mtk-3329.log": "b69ea950c7c34177fb5a17a825f4fe887cec92ec60e92143ee61ec9f9d9c6644",
-        "myguide-3100.log": "0a39bd08cac746ebca20b70fa541cd53350de3d097b9be9978a299a268a645ae",
+        "myguide-3100.log": "4f3b7b2dfdd970b030026cc7e0d9d3b68319c4fe55d1dc5063f3ca28fbdd8640",
         "nd-1005.log": "3e07b36a89c3aee564e62ed499e3e810c7e55ead9b8b280e4c72c8427f706835",
         "neo-m8n.log": "f202951488ea16bfb2eebdf344a2d16e7926f92493da0e30b6d2656577ebe8ba",
         "nl402u.log": "160abd910b3997651eb15ca5d694dc86b55be4aee54c19960c94d25ec47df486",
@@ -189,8 +189,8 @@ enum ReplayGolden {
         "venus634lp.log": "e1661933d4c09919381c338143fb5ffe62de51c93a3bb4007203be2fe436fcb2",
     ]
     /// `fieldloc replay mixed.nmea --json --quiet | sha256sum` and without `--json`.
-    static let benchJSON = "ea1c3fb8b972908fd77b2cfe972707383a31c96a8aa08f06ef04bbeae71fbaa4"
-    static let benchText = "ac0791fe3a87c94aec06c83356ce83c95668014b111c0c0f975f813d07ddea35"
+    static let benchJSON = "0ee2af41ad21f8e6d0c9036339db97a76b4a5bd7ba8cce61e81b7e49d93f061b"
+    static let benchText = "0939ba144fc08ef449fa5d8b6a153d5e72186055ca985ce28f248341f289af9f"
 
     static var gpsdFolder: URL? {
         guard let shared = Conformance.shared else { return nil }

@@ -84,18 +84,24 @@ struct EpochQuirkTests {
     @Test("E-12: a cycle learned without a fix from Quectel's empty-time RMC/GGA does not cut the first fix before its RMC's date")
     func cycleLearnedWithoutFixQuectel() {
         var lines: [String] = []
-        for second in 0..<4 {
-            lines += ["$GNGNS,19143\(second).96,,,,,NNN,,,,,,", "$GPVTG,,T,,M,,N,,K,N", "$GPGGA,,,,,,0,,,,,,,,", "$GPRMC,,V,,,,,,,,,,N"]
+        func noFix(_ t: String) -> [String] {
+            ["$GNGNS,\(t),,,,,NNN,,,,,,", "$GPVTG,,T,,M,,N,,K,N", "$GPGGA,,,,,,0,,,,,,,,", "$GPRMC,,V,,,,,,,,,,N"]
         }
-        for second in 0..<3 {
-            let t = "19150\(second + 3).01"
-            lines += ["$GPGGA,\(t),3645.876324,N,03124.670280,E,1,04,1.3,-6.7,M,32.0,M,,",
-                      "$GNGNS,\(t),3645.876324,N,03124.670280,E,AAN,08,1.3,-6.7,32.0,,,V",
-                      "$GPVTG,300.5,T,296.9,M,1.3,N,2.3,K,A",
-                      "$GPRMC,\(t),A,3645.876324,N,03124.670280,E,1.3,300.5,110922,3.6,E,A,V"]
+        func fix(_ t: String) -> [String] {
+            ["$GPGGA,\(t),3645.876324,N,03124.670280,E,1,04,1.3,-6.7,M,32.0,M,,",
+             "$GNGNS,\(t),3645.876324,N,03124.670280,E,AAN,08,1.3,-6.7,32.0,,,V",
+             "$GPVTG,300.5,T,296.9,M,1.3,N,2.3,K,A",
+             "$GPRMC,\(t),A,3645.876324,N,03124.670280,E,1.3,300.5,110922,3.6,E,A,V"]
         }
+        for second in 0..<4 { lines += noFix("19143\(second).96") }
+        for second in 0..<3 { lines += fix("19150\(second + 3).01") }
+        // The fix is lost for three seconds (GNS alone is timed again), then regained: the regained
+        // fix still ends at the RMC learned from fix epochs, not at the GNS, so it has its VTG course.
+        for second in 0..<3 { lines += noFix("19151\(second).01") }
+        for second in 0..<2 { lines += fix("19152\(second).01") }
         let got = fixes(lines).filter { $0.hasPosition }
-        #expect(got.count == 3)
+        #expect(got.count == 5)
+        #expect(got.allSatisfy { $0.course == 300.5 && $0.speed != nil })
         // Every fix with a position has the date its RMC brought, the first one included.
         #expect(got.allSatisfy { $0.time != nil })
         #expect(got.first?.timeOfDay == TimeOfDay(hour: 19, minute: 15, second: 3, nanosecond: 10_000_000))
