@@ -29,7 +29,7 @@ public struct EpochAssembler: Sendable {
     /// Counters of accepted and rejected sentences and fixes emitted.
     public internal(set) var counters = SentenceCounters()
 
-    private var fix = Fix()
+    var fix = Fix()
     /// A fix as `Fix()` makes it, copied over the epoch's fix at each change of time: one copy
     /// instead of building the 64 entries of its satellite table anew.
     private let emptyFix = Fix()
@@ -62,10 +62,10 @@ public struct EpochAssembler: Sendable {
     private var distrusted = InlineArray<4, SentenceAddress?>(repeating: nil)
     private var distrustedNext = 0
     /// The satellites-in-view table, kept across epochs (GSV is often sent less often than fixes).
-    private var sky = SatelliteList()
+    var sky = SatelliteList()
     /// Satellites used, from the current GSA series.
-    private var used = InlineArray<48, UInt32>(repeating: 0)
-    private var usedCount = 0
+    var used = InlineArray<48, UInt32>(repeating: 0)
+    var usedCount = 0
     private var lastWasGSA = false
     private var gsaSeriesTime: TimeOfDay?
 
@@ -81,12 +81,19 @@ public struct EpochAssembler: Sendable {
     /// (at most one: the previous epoch when this sentence starts a new one, or the current epoch
     /// when this sentence is its learned cycle ender).
     public mutating func add(_ parsed: ParsedSentence, emit: (Fix) -> Void) {
-        counters.accept(parsed.sentence.type)
-        if !parsed.unreadableFields.isEmpty { counters.noteUnreadable(parsed.sentence.type, parsed.unreadableFields) }
-        let time = parsed.sentence.epochTime
+        add(parsed, time: parsed.epochTime) { emit($0.pointee) }
+    }
+
+    /// ``add(_:emit:)`` with the sentence's ``Sentence/epochTime`` already known (the stream reads it
+    /// once for the merger and the assembler), handing out the fix in place: `emit` gets a pointer to
+    /// the assembler's own fix, valid during the call, instead of a copy of its two kilobytes.
+    @inline(__always)
+    mutating func add(_ parsed: ParsedSentence, time: TimeOfDay?, emit: (UnsafePointer<Fix>) -> Void) {
+        counters.accept(parsed.sentenceType)
+        if !parsed.unreadableFields.isEmpty { counters.noteUnreadable(parsed.sentenceType, parsed.unreadableFields) }
         if let time {
             if let epochTime, time != epochTime {
-                if epochHasData && !epochEmitted { emit(finishEpoch()) }
+                if epochHasData && !epochEmitted { finishEpoch(); withUnsafePointer(to: &fix, emit) }
                 learnEnder()
                 startEpoch(time)
             } else if epochTime == nil {
@@ -121,9 +128,9 @@ public struct EpochAssembler: Sendable {
         if enderConfirmations >= 1, let ender, ender == parsed.address, lastContributor == parsed.address,
            !isDistrusted(ender), epochHasData {
             // The learned cycle ender arrived: the epoch is complete now.
-            let now = finishEpoch()
+            finishEpoch()
             epochEmitted = true
-            emit(now)
+            withUnsafePointer(to: &fix, emit)
         }
     }
 
@@ -149,6 +156,7 @@ public struct EpochAssembler: Sendable {
         distrustedNext = (distrustedNext + 1) % 4
     }
 
+    @inline(__always)
     private func isDistrusted(_ address: SentenceAddress) -> Bool {
         for index in 0..<4 where distrusted[index] == address { return true }
         return false
@@ -158,7 +166,8 @@ public struct EpochAssembler: Sendable {
     public mutating func finish() -> Fix? {
         guard epochHasData, !epochEmitted else { return nil }
         epochEmitted = true
-        return finishEpoch()
+        finishEpoch()
+        return fix
     }
 
     private mutating func startEpoch(_ time: TimeOfDay) {
@@ -177,9 +186,12 @@ public struct EpochAssembler: Sendable {
         fix.timeOfDay = time
     }
 
-    private mutating func finishEpoch() -> Fix {
-        var out = fix
-        out.timeOfDay = epochTime
+    /// Completes the epoch's fix in place (time, derived speed, the sky with used flags, accuracy),
+    /// for the caller to hand out borrowed: no copy of the fix. Called once per epoch; what later
+    /// sentences of the epoch read of `fix` (mode, altitude, quality, whether GST set the accuracy)
+    /// is not changed here.
+    private mutating func finishEpoch() {
+        fix.timeOfDay = epochTime
         if let date, let time = epochTime {
             var corrected = date
             var rolled = false
@@ -193,75 +205,45 @@ public struct EpochAssembler: Sendable {
             }
             // A date the receiver cannot mean (a ZDA year past 2262) gives no time rather than a trap.
             if let instant = UTCTime(representing: corrected, time: time) {
-                out.time = instant
-                out.weekRolloverCorrected = rolled
+                fix.time = instant
+                fix.weekRolloverCorrected = rolled
             }
         }
-        if out.mode < .twoD {
-            out.latitude = nil
-            out.longitude = nil
+        if fix.mode < .twoD {
+            fix.latitude = nil
+            fix.longitude = nil
         }
         // No sentence gave a speed: derive it from the previous fix, as gpsd does.
-        if out.speed == nil, out.mode >= .twoD, let distance = options.distance, let lat = out.latitude, let lon = out.longitude,
-           let time = out.time, let lat0 = previousLatitude, let lon0 = previousLongitude, let time0 = previousTime,
+        if fix.speed == nil, fix.mode >= .twoD, let distance = options.distance, let lat = fix.latitude, let lon = fix.longitude,
+           let time = fix.time, let lat0 = previousLatitude, let lon0 = previousLongitude, let time0 = previousTime,
            time > time0,
            case let (elapsed, false) = time.nanosecondsSinceEpoch.subtractingReportingOverflow(time0.nanosecondsSinceEpoch) {
             let seconds = Double(elapsed) / 1e9
             let speed = distance(lat0, lon0, lat, lon) / seconds
             if speed.isFinite, speed < 9999.9 {
-                out.speed = speed
-                out.speedIsDerived = true
+                fix.speed = speed
+                fix.speedIsDerived = true
             }
         }
-        if out.mode >= .twoD {
-            previousLatitude = out.latitude
-            previousLongitude = out.longitude
-            previousTime = out.time
+        if fix.mode >= .twoD {
+            previousLatitude = fix.latitude
+            previousLongitude = fix.longitude
+            previousTime = fix.time
         } else {
             previousLatitude = nil
             previousLongitude = nil
             previousTime = nil
         }
-        lastEpochHadAltitude = out.altitudeMSL != nil && out.mode >= .twoD
-        if out.altitudeMSL != nil { previousHadAltitude = true } else if out.mode < .twoD { previousHadAltitude = false }
+        lastEpochHadAltitude = fix.altitudeMSL != nil && fix.mode >= .twoD
+        if fix.altitudeMSL != nil { previousHadAltitude = true } else if fix.mode < .twoD { previousHadAltitude = false }
         // Satellites: the sky table with used flags from the latest GSA series.
-        out.satellites = sky
-        // A satellite is used when the GSA series named it with its system, or without one. The
-        // series as a set of bits, one per (system + 1, PRN) for PRNs below 256 (all real ones), so
-        // marking the sky costs one lookup per satellite; larger PRNs are looked for one by one.
-        var usedBits = InlineArray<32, UInt64>(repeating: 0)
-        for slot in 0..<usedCount where used[slot] & 0xFFFF < 256 {
-            let bit = Int(used[slot] >> 16) << 8 | Int(used[slot] & 0xFF)
-            usedBits[bit >> 6] |= 1 << UInt64(bit & 63)
-        }
-        withUnsafeBytes(of: &used) { table in
-            let slots = table.bindMemory(to: UInt32.self)
-            for index in 0..<out.satellites.count {
-                let prn = out.satellites.storage[index].prn
-                let system = out.satellites.storage[index].constellation
-                let code = UInt32(system.map { $0.rawValue &+ 1 } ?? 0)
-                var isUsed = false
-                if prn < 256 {
-                    let withSystem = Int(code) << 8 | Int(prn)
-                    isUsed = usedBits[withSystem >> 6] & 1 << UInt64(withSystem & 63) != 0
-                        || usedBits[Int(prn) >> 6] & 1 << UInt64(prn & 63) != 0
-                } else {
-                    let key = code << 16 | UInt32(prn)
-                    for slot in 0..<usedCount where slots[slot] == key || slots[slot] == UInt32(prn) {
-                        isUsed = true
-                        break
-                    }
-                }
-                out.satellites.storage[index].used = isUsed
-            }
-        }
-        if out.satellitesUsed == nil, usedCount > 0 { out.satellitesUsed = usedCount }
-        computeAccuracy(&out)
+        markUsedSatellites()
+        if fix.satellitesUsed == nil, usedCount > 0 { fix.satellitesUsed = usedCount }
+        Self.computeAccuracy(&fix)
         counters.fixes += 1
-        return out
     }
 
-    private func computeAccuracy(_ out: inout Fix) {
+    private static func computeAccuracy(_ out: inout Fix) {
         guard out.mode >= .twoD else { return }
         if out.accuracySource == .gst || out.accuracySource == .gbs { return }
         let uere = Fix.userEquivalentRangeError(for: out.quality)
@@ -286,6 +268,7 @@ public struct EpochAssembler: Sendable {
 
     /// Whether an altitude is known for a 2D-only sentence (RMC, GLL) to report 3D: this epoch's, or
     /// the previous epoch's when the sentence is the first of its epoch.
+    @inline(__always)
     private func altitudeKnown(epochHadData: Bool) -> Bool {
         epochHadData ? fix.altitudeMSL != nil : fix.altitudeMSL != nil || lastEpochHadAltitude
     }
@@ -307,16 +290,16 @@ public struct EpochAssembler: Sendable {
         fix.longitude = longitude.degrees
     }
 
+    @inline(__always)
     private mutating func merge(_ parsed: ParsedSentence, time: TimeOfDay?) {
         mergeFields(parsed, time: time)
         if fix.mode != .unknown { stateMode = fix.mode }
     }
 
     private mutating func mergeFields(_ parsed: ParsedSentence, time: TimeOfDay?) {
-        let sentence = parsed.sentence
         let hadData = epochHasData
-        if case .gsa = sentence {} else { lastWasGSA = false }
-        switch sentence {
+        if parsed.sentenceType != .gsa { lastWasGSA = false }
+        switch parsed.sentence {
         case .rmc(let s):
             epochHasData = true
             if let day = s.day, let month = s.month, let yy = s.twoDigitYear,
@@ -452,13 +435,7 @@ public struct EpochAssembler: Sendable {
             if s.messageNumber == 1 {
                 // A new series replaces this talker's (and signal's) satellites. A GP series also
                 // carries SBAS (PRN 33-64) and QZSS (193-202) satellites: those are its own too.
-                let system = talker?.constellation
-                sky.removeAll { satellite in
-                    if system == nil { return satellite.constellation == nil || talker == .combined }
-                    let own = satellite.constellation == system
-                        || (system == .gps && (satellite.constellation == .sbas || satellite.constellation == .qzss))
-                    return own && satellite.signalID == s.signalID
-                }
+                sky.removeSeries(of: talker?.constellation, combined: talker == .combined, signalID: s.signalID)
             }
             for index in 0..<s.satelliteCount {
                 let view = s.satellites[index]
