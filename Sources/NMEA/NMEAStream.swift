@@ -35,7 +35,10 @@ public final class NMEAStream {
     /// The framer (its counters say how many bytes, sentences and binary frames were seen).
     public let framer: NMEAFramer
     /// Parser options (checksum strictness).
-    public var parserOptions: NMEAParserOptions
+    public var parserOptions: NMEAParserOptions {
+        get { state.pointee.parserOptions }
+        set { state.pointee.parserOptions = newValue }
+    }
     /// The epoch assembler (its counters say how many sentences were accepted and rejected, by reason).
     public var assembler: EpochAssembler { state.pointee.assembler }
     /// The merger of binary navigation frames (UBX, CASIC) with the assembler's fixes (its counters say
@@ -47,6 +50,7 @@ public final class NMEAStream {
     private let state: UnsafeMutablePointer<State>
 
     struct State {
+        var parserOptions: NMEAParserOptions
         var assembler: EpochAssembler
         var merger: EpochMerger
         /// The arrival number of the last sentence, for ordering NMEA against binary within an epoch.
@@ -76,9 +80,8 @@ public final class NMEAStream {
                 maximumSentenceLength: Int = NMEAFramer.defaultMaximumSentenceLength,
                 skipsCommentLines: Bool = false) {
         framer = NMEAFramer(maximumSentenceLength: maximumSentenceLength, skipsCommentLines: skipsCommentLines)
-        self.parserOptions = parserOptions
         state = UnsafeMutablePointer<State>.allocate(capacity: 1)
-        state.initialize(to: State(assembler: EpochAssembler(options: assemblerOptions),
+        state.initialize(to: State(parserOptions: parserOptions, assembler: EpochAssembler(options: assemblerOptions),
                                    merger: EpochMerger(provenance: assemblerOptions.provenance)))
     }
 
@@ -136,20 +139,17 @@ public final class NMEAStream {
     private struct Sink<Delegate: NMEAStreamDelegate>: NMEAFramerSink {
         /// The stream's state (the stream outlives the feed that made this sink).
         let state: UnsafeMutablePointer<State>
-        /// The parser options as they were when the feed began.
-        let options: NMEAParserOptions
         /// The caller's delegate, borrowed for the duration of one feed (never stored beyond it).
         let delegate: UnsafeMutablePointer<Delegate>
 
         init(stream: NMEAStream, delegate: UnsafeMutablePointer<Delegate>) {
             state = stream.state
-            options = stream.parserOptions
             self.delegate = delegate
         }
 
         mutating func framer(sentence: Span<UInt8>) {
             do throws(NMEAError) {
-                let parsed = try NMEAParser.parse(sentence, options: options)
+                let parsed = try NMEAParser.parse(sentence, options: state.pointee.parserOptions)
                 delegate.pointee.stream(sentence: parsed, bytes: sentence)
                 let delegate = self.delegate
                 state.pointee.add(parsed) { delegate.pointee.stream(fix: $0) }
