@@ -53,7 +53,8 @@ public struct LogReplay {
     public func makeStream() -> NMEAStream {
         NMEAStream(
             parserOptions: NMEAParserOptions(requireChecksum: !acceptMissingChecksums),
-            assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .replay, distance: Geodesy.wgs84Distance),
+            assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .replay, distance: Geodesy.wgs84Distance,
+                                               ecefConversion: Geodesy.wgs84ECEF),
             skipsCommentLines: true)
     }
 

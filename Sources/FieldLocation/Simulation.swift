@@ -100,7 +100,8 @@ public struct PolicySimulation: Sendable {
         }
         let executor = ReceiverExecutor(driver: driver, clock: clock, awake: false)
         if family == .ublox8 || family == .ublox10 { executor.binaryOutput = .both }  // u-blox 8+ default (issue 16)
-        let stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .simulator))
+        let stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .simulator,
+                                                                           ecefConversion: Geodesy.wgs84ECEF))
         // NMEA read by the driver while it waits for acknowledgements must reach the stream too.
         var passed: [UInt8] = []
         channel.passThrough = { passed += $0 }

@@ -14,13 +14,19 @@ public struct AssemblerOptions: Sendable {
     /// distance to the previous fix over the time between them, as gpsd does
     /// (``Fix/speedIsDerived`` marks it).
     public var distance: DistanceFunction?
+    /// When set, an epoch whose binary messages state the position only in ECEF (UBX NAV-SOL,
+    /// NAV-POSECEF, NAV-VELECEF) gets latitude, longitude, height above the ellipsoid and velocity
+    /// from it, as gpsd does (the engine's `Geodesy.wgs84ECEF`). Without it such an epoch has no position.
+    public var ecefConversion: ECEFConversion?
 
     /// Creates options. The default pivot suits live receivers: no fix can be older than 2024.
     public init(weekRolloverPivot: CalendarDate? = CalendarDate(year: 2024, month: 1, day: 1),
-                provenance: Provenance = .receiver, distance: DistanceFunction? = nil) {
+                provenance: Provenance = .receiver, distance: DistanceFunction? = nil,
+                ecefConversion: ECEFConversion? = nil) {
         self.weekRolloverPivot = weekRolloverPivot
         self.provenance = provenance
         self.distance = distance
+        self.ecefConversion = ecefConversion
     }
 }
 

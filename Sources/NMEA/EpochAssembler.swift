@@ -93,7 +93,7 @@ public struct EpochAssembler: Sendable {
         if !parsed.unreadableFields.isEmpty { counters.noteUnreadable(parsed.sentenceType, parsed.unreadableFields) }
         if let time {
             if let epochTime, time != epochTime {
-                if epochHasData && !epochEmitted { finishEpoch(); withUnsafePointer(to: &fix, emit) }
+                if epochHasData && !epochEmitted { emitEpoch(emit) }
                 learnEnder()
                 startEpoch(time)
             } else if epochTime == nil {
@@ -128,9 +128,8 @@ public struct EpochAssembler: Sendable {
         if enderConfirmations >= 1, let ender, ender == parsed.address, lastContributor == parsed.address,
            !isDistrusted(ender), epochHasData {
             // The learned cycle ender arrived: the epoch is complete now.
-            finishEpoch()
+            emitEpoch(emit)
             epochEmitted = true
-            withUnsafePointer(to: &fix, emit)
         }
     }
 
@@ -138,8 +137,19 @@ public struct EpochAssembler: Sendable {
     /// ender candidate. It is trusted once the same sentence has ended two epochs in a row, so a
     /// receiver whose epochs end with different sentences (half-second cycles with ZDA every other
     /// one) gets its fixes at the change of time instead of too early.
+    ///
+    /// Only an epoch that had a position teaches the cycle. Without a fix many receivers send some
+    /// sentences with empty time fields (Quectel's `$GPRMC,,V` and `$GPGGA,,,,,,0`, so a GNS is the
+    /// only timed sentence), or a GGA whose too few satellites leave the mode to a later GSA (Garmin
+    /// 25LP): a cycle learned then would emit the first fixes before their RMC brought the date or
+    /// their GSA the mode. QUIRKS.md E-12.
     private mutating func learnEnder() {
         guard let last = lastContributor else { return }
+        guard fix.mode >= .twoD, fix.latitude != nil else {
+            lastContributor = nil
+            previousWasContributor = false
+            return
+        }
         if last == ender {
             if enderConfirmations < 2 { enderConfirmations += 1 }
         } else {
@@ -166,8 +176,12 @@ public struct EpochAssembler: Sendable {
     public mutating func finish() -> Fix? {
         guard epochHasData, !epochEmitted else { return nil }
         epochEmitted = true
+        let latitude = fix.latitude, longitude = fix.longitude
         finishEpoch()
-        return fix
+        let out = fix
+        fix.latitude = latitude
+        fix.longitude = longitude
+        return out
     }
 
     private mutating func startEpoch(_ time: TimeOfDay) {
@@ -186,10 +200,23 @@ public struct EpochAssembler: Sendable {
         fix.timeOfDay = time
     }
 
-    /// Completes the epoch's fix in place (time, derived speed, the sky with used flags, accuracy),
-    /// for the caller to hand out borrowed: no copy of the fix. Called once per epoch; what later
-    /// sentences of the epoch read of `fix` (mode, altitude, quality, whether GST set the accuracy)
-    /// is not changed here.
+    /// Completes the epoch's fix and hands it to `emit` in place (no copy of its two kilobytes).
+    /// Afterwards `fix` holds the position its sentences gave again (the fix handed out has none
+    /// below 2D): what the rest of the epoch and ``learnEnder()`` read of `fix` is then as if the fix
+    /// had been completed in a copy.
+    @inline(__always)
+    private mutating func emitEpoch(_ emit: (UnsafePointer<Fix>) -> Void) {
+        let latitude = fix.latitude, longitude = fix.longitude
+        finishEpoch()
+        withUnsafePointer(to: &fix, emit)
+        fix.latitude = latitude
+        fix.longitude = longitude
+    }
+
+    /// Completes the epoch's fix in place (time, derived speed, the sky with used flags, accuracy).
+    /// Called once per epoch; of what later sentences of the epoch read of `fix` (mode, altitude,
+    /// quality, whether GST set the accuracy, the position) only the position is changed here, and
+    /// the callers put it back.
     private mutating func finishEpoch() {
         fix.timeOfDay = epochTime
         if let date, let time = epochTime {

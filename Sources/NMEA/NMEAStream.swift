@@ -82,7 +82,7 @@ public final class NMEAStream {
         framer = NMEAFramer(maximumSentenceLength: maximumSentenceLength, skipsCommentLines: skipsCommentLines)
         state = UnsafeMutablePointer<State>.allocate(capacity: 1)
         state.initialize(to: State(parserOptions: parserOptions, assembler: EpochAssembler(options: assemblerOptions),
-                                   merger: EpochMerger(provenance: assemblerOptions.provenance)))
+                                   merger: EpochMerger(options: assemblerOptions)))
     }
 
     deinit {

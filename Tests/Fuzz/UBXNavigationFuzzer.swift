@@ -17,7 +17,7 @@ import Glibc
 
 private let ubxIDs: [(UInt8, UInt8)] = [(0x01, 0x07), (0x28, 0x00), (0x01, 0x06), (0x01, 0x01), (0x01, 0x02), (0x01, 0x12), (0x01, 0x04),
                                         (0x01, 0x20), (0x01, 0x21), (0x01, 0x26), (0x01, 0x03), (0x01, 0x35), (0x01, 0x43),
-                                        (0x01, 0x61), (0x0A, 0x38), (0x0D, 0x01)]
+                                        (0x01, 0x61), (0x0A, 0x38), (0x0D, 0x01), (0x01, 0x11)]
 private let casicIDs: [(UInt8, UInt8)] = [(0x01, 0x03), (0x01, 0x10), (0x01, 0x01), (0x01, 0x20), (0x01, 0x21), (0x01, 0x22)]
 
 private func frames(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
@@ -56,6 +56,29 @@ private func frames(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
     return out
 }
 
+// The engine's conversion lives in LocationServices (not in this one-module build): a spherical one
+// with Glibc's trigonometry stands in, answering NaN or out-of-range values for some inputs so the
+// merger's guards are exercised; and a flat-earth distance for the derived speed.
+private let sphericalECEF: ECEFConversion = { position, velocity in
+    let p = (position.x * position.x + position.y * position.y).squareRoot()
+    let latitude = atan2(position.z, p) * 180 / .pi, longitude = atan2(position.y, position.x) * 180 / .pi
+    if position.x < -6.0e6 { return GeodeticSolution(latitude: .nan, longitude: longitude, heightAboveEllipsoid: 0) }
+    if position.y < -6.0e6 { return GeodeticSolution(latitude: 91, longitude: longitude, heightAboveEllipsoid: .infinity) }
+    var solution = GeodeticSolution(latitude: latitude, longitude: longitude,
+                                    heightAboveEllipsoid: (p * p + position.z * position.z).squareRoot() - 6_371_000)
+    if let velocity {
+        solution.velocityNorth = velocity.z
+        solution.velocityEast = velocity.y
+        solution.velocityDown = -velocity.x
+        solution.speed = (velocity.y * velocity.y + velocity.z * velocity.z).squareRoot()
+        solution.course = velocity.x < 0 ? .nan : atan2(velocity.y, velocity.z) * 180 / .pi + 180
+    }
+    return solution
+}
+private let flatDistance: DistanceFunction = { lat1, lon1, lat2, lon2 in
+    ((lat2 - lat1) * (lat2 - lat1) + (lon2 - lon1) * (lon2 - lon1)).squareRoot() * 111_000
+}
+
 private struct Tally: NMEAStreamDelegate, Equatable {
     var fixes = 0
     var sum = 0
@@ -64,11 +87,19 @@ private struct Tally: NMEAStreamDelegate, Equatable {
         sum &+= fix.satellites.count &+ (fix.latitude.map { $0.isFinite ? 1 : 2 } ?? 0)
         sum &+= fix.time.map { Int(truncatingIfNeeded: $0.nanosecondsSinceEpoch) } ?? 0
         sum &+= fix.receiverAccuracy.map { $0.horizontal == nil ? 3 : 4 } ?? 0
+        sum &+= fix.altitudeHAE.map { $0.isFinite ? 5 : 6 } ?? 0
+        sum &+= fix.speed.map { $0.isFinite ? (fix.speedIsDerived ? 7 : 8) : 9 } ?? 0
+        if let latitude = fix.latitude, !(latitude.isFinite && abs(latitude) <= 90) {
+            print("a fix with latitude \(latitude)")
+            fflush(stdout)
+            abort()
+        }
     }
 }
 
 private func run(_ bytes: [UInt8], chunk: Int) -> (Tally, EpochMerger.Counters) {
-    let stream = NMEAStream()
+    let stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, distance: flatDistance,
+                                                               ecefConversion: sphericalECEF))
     var tally = Tally()
     var offset = 0
     bytes.withUnsafeBufferPointer { all in
@@ -93,6 +124,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     touched &+= UBXNavPVT(payload: raw) == nil ? 0 : 1
     touched &+= UBXHNRPVT(payload: raw) == nil ? 0 : 1
     touched &+= UBXNavSOL(payload: raw) == nil ? 0 : 1
+    touched &+= UBXNavVELECEF(payload: raw) == nil ? 0 : 1
+    touched &+= UBXNavStatus(payload: raw).map { Int($0.carrierSolution) } ?? 0
     touched &+= UBXMonRF(payload: raw) == nil ? 0 : 1
     touched &+= CASICNavPV(payload: raw).map { CASICNavPV.sigma($0.hAccVariance) == nil ? 1 : 2 } ?? 0
     touched &+= UBXNavSAT.decode(payload: raw, into: &sky) == nil ? 0 : 1
@@ -105,6 +138,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let split = run(stream, chunk: Int(data[0] & 0x0F) + 1)
     if whole.0 != split.0 || whole.1 != split.1 {
         print("binary navigation differs between whole and chunked input: \(whole) vs \(split)")
+        fflush(stdout)
         abort()
     }
     return 0

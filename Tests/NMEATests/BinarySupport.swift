@@ -78,6 +78,7 @@ extension UBXNavSOL { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavPOSLLH { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavPOSECEF { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavVELNED { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
+extension UBXNavVELECEF { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavDOP { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavTimeGPS { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }
 extension UBXNavTimeUTC { init?(bytes: [UInt8]) { self.init(payload: bytes.span) } }

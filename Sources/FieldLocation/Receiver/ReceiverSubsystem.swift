@@ -80,7 +80,8 @@ final class ReceiverSubsystem {
         self.platform = platform
         clock = platform.hardware.clock
         self.initiallyAwake = initiallyAwake
-        stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: platform.provenance))
+        stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: platform.provenance,
+                                                                       ecefConversion: Geodesy.wgs84ECEF))
     }
 
     // MARK: port

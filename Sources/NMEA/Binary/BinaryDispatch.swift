@@ -17,6 +17,7 @@ extension EpochMerger {
             apply(index, kind: kind, order: order, emit: emit) { slot in
                 slot.fix.apply(m)
                 slot.fix.leapSecondChange = change
+                slot.navPVTSeen = true
             }
         case (0x28, 0x00):
             guard let m = UBXHNRPVT(payload: payload) else { counters.malformed += 1; return }
@@ -28,7 +29,11 @@ extension EpochMerger {
             guard let m = UBXNavSOL(payload: payload) else { counters.malformed += 1; return }
             guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
             let leap = leapSeconds
-            apply(index, kind: kind, order: order, emit: emit) { $0.fix.apply(m, leapSeconds: leap) }
+            apply(index, kind: kind, order: order, emit: emit) { slot in
+                slot.fix.apply(m, leapSeconds: leap)
+                slot.ecef.position = ECEFVector(x: Double(m.ecefX) / 100, y: Double(m.ecefY) / 100, z: Double(m.ecefZ) / 100)
+                slot.ecef.velocity = ECEFVector(x: Double(m.ecefVX) / 100, y: Double(m.ecefVY) / 100, z: Double(m.ecefVZ) / 100)
+            }
         case (0x01, 0x02):
             guard let m = UBXNavPOSLLH(payload: payload) else { counters.malformed += 1; return }
             guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
@@ -39,11 +44,22 @@ extension EpochMerger {
             apply(index, kind: kind, order: order, carries: .nothing, emit: emit) { slot in
                 slot.fix.binaryProtocol = .ubx
                 slot.fix.withReceiverAccuracy(.ubxAccuracyEstimate) { $0.position3D = Double(m.pAcc) / 100 }
+                slot.ecef.position = ECEFVector(x: Double(m.ecefX) / 100, y: Double(m.ecefY) / 100, z: Double(m.ecefZ) / 100)
+            }
+        case (0x01, 0x11):
+            guard let m = UBXNavVELECEF(payload: payload) else { counters.malformed += 1; return }
+            guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
+            apply(index, kind: kind, order: order, carries: .nothing, emit: emit) { slot in
+                slot.fix.binaryProtocol = .ubx
+                slot.ecef.velocity = ECEFVector(x: Double(m.ecefVX) / 100, y: Double(m.ecefVY) / 100, z: Double(m.ecefVZ) / 100)
             }
         case (0x01, 0x12):
             guard let m = UBXNavVELNED(payload: payload) else { counters.malformed += 1; return }
             guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
-            apply(index, kind: kind, order: order, emit: emit) { $0.fix.apply(m) }
+            apply(index, kind: kind, order: order, emit: emit) { slot in
+                // NAV-PVT states the same velocity in mm/s; NAV-VELNED's cm/s do not replace it (F9V sends both).
+                if !slot.navPVTSeen { slot.fix.apply(m) }
+            }
         case (0x01, 0x04):
             guard let m = UBXNavDOP(payload: payload) else { counters.malformed += 1; return }
             guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
@@ -93,7 +109,12 @@ extension EpochMerger {
             current.spoofing = m.spoofing
             status = current
             guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
-            apply(index, kind: kind, order: order, carries: .nothing, emit: emit) { $0.fix.binaryProtocol = .ubx }
+            apply(index, kind: kind, order: order, carries: .nothing, emit: emit) { slot in
+                slot.fix.binaryProtocol = .ubx
+                // The fix type, where no NAV-PVT or NAV-SOL (or NMEA) of the epoch gave one yet: timing
+                // units (M8T) send NAV-POSLLH with NAV-STATUS and nothing else that states the mode.
+                if slot.fix.mode == .unknown { slot.fix.apply(m) }
+            }
         case (0x01, 0x35):
             addSky(payload, kind: kind, order: order, emit: emit) { UBXNavSAT.decode(payload: payload, into: &$0.fix.satellites) }
         case (0x01, 0x43):

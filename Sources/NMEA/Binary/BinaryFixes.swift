@@ -71,13 +71,17 @@ extension Fix {
         }
     }
 
-    /// Position and heights (UBX units: 1e-7 degrees, millimetres). Altitudes only in 3D, as gpsd reports them.
+    /// Position and heights (UBX units: 1e-7 degrees, millimetres). The heights in a 2D fix too: the
+    /// receiver sends them with their vAcc, and gpsd reports them (ublox-glo.log: 169 2D NAV-PVT epochs
+    /// with altHAE/altMSL), as the assembler keeps a GGA altitude in a 2D epoch.
+    /// A latitude or longitude out of range (a corrupt frame whose checksum passed) sets nothing, as gpsd
+    /// drops it.
     mutating func setUBXPosition(latitude: Int32, longitude: Int32, height: Int32, heightMSL: Int32) {
+        guard latitude.magnitude <= 900_000_000, longitude.magnitude <= 1_800_000_000 else { return }
         self.latitude = Double(latitude) * 1e-7
         self.longitude = Double(longitude) * 1e-7
         rawLatitude = nil
         rawLongitude = nil
-        guard mode == .threeD else { return }
         altitudeHAE = Double(height) / 1000
         altitudeMSL = Double(heightMSL) / 1000
         geoidSeparation = Double(Int64(height) - Int64(heightMSL)) / 1000
@@ -146,6 +150,17 @@ extension Fix {
             $0.position3D = Double(m.pAcc) / 100
             $0.speed = Double(m.sAcc) / 100
         }
+    }
+
+    /// Mode and quality from NAV-STATUS: no fix unless `gpsFixOk` (flags bit 0); the carrier solution is
+    /// in `flags2` bits 6-7 (u-blox 8 protocol 20 and later).
+    mutating func apply(_ m: UBXNavStatus) {
+        guard m.flags & 0x01 != 0 else {
+            mode = .noFix
+            quality = .invalid
+            return
+        }
+        setUBXFix(m.fixType, flags: (m.flags & 0x03) | (m.carrierSolution << 6), carrierSolution: true)
     }
 
     mutating func apply(_ m: UBXNavPOSLLH) {

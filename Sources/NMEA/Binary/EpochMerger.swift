@@ -56,10 +56,21 @@ public struct EpochMerger: Sendable {
         var casicSkyStarted = false
         /// NAV-EOE arrived: the binary part is complete (delivery may wait for the NMEA fix).
         var endSeen = false
+        /// The epoch's ECEF position and velocity (NAV-SOL, NAV-POSECEF, NAV-VELECEF), used at delivery
+        /// when no message gave them geodetically.
+        var ecef = ECEFState()
+        /// A NAV-PVT of this epoch was applied (its mm/s velocity outranks NAV-VELNED's cm/s).
+        var navPVTSeen = false
     }
 
     public internal(set) var counters = Counters()
     let provenance: Provenance
+    /// Converts an ECEF-only solution to latitude, longitude, height and local velocity (see ``ECEFConversion``).
+    let ecefConversion: ECEFConversion?
+    /// Derives the speed of a binary epoch that states none (``AssemblerOptions/distance``).
+    let distance: DistanceFunction?
+    /// The last delivered 2D/3D fix's position and time, for ``deriveSpeed(_:)``.
+    var previousPosition: (latitude: Double, longitude: Double, time: UTCTime)?
     var slots: (Slot?, Slot?) = (nil, nil)
     /// Whether any binary message was seen: until then NMEA fixes pass straight through.
     var active = false
@@ -90,8 +101,21 @@ public struct EpochMerger: Sendable {
         return Self.close(time, last) || (orOlder && behind <= 60_000)
     }
 
-    public init(provenance: Provenance = .receiver) {
+    /// Creates a merger whose fixes carry `provenance`; `ecefConversion` (``AssemblerOptions/ecefConversion``)
+    /// gives a position to epochs that state it only in ECEF.
+    public init(provenance: Provenance = .receiver, ecefConversion: ECEFConversion? = nil) {
         self.provenance = provenance
+        self.ecefConversion = ecefConversion
+        distance = nil
+    }
+
+    /// Creates the merger a stream with `options` uses: their provenance, ECEF conversion, and distance
+    /// (a binary epoch without any velocity message gets a speed derived from the previous fix, as the
+    /// assembler gives an NMEA epoch without a speed sentence one).
+    public init(options: AssemblerOptions) {
+        provenance = options.provenance
+        ecefConversion = options.ecefConversion
+        distance = options.distance
     }
 
     // MARK: NMEA fixes
@@ -244,6 +268,8 @@ public struct EpochMerger: Sendable {
             if let status { slot.fix.receiverStatus = status }
             if slot.nmeaSequence >= 0 { counters.merged += 1 }
         }
+        slot.ecef.fill(&slot.fix, using: ecefConversion)
+        deriveSpeed(&slot.fix)
         if slot.fix.mode < .twoD {
             slot.fix.latitude = nil
             slot.fix.longitude = nil
@@ -293,6 +319,9 @@ public struct EpochMerger: Sendable {
             combined.binarySequence = mine.binarySequence
         }
         combined.key = mine.key
+        combined.ecef.position = mine.ecef.position ?? twin.ecef.position
+        combined.ecef.velocity = mine.ecef.velocity ?? twin.ecef.velocity
+        combined.navPVTSeen = mine.navPVTSeen || twin.navPVTSeen
         combined.casicSkyStarted = mine.casicSkyStarted
         if other == 0 { slots.0 = combined; slots.1 = nil } else { slots.1 = combined; slots.0 = nil }
     }

@@ -197,6 +197,24 @@ public struct UBXNavPOSECEF: Sendable, Hashable {
     }
 }
 
+/// UBX-NAV-VELECEF (0x01 0x11): ECEF velocity, cm/s, and its accuracy, cm/s. 20 bytes.
+public struct UBXNavVELECEF: Sendable, Hashable {
+    /// GPS time of week of the navigation epoch, ms.
+    public var iTOW: UInt32
+    /// ECEF velocity, cm/s.
+    public var ecefVX: Int32, ecefVY: Int32, ecefVZ: Int32
+    /// Speed accuracy estimate, cm/s.
+    public var sAcc: UInt32
+
+    /// Decodes a NAV-VELECEF payload (20 bytes).
+    public init?(payload: borrowing Span<UInt8>) {
+        guard payload.count >= 20 else { return nil }
+        typealias L = LittleEndian
+        iTOW = L.u32(payload, 0)
+        ecefVX = L.i32(payload, 4); ecefVY = L.i32(payload, 8); ecefVZ = L.i32(payload, 12); sAcc = L.u32(payload, 16)
+    }
+}
+
 /// UBX-NAV-VELNED (0x01 0x12): velocity in the local frame, cm/s, heading 1e-5 degrees. 36 bytes.
 public struct UBXNavVELNED: Sendable, Hashable {
     public var iTOW: UInt32

@@ -88,6 +88,8 @@ public struct UBXNavStatus: Sendable, Hashable {
     /// Time to first fix and since start-up, milliseconds.
     public var ttff: UInt32, msss: UInt32
     public var spoofing: SpoofingState
+    /// `flags2` bits 6-7 carrSoln: 0 none, 1 float, 2 fixed (u-blox 8 protocol 20 and later; 0 before).
+    public var carrierSolution: UInt8
 
     /// Decodes a NAV-STATUS payload (16 bytes).
     public init?(payload: borrowing Span<UInt8>) {
@@ -95,6 +97,7 @@ public struct UBXNavStatus: Sendable, Hashable {
         typealias L = LittleEndian
         iTOW = L.u32(payload, 0); fixType = UBXRawFixType(L.u8(payload, 4)); flags = L.u8(payload, 5)
         spoofing = SpoofingState(rawValue: (L.u8(payload, 7) >> 3) & 0x03) ?? .unknown
+        carrierSolution = L.u8(payload, 7) >> 6
         ttff = L.u32(payload, 8); msss = L.u32(payload, 12)
     }
 }
