@@ -29,14 +29,14 @@ public struct EpochAssembler: Sendable {
     /// Counters of accepted and rejected sentences and fixes emitted.
     public internal(set) var counters = SentenceCounters()
 
-    private var fix = Fix()
+    var fix = Fix()
     /// A fix as `Fix()` makes it, copied over the epoch's fix at each change of time: one copy
     /// instead of building the 64 entries of its satellite table anew.
     private let emptyFix = Fix()
     private var epochTime: TimeOfDay?
     private var epochHasData = false
     private var epochEmitted = false
-    private var date: CalendarDate?
+    var date: CalendarDate?
     private var dateFromThisEpoch = false
     /// The fix mode as of the previous sentence (across epoch boundaries), for gpsd's rule that a
     /// 2D report does not downgrade a 3D fix while an altitude is held.
@@ -53,25 +53,25 @@ public struct EpochAssembler: Sendable {
     private var lastGGATime: TimeOfDay?
     private var lastGGATalker: Talker?
     /// The learned cycle ender and how many times in a row it ended an epoch since it was learned.
-    private var ender: SentenceAddress?
-    private var enderConfirmations = 0
+    var ender: SentenceAddress?
+    var enderConfirmations = 0
     /// The same, learned only from epochs that had a position (QUIRKS.md E-12): what ends a receiver's
     /// epochs while it has no fix need not end them once it has one.
-    private var fixEnder: SentenceAddress?
-    private var fixEnderConfirmations = 0
+    var fixEnder: SentenceAddress?
+    var fixEnderConfirmations = 0
     /// The ender at which the current epoch was emitted.
     private var emittedAt: SentenceAddress?
     /// The current epoch's last sentence that brought fix data.
-    private var lastContributor: SentenceAddress?
-    private var previousWasContributor = false
+    var lastContributor: SentenceAddress?
+    var previousWasContributor = false
     /// Sentences seen to be followed by more timed sentences of the same epoch (a small ring).
-    private var distrusted = InlineArray<4, SentenceAddress?>(repeating: nil)
-    private var distrustedNext = 0
+    var distrusted = InlineArray<4, SentenceAddress?>(repeating: nil)
+    var distrustedNext = 0
     /// The satellites-in-view table, kept across epochs (GSV is often sent less often than fixes).
-    private var sky = SatelliteList()
+    var sky = SatelliteList()
     /// Satellites used, from the current GSA series.
-    private var used = InlineArray<48, UInt32>(repeating: 0)
-    private var usedCount = 0
+    var used = InlineArray<48, UInt32>(repeating: 0)
+    var usedCount = 0
     private var lastWasGSA = false
     private var gsaSeriesTime: TimeOfDay?
 
@@ -87,12 +87,19 @@ public struct EpochAssembler: Sendable {
     /// (at most one: the previous epoch when this sentence starts a new one, or the current epoch
     /// when this sentence is its learned cycle ender).
     public mutating func add(_ parsed: ParsedSentence, emit: (Fix) -> Void) {
-        counters.accept(parsed.sentence.type)
-        if !parsed.unreadableFields.isEmpty { counters.noteUnreadable(parsed.sentence.type, parsed.unreadableFields) }
-        let time = parsed.sentence.epochTime
+        add(parsed, time: parsed.epochTime) { emit($0.pointee) }
+    }
+
+    /// ``add(_:emit:)`` with the sentence's ``Sentence/epochTime`` already known (the stream reads it
+    /// once for the merger and the assembler), handing out the fix in place: `emit` gets a pointer to
+    /// the assembler's own fix, valid during the call, instead of a copy of its two kilobytes.
+    @inline(__always)
+    mutating func add(_ parsed: ParsedSentence, time: TimeOfDay?, emit: (UnsafePointer<Fix>) -> Void) {
+        counters.accept(parsed.sentenceType)
+        if !parsed.unreadableFields.isEmpty { counters.noteUnreadable(parsed.sentenceType, parsed.unreadableFields) }
         if let time {
             if let epochTime, time != epochTime {
-                if epochHasData && !epochEmitted { emit(finishEpoch()) }
+                if epochHasData && !epochEmitted { emitEpoch(emit) }
                 learnEnder()
                 startEpoch(time)
             } else if epochTime == nil {
@@ -133,63 +140,22 @@ public struct EpochAssembler: Sendable {
         if confirmations >= 1, let ender = byFixEnder ? fixEnder : ender, ender == parsed.address,
            lastContributor == parsed.address, !isDistrusted(ender), epochHasData, byFixEnder || !awaitsRestOfEpoch {
             // The learned cycle ender arrived: the epoch is complete now.
-            let now = finishEpoch()
+            emitEpoch(emit)
             epochEmitted = true
             emittedAt = ender
-            emit(now)
         }
-    }
-
-    /// At a change of time: the last contributing sentence of the epoch that just ended is the cycle
-    /// ender candidate. It is trusted once the same sentence has ended two epochs in a row, so a
-    /// receiver whose epochs end with different sentences (half-second cycles with ZDA every other
-    /// one) gets its fixes at the change of time instead of too early.
-    /// An epoch that had a position also teaches the fix-epoch ender (QUIRKS.md E-12).
-    private mutating func learnEnder() {
-        guard let last = lastContributor else { return }
-        Self.learn(last, &ender, &enderConfirmations)
-        if fix.mode >= .twoD, fix.latitude != nil { Self.learn(last, &fixEnder, &fixEnderConfirmations) }
-        lastContributor = nil
-        previousWasContributor = false
-    }
-
-    private static func learn(_ last: SentenceAddress, _ ender: inout SentenceAddress?, _ confirmations: inout Int) {
-        if last == ender {
-            if confirmations < 2 { confirmations += 1 }
-        } else {
-            ender = last
-            confirmations = 0
-        }
-    }
-
-    /// Whether the epoch, though its learned ender has come, is left to the change of time because a
-    /// later sentence may still complete it (QUIRKS.md E-12). Cycles are learned while a receiver has no
-    /// fix too (a duty-cycled receiver must report its first fix at once), but then some receivers send
-    /// sentences with empty time fields (Quectel's `$GPRMC,,V` and `$GPGGA,,,,,,0`, so GNS is the only
-    /// timed sentence), or a GGA whose too few satellites leave the mode to a later GSA (Garmin 25LP).
-    /// So the first fixes wait: one with a position but no date yet (the RMC with the date may follow),
-    /// and one whose position came with a "no fix" mode (the GSA may give the mode).
-    private var awaitsRestOfEpoch: Bool {
-        guard fix.latitude != nil else { return false }
-        return date == nil || fix.mode < .twoD
-    }
-
-    private mutating func distrust(_ address: SentenceAddress) {
-        if isDistrusted(address) { return }
-        distrusted[distrustedNext] = address
-        distrustedNext = (distrustedNext + 1) % 4
-    }
-
-    private func isDistrusted(_ address: SentenceAddress) -> Bool {
-        for index in 0..<4 where distrusted[index] == address { return true }
-        return false
     }
 
     /// Ends the stream: returns the fix of the last epoch if it was not emitted yet.
     public mutating func finish() -> Fix? {
         guard epochHasData, !epochEmitted else { return nil }
         epochEmitted = true
-        return finishEpoch()
+        let latitude = fix.latitude, longitude = fix.longitude
+        finishEpoch()
+        let out = fix
+        fix.latitude = latitude
+        fix.longitude = longitude
+        return out
     }
 
     private mutating func startEpoch(_ time: TimeOfDay) {
@@ -209,9 +175,25 @@ public struct EpochAssembler: Sendable {
         fix.timeOfDay = time
     }
 
-    private mutating func finishEpoch() -> Fix {
-        var out = fix
-        out.timeOfDay = epochTime
+    /// Completes the epoch's fix and hands it to `emit` in place (no copy of its two kilobytes).
+    /// Afterwards `fix` holds the position its sentences gave again (the fix handed out has none
+    /// below 2D): what the rest of the epoch and ``learnEnder()`` read of `fix` is then as if the fix
+    /// had been completed in a copy.
+    @inline(__always)
+    private mutating func emitEpoch(_ emit: (UnsafePointer<Fix>) -> Void) {
+        let latitude = fix.latitude, longitude = fix.longitude
+        finishEpoch()
+        withUnsafePointer(to: &fix, emit)
+        fix.latitude = latitude
+        fix.longitude = longitude
+    }
+
+    /// Completes the epoch's fix in place (time, derived speed, the sky with used flags, accuracy).
+    /// Called once per epoch; of what later sentences of the epoch read of `fix` (mode, altitude,
+    /// quality, whether GST set the accuracy, the position) only the position is changed here, and
+    /// the callers put it back.
+    private mutating func finishEpoch() {
+        fix.timeOfDay = epochTime
         if let date, let time = epochTime {
             var corrected = date
             var rolled = false
@@ -225,75 +207,45 @@ public struct EpochAssembler: Sendable {
             }
             // A date the receiver cannot mean (a ZDA year past 2262) gives no time rather than a trap.
             if let instant = UTCTime(representing: corrected, time: time) {
-                out.time = instant
-                out.weekRolloverCorrected = rolled
+                fix.time = instant
+                fix.weekRolloverCorrected = rolled
             }
         }
-        if out.mode < .twoD {
-            out.latitude = nil
-            out.longitude = nil
+        if fix.mode < .twoD {
+            fix.latitude = nil
+            fix.longitude = nil
         }
         // No sentence gave a speed: derive it from the previous fix, as gpsd does.
-        if out.speed == nil, out.mode >= .twoD, let distance = options.distance, let lat = out.latitude, let lon = out.longitude,
-           let time = out.time, let lat0 = previousLatitude, let lon0 = previousLongitude, let time0 = previousTime,
+        if fix.speed == nil, fix.mode >= .twoD, let distance = options.distance, let lat = fix.latitude, let lon = fix.longitude,
+           let time = fix.time, let lat0 = previousLatitude, let lon0 = previousLongitude, let time0 = previousTime,
            time > time0,
            case let (elapsed, false) = time.nanosecondsSinceEpoch.subtractingReportingOverflow(time0.nanosecondsSinceEpoch) {
             let seconds = Double(elapsed) / 1e9
             let speed = distance(lat0, lon0, lat, lon) / seconds
             if speed.isFinite, speed < 9999.9 {
-                out.speed = speed
-                out.speedIsDerived = true
+                fix.speed = speed
+                fix.speedIsDerived = true
             }
         }
-        if out.mode >= .twoD {
-            previousLatitude = out.latitude
-            previousLongitude = out.longitude
-            previousTime = out.time
+        if fix.mode >= .twoD {
+            previousLatitude = fix.latitude
+            previousLongitude = fix.longitude
+            previousTime = fix.time
         } else {
             previousLatitude = nil
             previousLongitude = nil
             previousTime = nil
         }
-        lastEpochHadAltitude = out.altitudeMSL != nil && out.mode >= .twoD
-        if out.altitudeMSL != nil { previousHadAltitude = true } else if out.mode < .twoD { previousHadAltitude = false }
+        lastEpochHadAltitude = fix.altitudeMSL != nil && fix.mode >= .twoD
+        if fix.altitudeMSL != nil { previousHadAltitude = true } else if fix.mode < .twoD { previousHadAltitude = false }
         // Satellites: the sky table with used flags from the latest GSA series.
-        out.satellites = sky
-        // A satellite is used when the GSA series named it with its system, or without one. The
-        // series as a set of bits, one per (system + 1, PRN) for PRNs below 256 (all real ones), so
-        // marking the sky costs one lookup per satellite; larger PRNs are looked for one by one.
-        var usedBits = InlineArray<32, UInt64>(repeating: 0)
-        for slot in 0..<usedCount where used[slot] & 0xFFFF < 256 {
-            let bit = Int(used[slot] >> 16) << 8 | Int(used[slot] & 0xFF)
-            usedBits[bit >> 6] |= 1 << UInt64(bit & 63)
-        }
-        withUnsafeBytes(of: &used) { table in
-            let slots = table.bindMemory(to: UInt32.self)
-            for index in 0..<out.satellites.count {
-                let prn = out.satellites.storage[index].prn
-                let system = out.satellites.storage[index].constellation
-                let code = UInt32(system.map { $0.rawValue &+ 1 } ?? 0)
-                var isUsed = false
-                if prn < 256 {
-                    let withSystem = Int(code) << 8 | Int(prn)
-                    isUsed = usedBits[withSystem >> 6] & 1 << UInt64(withSystem & 63) != 0
-                        || usedBits[Int(prn) >> 6] & 1 << UInt64(prn & 63) != 0
-                } else {
-                    let key = code << 16 | UInt32(prn)
-                    for slot in 0..<usedCount where slots[slot] == key || slots[slot] == UInt32(prn) {
-                        isUsed = true
-                        break
-                    }
-                }
-                out.satellites.storage[index].used = isUsed
-            }
-        }
-        if out.satellitesUsed == nil, usedCount > 0 { out.satellitesUsed = usedCount }
-        computeAccuracy(&out)
+        markUsedSatellites()
+        if fix.satellitesUsed == nil, usedCount > 0 { fix.satellitesUsed = usedCount }
+        Self.computeAccuracy(&fix)
         counters.fixes += 1
-        return out
     }
 
-    private func computeAccuracy(_ out: inout Fix) {
+    private static func computeAccuracy(_ out: inout Fix) {
         guard out.mode >= .twoD else { return }
         if out.accuracySource == .gst || out.accuracySource == .gbs { return }
         let uere = Fix.userEquivalentRangeError(for: out.quality)
@@ -318,6 +270,7 @@ public struct EpochAssembler: Sendable {
 
     /// Whether an altitude is known for a 2D-only sentence (RMC, GLL) to report 3D: this epoch's, or
     /// the previous epoch's when the sentence is the first of its epoch.
+    @inline(__always)
     private func altitudeKnown(epochHadData: Bool) -> Bool {
         epochHadData ? fix.altitudeMSL != nil : fix.altitudeMSL != nil || lastEpochHadAltitude
     }
@@ -339,16 +292,16 @@ public struct EpochAssembler: Sendable {
         fix.longitude = longitude.degrees
     }
 
+    @inline(__always)
     private mutating func merge(_ parsed: ParsedSentence, time: TimeOfDay?) {
         mergeFields(parsed, time: time)
         if fix.mode != .unknown { stateMode = fix.mode }
     }
 
     private mutating func mergeFields(_ parsed: ParsedSentence, time: TimeOfDay?) {
-        let sentence = parsed.sentence
         let hadData = epochHasData
-        if case .gsa = sentence {} else { lastWasGSA = false }
-        switch sentence {
+        if parsed.sentenceType != .gsa { lastWasGSA = false }
+        switch parsed.sentence {
         case .rmc(let s):
             epochHasData = true
             if let day = s.day, let month = s.month, let yy = s.twoDigitYear,
@@ -484,13 +437,7 @@ public struct EpochAssembler: Sendable {
             if s.messageNumber == 1 {
                 // A new series replaces this talker's (and signal's) satellites. A GP series also
                 // carries SBAS (PRN 33-64) and QZSS (193-202) satellites: those are its own too.
-                let system = talker?.constellation
-                sky.removeAll { satellite in
-                    if system == nil { return satellite.constellation == nil || talker == .combined }
-                    let own = satellite.constellation == system
-                        || (system == .gps && (satellite.constellation == .sbas || satellite.constellation == .qzss))
-                    return own && satellite.signalID == s.signalID
-                }
+                sky.removeSeries(of: talker?.constellation, combined: talker == .combined, signalID: s.signalID)
             }
             for index in 0..<s.satelliteCount {
                 let view = s.satellites[index]

@@ -3,6 +3,7 @@
 extension EpochAssembler {
     /// Whether an untimed sentence changes what a fix reports (altitude, speed or course). GSA is left
     /// out: a series of GSA (one per constellation) has no count, so its first cannot be known to end an epoch.
+    @inline(__always)
     static func bringsFixData(_ sentence: Sentence) -> Bool {
         switch sentence {
         // Any content counts, believed or not: a receiver whose VTG lacks its course while still

@@ -177,7 +177,8 @@ public struct SatelliteList: Sendable {
     /// Adds a satellite, or counts it as dropped when full.
     public mutating func append(_ satellite: SatelliteInfo) {
         guard count < SatelliteList.capacity else { dropped += 1; return }
-        storage[count] = satellite
+        var table = storage.mutableSpan
+        table[count] = satellite
         count += 1
     }
 
@@ -186,6 +187,34 @@ public struct SatelliteList: Sendable {
         var kept = 0
         for index in 0..<count where !predicate(storage[index]) {
             storage[kept] = storage[index]
+            kept += 1
+        }
+        count = kept
+    }
+
+    /// Removes the satellites a new GSV series replaces: those of `system` (for GPS, SBAS and QZSS
+    /// too) with signal `signalID`; with no system, those with no constellation, or all of them when
+    /// the talker is `GN` (`combined`). ``removeAll(where:)`` with that rule, without a closure call
+    /// and a copy of each satellite.
+    mutating func removeSeries(of system: Constellation?, combined: Bool, signalID: UInt8?) {
+        if system == nil, combined {
+            count = 0
+            return
+        }
+        var kept = 0
+        var table = storage.mutableSpan
+        for index in 0..<count {
+            let constellation = table[index].constellation
+            let removed: Bool
+            if let system {
+                let own = constellation == system
+                    || (system == .gps && (constellation == .sbas || constellation == .qzss))
+                removed = own && table[index].signalID == signalID
+            } else {
+                removed = constellation == nil
+            }
+            if removed { continue }
+            if kept != index { table[kept] = table[index] }
             kept += 1
         }
         count = kept

@@ -95,7 +95,10 @@ public final class NMEAFramer {
     /// The largest UBX payload held whole (MON-VER, NAV-SAT with many satellites and RXM-RAWX fit).
     public static let maximumUBXPayload = 8192
 
-    private var core: FramerCore
+    /// The state, in memory the framer allocates once and owns: a feed reaches it through this
+    /// pointer, with no exclusivity check (each access of a class's stored property is checked at run
+    /// time, which costs more than framing a sentence fed on its own) and no copy in and out.
+    private let core: UnsafeMutablePointer<FramerCore>
 
     /// Creates a framer.
     /// - Parameters:
@@ -104,63 +107,62 @@ public final class NMEAFramer {
     public init(maximumSentenceLength: Int = NMEAFramer.defaultMaximumSentenceLength, skipsCommentLines: Bool = false) {
         let maximum = min(max(maximumSentenceLength, 16), 4096)
         let size = max(maximum, NMEAFramer.maximumUBXPayload + 8)
-        core = FramerCore(
+        core = UnsafeMutablePointer<FramerCore>.allocate(capacity: 1)
+        core.initialize(to: FramerCore(
             maximumSentenceLength: maximum, skipsCommentLines: skipsCommentLines,
             buffer: UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8),
-            replay: UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8))
+            replay: UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)))
     }
 
     deinit {
-        core.buffer.deallocate()
-        core.replay.deallocate()
+        core.pointee.buffer.deallocate()
+        core.pointee.replay.deallocate()
+        core.deinitialize(count: 1)
+        core.deallocate()
     }
 
     /// The maximum sentence length in bytes, from the delimiter to the checksum inclusive.
-    public var maximumSentenceLength: Int { core.maximumSentenceLength }
+    public var maximumSentenceLength: Int { core.pointee.maximumSentenceLength }
 
     /// Skip lines that start with `#` (comment lines of recorded logs) instead of counting them as garbage.
     public var skipsCommentLines: Bool {
-        get { core.skipsCommentLines }
-        set { core.skipsCommentLines = newValue }
+        get { core.pointee.skipsCommentLines }
+        set { core.pointee.skipsCommentLines = newValue }
     }
 
     /// What the framer has seen so far.
-    public var counters: FramerCounters { core.counters }
+    public var counters: FramerCounters { core.pointee.counters }
 
     /// Whether an RTCM 3 frame has begun and not yet ended (its bytes are held).
-    public var isInsideRTCM3Frame: Bool { core.state == .rtcm3 }
+    public var isInsideRTCM3Frame: Bool { core.pointee.state == .rtcm3 }
 
     /// Forgets any partial sentence or frame (for example after the port was reopened).
     public func reset() {
-        core.state = .idle
-        core.length = 0
-        core.atLineStart = true
-        core.garbageCount = 0
-        core.garbageStart = -1
+        core.pointee.state = .idle
+        core.pointee.length = 0
+        core.pointee.atLineStart = true
+        core.pointee.garbageCount = 0
+        core.pointee.garbageStart = -1
     }
 
     /// Frames `chunk`, calling `sink` for each sentence, frame and error found.
     public func feed<Sink: NMEAFramerSink>(_ chunk: Span<UInt8>, into sink: inout Sink) {
-        // The state lives in a local copy while framing, so the per-byte loop touches no class storage.
-        var local = core
-        chunk.withUnsafeBufferPointer { input in local.feed(input, into: &sink) }
-        core = local
+        let core = self.core
+        chunk.withUnsafeBufferPointer { input in core.pointee.feed(input, into: &sink) }
     }
 
     /// Frames `bytes` (any byte collection), calling `sink` as ``feed(_:into:)`` does.
     public func feed<Sink: NMEAFramerSink, Bytes: Sequence<UInt8>>(bytes: Bytes, into sink: inout Sink) {
-        var local = core
         for byte in bytes {
-            local.step(byte, into: &sink)
-            local.counters.bytes &+= 1
+            core.pointee.step(byte, into: &sink)
+            core.pointee.counters.bytes &+= 1
         }
-        core = local
     }
 
     /// Signals the end of the stream: a pending sentence without a terminator is delivered, other
     /// partial frames are reported as dropped and their bytes framed again.
     public func finish<Sink: NMEAFramerSink>(into sink: inout Sink) {
-        core.finish(into: &sink)
+        core.pointee.finish(into: &sink)
     }
 
 }

@@ -35,17 +35,22 @@ public final class NMEAStream {
     /// The framer (its counters say how many bytes, sentences and binary frames were seen).
     public let framer: NMEAFramer
     /// Parser options (checksum strictness).
-    public var parserOptions: NMEAParserOptions
+    public var parserOptions: NMEAParserOptions {
+        get { state.pointee.parserOptions }
+        set { state.pointee.parserOptions = newValue }
+    }
     /// The epoch assembler (its counters say how many sentences were accepted and rejected, by reason).
-    public var assembler: EpochAssembler { state.assembler }
+    public var assembler: EpochAssembler { state.pointee.assembler }
     /// The merger of binary navigation frames (UBX, CASIC) with the assembler's fixes (its counters say
     /// how many frames were decoded, malformed or ignored).
-    public var merger: EpochMerger { state.merger }
-    /// The assembler, the merger and the arrival order in one stored property, so a sentence costs one
-    /// access to the class's storage (each access of a class property is checked for exclusivity).
-    private var state: State
+    public var merger: EpochMerger { state.pointee.merger }
+    /// The assembler, the merger and the arrival order, in memory the stream allocates once and owns:
+    /// a sentence reaches them through this pointer, with no exclusivity check and no retain of the
+    /// stream (a stored property of a class is checked at run time at every access).
+    private let state: UnsafeMutablePointer<State>
 
     struct State {
+        var parserOptions: NMEAParserOptions
         var assembler: EpochAssembler
         var merger: EpochMerger
         /// The arrival number of the last sentence, for ordering NMEA against binary within an epoch.
@@ -57,13 +62,13 @@ public final class NMEAStream {
             let previous = lastSentenceOrder
             let order = merger.nextSequence()
             lastSentenceOrder = order
-            let time = parsed.sentence.epochTime
+            let time = parsed.epochTime
             if let time { merger.noteSentence(time: time) }
             withUnsafeMutablePointer(to: &merger) { merger in
-                assembler.add(parsed) { fix in
+                assembler.add(parsed, time: time) { fix in
                     // A fix emitted at a change of time holds the sentences before this one.
-                    let last = time != nil && fix.timeOfDay != time ? previous : order
-                    merger.pointee.add(nmea: fix, sequence: last, emit: emit)
+                    let last = time != nil && fix.pointee.timeOfDay != time ? previous : order
+                    merger.pointee.add(nmea: fix.pointee, sequence: last, emit: emit)
                 }
             }
         }
@@ -75,15 +80,20 @@ public final class NMEAStream {
                 maximumSentenceLength: Int = NMEAFramer.defaultMaximumSentenceLength,
                 skipsCommentLines: Bool = false) {
         framer = NMEAFramer(maximumSentenceLength: maximumSentenceLength, skipsCommentLines: skipsCommentLines)
-        self.parserOptions = parserOptions
-        state = State(assembler: EpochAssembler(options: assemblerOptions),
-                      merger: EpochMerger(options: assemblerOptions))
+        state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+        state.initialize(to: State(parserOptions: parserOptions, assembler: EpochAssembler(options: assemblerOptions),
+                                   merger: EpochMerger(options: assemblerOptions)))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Sentence counters: accepted by type, rejected by reason (framing errors included), fixes
     /// emitted, and the optional fields that could not be read and were taken as absent, by sentence
     /// type and field (``SentenceCounters/unreadable(_:field:)``).
-    public var counters: SentenceCounters { state.assembler.counters }
+    public var counters: SentenceCounters { state.pointee.assembler.counters }
 
     /// Feeds bytes; the delegate hears every fix, sentence and error.
     public func feed<Delegate: NMEAStreamDelegate>(_ bytes: Span<UInt8>, delegate: inout Delegate) {
@@ -107,10 +117,10 @@ public final class NMEAStream {
             var sink = Sink(stream: self, delegate: pointer)
             framer.finish(into: &sink)
         }
-        if let fix = state.assembler.finish() {
-            state.merger.add(nmea: fix, sequence: state.lastSentenceOrder) { delegate.stream(fix: $0) }
+        if let fix = state.pointee.assembler.finish() {
+            state.pointee.merger.add(nmea: fix, sequence: state.pointee.lastSentenceOrder) { delegate.stream(fix: $0) }
         }
-        state.merger.finish { delegate.stream(fix: $0) }
+        state.pointee.merger.finish { delegate.stream(fix: $0) }
     }
 
     /// Ends the stream; `onFix` receives the last epoch's fix if it was pending.
@@ -127,18 +137,24 @@ public final class NMEAStream {
     }
 
     private struct Sink<Delegate: NMEAStreamDelegate>: NMEAFramerSink {
-        unowned(unsafe) let stream: NMEAStream
+        /// The stream's state (the stream outlives the feed that made this sink).
+        let state: UnsafeMutablePointer<State>
         /// The caller's delegate, borrowed for the duration of one feed (never stored beyond it).
         let delegate: UnsafeMutablePointer<Delegate>
 
+        init(stream: NMEAStream, delegate: UnsafeMutablePointer<Delegate>) {
+            state = stream.state
+            self.delegate = delegate
+        }
+
         mutating func framer(sentence: Span<UInt8>) {
             do throws(NMEAError) {
-                let parsed = try NMEAParser.parse(sentence, options: stream.parserOptions)
+                let parsed = try NMEAParser.parse(sentence, options: state.pointee.parserOptions)
                 delegate.pointee.stream(sentence: parsed, bytes: sentence)
                 let delegate = self.delegate
-                stream.state.add(parsed) { delegate.pointee.stream(fix: $0) }
+                state.pointee.add(parsed) { delegate.pointee.stream(fix: $0) }
             } catch {
-                stream.state.assembler.noteRejected(error.reason)
+                state.pointee.assembler.noteRejected(error.reason)
                 delegate.pointee.stream(rejected: error, bytes: sentence)
             }
         }
@@ -146,17 +162,17 @@ public final class NMEAStream {
         mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {
             delegate.pointee.stream(ubxClass: ubxClass, id: id, payload: payload)
             let delegate = self.delegate
-            stream.state.merger.add(ubxClass: ubxClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
+            state.pointee.merger.add(ubxClass: ubxClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
         }
 
         mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {
             delegate.pointee.stream(casicClass: casicClass, id: id, payload: payload)
             let delegate = self.delegate
-            stream.state.merger.add(casicClass: casicClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
+            state.pointee.merger.add(casicClass: casicClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
         }
 
         mutating func framer(error: FramingError) {
-            stream.state.assembler.noteRejected(error.reason)
+            state.pointee.assembler.noteRejected(error.reason)
             delegate.pointee.stream(framingError: error)
         }
     }

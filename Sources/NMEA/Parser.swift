@@ -173,13 +173,20 @@ public enum NMEAParser {
         /// Decodes with `decode` and keeps what the reader found unreadable.
         @inline(__always)
         func decoded<T>(_ type: SentenceType, _ decode: (inout FieldReader) throws(NMEAError) -> T,
-                        _ wrap: (T) -> Sentence) throws(NMEAError) -> ParsedSentence {
+                        _ wrap: (T) -> Sentence, time: (T) -> TimeOfDay? = { _ in nil }) throws(NMEAError) -> ParsedSentence {
             var f = reader(type)
             let value = try decode(&f)
-            return ParsedSentence(address: address, sentence: wrap(value), unreadableFields: UnreadableFields(f.unreadable))
+            return ParsedSentence(address: address, sentence: wrap(value), unreadableFields: UnreadableFields(f.unreadable),
+                                  type: type, epochTime: time(value))
+        }
+        /// A sentence passed through (its type known from where it is built).
+        @inline(__always)
+        func passThrough(_ type: SentenceType, _ wrap: (PassThrough) -> Sentence) -> ParsedSentence {
+            ParsedSentence(address: address, sentence: wrap(PassThrough(address: address, fieldCount: scanned.commas)),
+                           unreadableFields: UnreadableFields(), type: type, epochTime: nil)
         }
         if address.delimiter == 0x21 {
-            return ParsedSentence(address: address, sentence: .encapsulated(PassThrough(address: address, fieldCount: scanned.commas)))
+            return passThrough(.encapsulated, Sentence.encapsulated)
         }
         let letters = address.low
         // Quectel EC21/EC25 send QZSS and BeiDou satellites as $PQGSA/$PQGSV: standard GSA/GSV
@@ -191,17 +198,17 @@ public enum NMEAParser {
             if address.count == 5, letters >> 24 == 0x50_47_52_4D_5A {
                 return try decoded(.proprietary, PGRMZ.parse, Sentence.pgrmz)
             }
-            return ParsedSentence(address: address, sentence: .proprietary(PassThrough(address: address, fieldCount: scanned.commas)))
+            return passThrough(.proprietary, Sentence.proprietary)
         }
         guard address.count == 5 else {
-            return ParsedSentence(address: address, sentence: .other(PassThrough(address: address, fieldCount: scanned.commas)))
+            return passThrough(.otherStandard, Sentence.other)
         }
         guard bytes.count <= maximumStandardLength else { throw .tooLong(length: bytes.count) }
         switch UInt32(truncatingIfNeeded: letters >> 24 & 0xFF_FF_FF) {
         case 0x52_4D_43: // RMC
-            return try decoded(.rmc, RMC.parse, Sentence.rmc)
+            return try decoded(.rmc, RMC.parse, Sentence.rmc, time: \.time)
         case 0x47_47_41: // GGA
-            return try decoded(.gga, GGA.parse, Sentence.gga)
+            return try decoded(.gga, GGA.parse, Sentence.gga, time: \.time)
         case 0x47_53_41: // GSA
             return try decoded(.gsa, GSA.parse, Sentence.gsa)
         case 0x47_53_56: // GSV
@@ -209,15 +216,15 @@ public enum NMEAParser {
         case 0x56_54_47: // VTG
             return try decoded(.vtg, VTG.parse, Sentence.vtg)
         case 0x47_4C_4C: // GLL
-            return try decoded(.gll, GLL.parse, Sentence.gll)
+            return try decoded(.gll, GLL.parse, Sentence.gll, time: \.time)
         case 0x5A_44_41: // ZDA
-            return try decoded(.zda, ZDA.parse, Sentence.zda)
+            return try decoded(.zda, ZDA.parse, Sentence.zda, time: \.time)
         case 0x47_4E_53: // GNS
-            return try decoded(.gns, GNS.parse, Sentence.gns)
+            return try decoded(.gns, GNS.parse, Sentence.gns, time: \.time)
         case 0x47_53_54: // GST
-            return try decoded(.gst, GST.parse, Sentence.gst)
+            return try decoded(.gst, GST.parse, Sentence.gst, time: \.time)
         case 0x47_42_53: // GBS
-            return try decoded(.gbs, GBS.parse, Sentence.gbs)
+            return try decoded(.gbs, GBS.parse, Sentence.gbs, time: \.time)
         case 0x48_44_54: // HDT
             return try decoded(.hdt, HDT.parse, Sentence.hdt)
         case 0x48_44_47: // HDG
@@ -229,7 +236,7 @@ public enum NMEAParser {
         case 0x44_54_4D: // DTM
             return try decoded(.dtm, DTM.parse, Sentence.dtm)
         default:
-            return ParsedSentence(address: address, sentence: .other(PassThrough(address: address, fieldCount: scanned.commas)))
+            return passThrough(.otherStandard, Sentence.other)
         }
     }
 }

@@ -25,6 +25,7 @@ public enum Sentence: Sendable {
     case other(PassThrough)
 
     /// The type of the sentence.
+    @inline(__always)
     public var type: SentenceType {
         switch self {
         case .rmc: return .rmc
@@ -58,11 +59,26 @@ public struct ParsedSentence: Sendable {
     /// The optional fields that could not be read and are absent from ``sentence`` (see
     /// ``NMEAParserOptions/toleratesUnreadableFields``). Empty for nearly every sentence.
     public let unreadableFields: UnreadableFields
+    /// ``Sentence/type`` and ``Sentence/epochTime`` of ``sentence``, set by the parser from the
+    /// payload it decoded: reading them from the enum copies the whole enum (about 150 bytes).
+    let sentenceType: SentenceType
+    let epochTime: TimeOfDay?
 
     init(address: SentenceAddress, sentence: Sentence, unreadableFields: UnreadableFields = UnreadableFields()) {
         self.address = address
         self.sentence = sentence
         self.unreadableFields = unreadableFields
+        sentenceType = sentence.type
+        epochTime = sentence.epochTime
+    }
+
+    @inline(__always)
+    init(address: SentenceAddress, sentence: Sentence, unreadableFields: UnreadableFields, type: SentenceType, epochTime: TimeOfDay?) {
+        self.address = address
+        self.sentence = sentence
+        self.unreadableFields = unreadableFields
+        sentenceType = type
+        self.epochTime = epochTime
     }
 
     /// The talker (`GP`, `GN`, ...), or `nil` for proprietary sentences.

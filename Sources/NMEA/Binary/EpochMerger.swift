@@ -403,6 +403,7 @@ extension Fix {
 
 extension Sentence {
     /// The time of day a sentence states for its epoch (the sentences that open or date an epoch).
+    @inline(__always)
     var epochTime: TimeOfDay? {
         switch self {
         case .rmc(let s): return s.time
