@@ -57,8 +57,9 @@ struct BinaryFrames: NMEAFramerSink {
 }
 
 /// Runs bytes through a whole ``NMEAStream`` and returns its fixes and the stream.
-func streamFixes(_ bytes: [UInt8], chunk: Int = 4096) -> (fixes: [Fix], stream: NMEAStream) {
-    let stream = NMEAStream(skipsCommentLines: true)
+func streamFixes(_ bytes: [UInt8], chunk: Int = 4096, options: AssemblerOptions = AssemblerOptions(),
+                 skipsCommentLines: Bool = true) -> (fixes: [Fix], stream: NMEAStream) {
+    let stream = NMEAStream(assemblerOptions: options, skipsCommentLines: skipsCommentLines)
     var fixes: [Fix] = []
     var index = 0
     while index < bytes.count {

@@ -28,17 +28,7 @@ struct BinaryUnitsTests {
 
     static func fixes(_ bytes: [UInt8], options: AssemblerOptions = AssemblerOptions(weekRolloverPivot: nil)) -> [[Fix]] {
         [bytes.count, 1, 5].map { chunk in
-            let stream = NMEAStream(assemblerOptions: options)
-            var fixes: [Fix] = []
-            var index = 0
-            while index < bytes.count {
-                let end = min(bytes.count, index + chunk)
-                let slice = Array(bytes[index..<end])
-                stream.feed(slice.span) { fixes.append($0) }
-                index = end
-            }
-            stream.finish { fixes.append($0) }
-            return fixes
+            streamFixes(bytes, chunk: chunk, options: options, skipsCommentLines: false).fixes
         }
     }
 
