@@ -46,9 +46,7 @@ public struct EpochAssembler: Sendable {
     /// Whether the previous epoch's fix had an altitude.
     private var lastEpochHadAltitude = false
     /// The previous emitted fix's position and time, for deriving speed.
-    private var previousLatitude: Double?
-    private var previousLongitude: Double?
-    private var previousTime: UTCTime?
+    private var previousPosition: TimedPosition?
     /// The time field of the last GGA, to spot a receiver repeating a stale GGA (no fix).
     private var lastGGATime: TimeOfDay?
     private var lastGGATalker: Talker?
@@ -216,26 +214,13 @@ public struct EpochAssembler: Sendable {
             fix.longitude = nil
         }
         // No sentence gave a speed: derive it from the previous fix, as gpsd does.
-        if fix.speed == nil, fix.mode >= .twoD, let distance = options.distance, let lat = fix.latitude, let lon = fix.longitude,
-           let time = fix.time, let lat0 = previousLatitude, let lon0 = previousLongitude, let time0 = previousTime,
-           time > time0,
-           case let (elapsed, false) = time.nanosecondsSinceEpoch.subtractingReportingOverflow(time0.nanosecondsSinceEpoch) {
-            let seconds = Double(elapsed) / 1e9
-            let speed = distance(lat0, lon0, lat, lon) / seconds
-            if speed.isFinite, speed < 9999.9 {
-                fix.speed = speed
-                fix.speedIsDerived = true
-            }
+        let here = fix.mode >= .twoD ? TimedPosition(fix) : nil
+        if fix.speed == nil, let here, let distance = options.distance,
+           let speed = previousPosition?.speed(to: here, distance: distance) {
+            fix.speed = speed
+            fix.speedIsDerived = true
         }
-        if fix.mode >= .twoD {
-            previousLatitude = fix.latitude
-            previousLongitude = fix.longitude
-            previousTime = fix.time
-        } else {
-            previousLatitude = nil
-            previousLongitude = nil
-            previousTime = nil
-        }
+        previousPosition = here
         lastEpochHadAltitude = fix.altitudeMSL != nil && fix.mode >= .twoD
         if fix.altitudeMSL != nil { previousHadAltitude = true } else if fix.mode < .twoD { previousHadAltitude = false }
         // Satellites: the sky table with used flags from the latest GSA series.

@@ -70,7 +70,7 @@ public struct EpochMerger: Sendable {
     /// Derives the speed of a binary epoch that states none (``AssemblerOptions/distance``).
     let distance: DistanceFunction?
     /// The last delivered 2D/3D fix's position and time, for ``deriveSpeed(_:)``.
-    var previousPosition: (latitude: Double, longitude: Double, time: UTCTime)?
+    var previousPosition: TimedPosition?
     var slots: (Slot?, Slot?) = (nil, nil)
     /// Whether any binary message was seen: until then NMEA fixes pass straight through.
     var active = false
