@@ -129,8 +129,8 @@ struct ClientSocketIssue20Tests {
         }
     }
 
-    @Test("a reloaded policy that denies reaches a connected manager; a bad file keeps the policy in force")
-    func policyReload() async throws {
+    /// A policy file that allows everyone, in a directory of its own removed afterwards, and its source.
+    static func withPolicyFile(_ body: (String, AccessPolicySource) async throws -> Void) async throws {
         let directory = NSTemporaryDirectory() + "fieldloc-policy-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -138,8 +138,12 @@ struct ClientSocketIssue20Tests {
         try "default = always\n".write(toFile: file, atomically: true, encoding: .utf8)
         var logger = Logger(label: "policy-tests")
         logger.logLevel = .critical
-        let source = try AccessPolicySource.load(path: file, logger: logger)
-        try await CSFixture.with(configure: { $0.policySource = source }) { f in
+        try await body(file, try AccessPolicySource.load(path: file, logger: logger))
+    }
+
+    @Test("a reloaded policy that denies reaches a connected manager; a bad file keeps the policy in force")
+    func policyReload() async throws {
+        try await Self.withPolicyFile { file, source in try await CSFixture.with(configure: { $0.policySource = source }) { f in
             let provider = try RemoteLocationProvider(path: f.path)
             let manager = LocationManager(provider: provider, name: "fleet")
             let recorder = CSAuthorizationRecorder()
@@ -170,20 +174,12 @@ struct ClientSocketIssue20Tests {
             #expect(source.reload("SIGHUP") == nil)
             #expect(await csWait(seconds: 10) { manager.authorizationStatus == .authorizedWhenInUse })
             #expect(await csWait(seconds: 10) { manager.accuracyAuthorization == .reducedAccuracy })
-        }
+        } }
     }
 
     @Test("a gpsd watcher that a reloaded policy denies stops watching and is told with an ERROR")
     func gpsdWatcherPolicyReload() async throws {
-        let directory = NSTemporaryDirectory() + "fieldloc-policy-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let file = directory + "/access.policy"
-        try "default = always\n".write(toFile: file, atomically: true, encoding: .utf8)
-        var logger = Logger(label: "policy-tests")
-        logger.logLevel = .critical
-        let source = try AccessPolicySource.load(path: file, logger: logger)
-        try await ServerFixture.with({ $0.policySource = source }) { fixture in
+        try await Self.withPolicyFile { file, source in try await ServerFixture.with({ $0.policySource = source }) { fixture in
             let client = try fixture.client()
             try client.send(ServerTests.watchJSON)
             _ = try client.readLines(seconds: 20) { json($0)?["class"] as? String == "TPV" }
@@ -206,6 +202,6 @@ struct ClientSocketIssue20Tests {
                 return true
             }
             #expect((error?["message"] as? String)?.contains("denied") == true)
-        }
+        } }
     }
 }
