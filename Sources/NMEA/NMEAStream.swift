@@ -97,8 +97,9 @@ public final class NMEAStream {
 
     /// Feeds bytes; the delegate hears every fix, sentence and error.
     public func feed<Delegate: NMEAStreamDelegate>(_ bytes: Span<UInt8>, delegate: inout Delegate) {
+        let state = self.state
         withUnsafeMutablePointer(to: &delegate) { pointer in
-            var sink = Sink(stream: self, delegate: pointer)
+            var sink = Sink(state: state, delegate: UnsafeMutableRawPointer(pointer), type: Delegate.self)
             framer.feed(bytes, into: &sink)
         }
     }
@@ -113,8 +114,9 @@ public final class NMEAStream {
 
     /// Ends the stream: a pending sentence and the last epoch are delivered.
     public func finish<Delegate: NMEAStreamDelegate>(delegate: inout Delegate) {
+        let state = self.state
         withUnsafeMutablePointer(to: &delegate) { pointer in
-            var sink = Sink(stream: self, delegate: pointer)
+            var sink = Sink(state: state, delegate: UnsafeMutableRawPointer(pointer), type: Delegate.self)
             framer.finish(into: &sink)
         }
         if let fix = state.pointee.assembler.finish() {
@@ -136,44 +138,73 @@ public final class NMEAStream {
         mutating func stream(fix: Fix) { onFix(fix) }
     }
 
-    private struct Sink<Delegate: NMEAStreamDelegate>: NMEAFramerSink {
+    /// What the framer calls for one feed. Not generic over the delegate: a generic sink's type
+    /// metadata is looked up in the runtime's cache at every feed when the caller's delegate type is
+    /// not known to this module (about 330 instructions, more than framing a sentence). The delegate
+    /// is reached through its type, kept as an existential metatype and opened at each call.
+    private struct Sink: NMEAFramerSink {
         /// The stream's state (the stream outlives the feed that made this sink).
         let state: UnsafeMutablePointer<State>
         /// The caller's delegate, borrowed for the duration of one feed (never stored beyond it).
-        let delegate: UnsafeMutablePointer<Delegate>
-
-        init(stream: NMEAStream, delegate: UnsafeMutablePointer<Delegate>) {
-            state = stream.state
-            self.delegate = delegate
-        }
+        let delegate: UnsafeMutableRawPointer
+        /// The delegate's type.
+        let type: any NMEAStreamDelegate.Type
 
         mutating func framer(sentence: Span<UInt8>) {
+            let delegate = self.delegate
+            let type = self.type
             do throws(NMEAError) {
                 let parsed = try NMEAParser.parse(sentence, options: state.pointee.parserOptions)
-                delegate.pointee.stream(sentence: parsed, bytes: sentence)
-                let delegate = self.delegate
-                state.pointee.add(parsed) { delegate.pointee.stream(fix: $0) }
+                Self.deliver(sentence: parsed, bytes: sentence, to: delegate, as: type)
+                state.pointee.add(parsed) { Self.deliver(fix: $0, to: delegate, as: type) }
             } catch {
                 state.pointee.assembler.noteRejected(error.reason)
-                delegate.pointee.stream(rejected: error, bytes: sentence)
+                Self.deliver(rejected: error, bytes: sentence, to: delegate, as: type)
             }
         }
 
         mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {
-            delegate.pointee.stream(ubxClass: ubxClass, id: id, payload: payload)
             let delegate = self.delegate
-            state.pointee.merger.add(ubxClass: ubxClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
+            let type = self.type
+            Self.deliver(ubxClass: ubxClass, id: id, payload: payload, to: delegate, as: type)
+            state.pointee.merger.add(ubxClass: ubxClass, id: id, payload: payload) { Self.deliver(fix: $0, to: delegate, as: type) }
         }
 
         mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {
-            delegate.pointee.stream(casicClass: casicClass, id: id, payload: payload)
             let delegate = self.delegate
-            state.pointee.merger.add(casicClass: casicClass, id: id, payload: payload) { delegate.pointee.stream(fix: $0) }
+            let type = self.type
+            Self.deliver(casicClass: casicClass, id: id, payload: payload, to: delegate, as: type)
+            state.pointee.merger.add(casicClass: casicClass, id: id, payload: payload) { Self.deliver(fix: $0, to: delegate, as: type) }
         }
 
         mutating func framer(error: FramingError) {
             state.pointee.assembler.noteRejected(error.reason)
-            delegate.pointee.stream(framingError: error)
+            let type = self.type
+            Self.deliver(framingError: error, to: delegate, as: type)
+        }
+
+        // One call of the delegate each, with its type opened from the existential metatype.
+        private static func deliver<D: NMEAStreamDelegate>(fix: Fix, to raw: UnsafeMutableRawPointer, as: D.Type) {
+            raw.assumingMemoryBound(to: D.self).pointee.stream(fix: fix)
+        }
+        private static func deliver<D: NMEAStreamDelegate>(sentence: ParsedSentence, bytes: Span<UInt8>,
+                                                           to raw: UnsafeMutableRawPointer, as: D.Type) {
+            raw.assumingMemoryBound(to: D.self).pointee.stream(sentence: sentence, bytes: bytes)
+        }
+        private static func deliver<D: NMEAStreamDelegate>(rejected: NMEAError, bytes: Span<UInt8>,
+                                                           to raw: UnsafeMutableRawPointer, as: D.Type) {
+            raw.assumingMemoryBound(to: D.self).pointee.stream(rejected: rejected, bytes: bytes)
+        }
+        private static func deliver<D: NMEAStreamDelegate>(framingError: FramingError, to raw: UnsafeMutableRawPointer, as: D.Type) {
+            raw.assumingMemoryBound(to: D.self).pointee.stream(framingError: framingError)
+        }
+        private static func deliver<D: NMEAStreamDelegate>(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>,
+                                                           to raw: UnsafeMutableRawPointer, as: D.Type) {
+            raw.assumingMemoryBound(to: D.self).pointee.stream(ubxClass: ubxClass, id: id, payload: payload)
+        }
+        private static func deliver<D: NMEAStreamDelegate>(casicClass: UInt8, id: UInt8, payload: Span<UInt8>,
+                                                           to raw: UnsafeMutableRawPointer, as: D.Type) {
+            raw.assumingMemoryBound(to: D.self).pointee.stream(casicClass: casicClass, id: id, payload: payload)
         }
     }
 }
