@@ -67,6 +67,10 @@ public struct EpochAssembler: Sendable {
     var distrustedNext = 0
     /// The satellites-in-view table, kept across epochs (GSV is often sent less often than fixes).
     var sky = SatelliteList()
+    /// The used set the sky's used flags were last marked from (one bit per system + 1 and PRN), and
+    /// whether that set named PRNs of 256 or more; satellites added since were marked from it too.
+    var markedBits = InlineArray<32, UInt64>(repeating: 0)
+    var markedLarge = false
     /// Satellites used, from the current GSA series.
     var used = InlineArray<48, UInt32>(repeating: 0)
     var usedCount = 0
@@ -424,11 +428,14 @@ public struct EpochAssembler: Sendable {
                 // carries SBAS (PRN 33-64) and QZSS (193-202) satellites: those are its own too.
                 sky.removeSeries(of: talker?.constellation, combined: talker == .combined, signalID: s.signalID)
             }
-            for index in 0..<s.satelliteCount {
-                let view = s.satellites[index]
-                let constellation = Constellation.of(satellite: Int(view.prn), talker: talker)
-                sky.append(SatelliteInfo(constellation: constellation, prn: view.prn, elevation: view.elevation,
-                                         azimuth: view.azimuth, snr: view.snr, signalID: s.signalID))
+            withUnsafePointer(to: &markedBits) { marked in
+                for index in 0..<s.satelliteCount {
+                    let view = s.satellites[index]
+                    let constellation = Constellation.of(satellite: Int(view.prn), talker: talker)
+                    sky.append(SatelliteInfo(constellation: constellation, prn: view.prn, elevation: view.elevation,
+                                             azimuth: view.azimuth, snr: view.snr,
+                                             used: Self.isUsed(view.prn, constellation, in: marked), signalID: s.signalID))
+                }
             }
         case .gst(let s):
             epochHasData = epochHasData || time != nil

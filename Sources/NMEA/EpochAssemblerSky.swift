@@ -1,48 +1,97 @@
 /// The end of an epoch's sky: the satellites in view copied into the fix with their used flags.
+///
+/// The used flags live in the assembler's sky table itself and say what the used set in
+/// `markedBits` says: a satellite added by GSV is marked from that set as it is added, and at the end
+/// of an epoch the table is marked again only when the latest GSA series names a different set. A
+/// receiver that keeps its satellites from one epoch to the next (most epochs) then costs one
+/// comparison of two small bit sets instead of a lookup per satellite in view.
 extension EpochAssembler {
-    /// Copies the sky table into the epoch's fix, marking each satellite held that the
-    /// latest GSA series used. A satellite is used when the series named it with its system, or
-    /// without one. The series as a set of bits, one per (system + 1, PRN) for PRNs below 256 (all
-    /// real ones), so marking costs one lookup per satellite; larger PRNs are looked for one by one.
+    /// Copies the sky table into the epoch's fix with each satellite marked used when the latest GSA
+    /// series named it with its system, or without one. The series as a set of bits, one per
+    /// (system + 1, PRN) for PRNs below 256 (all real ones); larger PRNs are looked for one by one.
+    ///
+    /// Every index here is in range by construction (at most 48 series entries and 64 satellites; a
+    /// system code is at most 7, so a bit number is below 2,048), so the tables are read without
+    /// bounds checks: this runs at every epoch.
     mutating func markUsedSatellites() {
-        // Copies of the small tables, read through spans: a subscript of an inline array that is a
-        // stored property copies the whole array at each access.
+        // A copy of the small series table, and the tables read through spans: a subscript of an
+        // inline array copies the whole array at each access.
         let used = self.used
-        let usedCount = self.usedCount
         let series = used.span
+        let usedCount = min(self.usedCount, 48)
         var usedBits = InlineArray<32, UInt64>(repeating: 0)
         var anyLarge = false
+        var bits = usedBits.mutableSpan
         for slot in 0..<usedCount {
-            let entry = series[slot]
+            let entry = series[unchecked: slot]
             if entry & 0xFFFF < 256 {
-                let bit = Int(entry >> 16) << 8 | Int(entry & 0xFF)
-                usedBits[bit >> 6] |= 1 << UInt64(bit & 63)
+                let bit = Int(truncatingIfNeeded: (entry >> 16) & 7) << 8 | Int(truncatingIfNeeded: entry & 0xFF)
+                bits[unchecked: bit >> 6] |= 1 << UInt64(bit & 63)
             } else {
                 anyLarge = true
             }
         }
-        // The whole table in one block copy, then the used flags set in place.
+        let changed = withUnsafePointer(to: &usedBits) { now in
+            withUnsafePointer(to: &markedBits) { marked in Self.differ(now, marked) }
+        }
+        if anyLarge || markedLarge || changed {
+            markSky(usedBits, series: series, count: usedCount, anyLarge: anyLarge)
+            markedBits = usedBits
+            markedLarge = anyLarge
+        }
+        // The whole table in one block copy.
         fix.satellites = sky
-        let count = sky.count
-        var table = fix.satellites.storage.mutableSpan
+    }
+
+    /// Whether a satellite is in a used set (the one the sky was last marked from, for a satellite
+    /// added to the sky between two ends of epochs). `bits` is read in place: a copy of an inline array
+    /// is a copy of its 256 bytes.
+    @inline(__always)
+    static func isUsed(_ prn: UInt16, _ constellation: Constellation?, in bits: UnsafePointer<InlineArray<32, UInt64>>) -> Bool {
+        guard prn < 256 else { return false }
+        let lookup = UnsafeRawPointer(bits).assumingMemoryBound(to: UInt64.self)
+        let code = Int(constellation.map { $0.rawValue &+ 1 } ?? 0) & 7
+        // Both bit numbers share their low six bits with the PRN's.
+        let words = lookup[(code << 8 | Int(prn)) >> 6] | lookup[Int(prn) >> 6]
+        return words >> UInt64(prn & 63) & 1 != 0
+    }
+
+    /// Sets every used flag of the sky table from `usedBits` (and, for PRNs of 256 or more, from the
+    /// series itself).
+    private mutating func markSky(_ usedBits: InlineArray<32, UInt64>, series: Span<UInt32>, count usedCount: Int,
+                                  anyLarge: Bool) {
+        let lookup = usedBits.span
+        let count = min(sky.count, SatelliteList.capacity)
+        var table = sky.storage.mutableSpan
         for index in 0..<count {
-            let prn = table[index].prn
-            let code = UInt32(table[index].constellation.map { $0.rawValue &+ 1 } ?? 0)
+            let prn = table[unchecked: index].prn
             if prn < 256 {
-                let withSystem = Int(code) << 8 | Int(prn)
-                table[index].used = usedBits[withSystem >> 6] & 1 << UInt64(withSystem & 63) != 0
-                    || usedBits[Int(prn) >> 6] & 1 << UInt64(prn & 63) != 0
+                let code = Int(table[unchecked: index].constellation.map { $0.rawValue &+ 1 } ?? 0) & 7
+                // Both bit numbers share their low six bits with the PRN's.
+                let words = lookup[unchecked: (code << 8 | Int(prn)) >> 6] | lookup[unchecked: Int(prn) >> 6]
+                table[unchecked: index].used = words >> UInt64(prn & 63) & 1 != 0
             } else if anyLarge {
+                let code = UInt32(table[unchecked: index].constellation.map { $0.rawValue &+ 1 } ?? 0)
                 let key = code << 16 | UInt32(prn)
                 var found = false
-                for slot in 0..<usedCount where series[slot] == key || series[slot] == UInt32(prn) {
+                for slot in 0..<usedCount where series[unchecked: slot] == key || series[unchecked: slot] == UInt32(prn) {
                     found = true
                     break
                 }
-                table[index].used = found
+                table[unchecked: index].used = found
             } else {
-                table[index].used = false
+                table[unchecked: index].used = false
             }
         }
+    }
+
+    /// Whether two used sets differ.
+    @inline(__always)
+    private static func differ(_ a: UnsafePointer<InlineArray<32, UInt64>>, _ b: UnsafePointer<InlineArray<32, UInt64>>) -> Bool {
+        let left = UnsafeRawPointer(a).assumingMemoryBound(to: UInt64.self)
+        let right = UnsafeRawPointer(b).assumingMemoryBound(to: UInt64.self)
+        var difference: UInt64 = 0
+        for index in 0..<32 { difference |= left[index] ^ right[index] }
+        return difference != 0
     }
 }

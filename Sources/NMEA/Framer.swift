@@ -248,7 +248,9 @@ struct FramerCore {
                     counters.sentences &+= 1
                     sink.framer(sentence: UnsafeBufferPointer(start: base + index, count: length).span)
                     atLineStart = true
+                    // The LF of a CR LF ends nothing more (in `idle` it only marks a line start).
                     index = stop &+ 1
+                    if base[stop] == 0x0D, index < count, base[index] == 0x0A { index &+= 1 }
                     continue
                 }
             }
@@ -261,7 +263,9 @@ struct FramerCore {
 
     /// The index of the first byte from `from` on that cannot continue a sentence (a control or
     /// non-ASCII byte, DEL, `$` or `!`), or `end` if there is none before it. Sixteen bytes at a time
-    /// while sixteen are left, then one at a time.
+    /// while sixteen are left; the last few in one more load of the sixteen bytes that end at `end`
+    /// (those it shares with the loads before are known to continue the sentence), or one at a time
+    /// when the whole range is shorter than sixteen.
     @inline(__always)
     static func sentenceEnd(_ base: UnsafePointer<UInt8>, from: Int, to end: Int) -> Int {
         var index = from
@@ -279,6 +283,15 @@ struct FramerCore {
             if lanes.0 != 0 { return index &+ lanes.0.trailingZeroBitCount &>> 3 }
             if lanes.1 != 0 { return index &+ 8 &+ lanes.1.trailingZeroBitCount &>> 3 }
             index &+= 16
+        }
+        if index < end, end &- from >= 16 {
+            let last = end &- 16
+            let bytes = raw.loadUnaligned(fromByteOffset: last, as: SIMD16<UInt8>.self)
+            let stops = ((bytes &- space) .>= printable) .| (bytes .== dollar) .| (bytes .== bang)
+            let lanes = unsafeBitCast(zero.replacing(with: ones, where: stops), to: (UInt64, UInt64).self)
+            if lanes.0 != 0 { return last &+ lanes.0.trailingZeroBitCount &>> 3 }
+            if lanes.1 != 0 { return last &+ 8 &+ lanes.1.trailingZeroBitCount &>> 3 }
+            return end
         }
         while index < end {
             let byte = base[index]

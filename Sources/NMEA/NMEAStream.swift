@@ -96,12 +96,21 @@ public final class NMEAStream {
     public var counters: SentenceCounters { state.pointee.assembler.counters }
 
     /// Feeds bytes; the delegate hears every fix, sentence and error.
+    ///
+    /// Inlined into the caller, where the delegate's type is known: only the pointer to the delegate
+    /// and its type cross into the stream, so a feed costs no generic dispatch however small it is.
+    @inlinable
     public func feed<Delegate: NMEAStreamDelegate>(_ bytes: Span<UInt8>, delegate: inout Delegate) {
-        let state = self.state
         withUnsafeMutablePointer(to: &delegate) { pointer in
-            var sink = Sink(state: state, delegate: UnsafeMutableRawPointer(pointer), type: Delegate.self)
-            framer.feed(bytes, into: &sink)
+            feed(bytes, delegate: UnsafeMutableRawPointer(pointer), type: Delegate.self)
         }
+    }
+
+    /// ``feed(_:delegate:)`` with the delegate as a pointer and its type.
+    @usableFromInline
+    func feed(_ bytes: Span<UInt8>, delegate: UnsafeMutableRawPointer, type: any NMEAStreamDelegate.Type) {
+        var sink = Sink(state: state, delegate: delegate, type: type)
+        framer.feed(bytes, into: &sink)
     }
 
     /// Feeds bytes; `onFix` is called with the fix of each completed epoch.
