@@ -71,9 +71,14 @@ public struct EpochAssembler: Sendable {
     /// whether that set named PRNs of 256 or more; satellites added since were marked from it too.
     var markedBits = InlineArray<32, UInt64>(repeating: 0)
     var markedLarge = false
-    /// Satellites used, from the current GSA series.
+    /// Satellites used, from the current GSA series: (system + 1) << 16 | PRN, system 0 when the
+    /// series named none.
     var used = InlineArray<48, UInt32>(repeating: 0)
     var usedCount = 0
+    /// The same series as a set of bits, one per (system + 1) << 8 | PRN for PRNs below 256, kept
+    /// as entries are added; whether it named larger PRNs.
+    var usedBits = InlineArray<32, UInt64>(repeating: 0)
+    var usedLarge = false
     private var lastWasGSA = false
     private var gsaSeriesTime: TimeOfDay?
 
@@ -401,15 +406,35 @@ public struct EpochAssembler: Sendable {
             }
         case .gsa(let s):
             let newSeries = !lastWasGSA || gsaSeriesTime != epochTime
-            if newSeries { usedCount = 0 }
+            if newSeries {
+                usedCount = 0
+                usedBits = InlineArray(repeating: 0)
+                usedLarge = false
+            }
             lastWasGSA = true
             gsaSeriesTime = epochTime
             let constellation = s.constellation ?? parsed.talker?.constellation
-            for index in 0..<s.satelliteCount where usedCount < 48 {
-                let prn = UInt32(s.satellites[index])
-                used[usedCount] = constellation.map { UInt32($0.rawValue &+ 1) << 16 | prn } ?? prn
-                usedCount += 1
+            let code = UInt32(constellation.map { $0.rawValue &+ 1 } ?? 0)
+            // Through spans and a local count: a subscript of an inline array copies all of it.
+            let named = s.satellites
+            let satellites = named.span
+            let first = usedCount
+            let count = min(first + min(s.satelliteCount, satellites.count), 48)
+            var list = used.mutableSpan
+            for index in first..<count { list[unchecked: index] = code << 16 | UInt32(satellites[unchecked: index &- first]) }
+            var large = false
+            var bits = usedBits.mutableSpan
+            for index in 0..<(count &- first) {
+                let prn = UInt32(satellites[unchecked: index])
+                if prn < 256 {
+                    let bit = Int(truncatingIfNeeded: (code & 7) << 8 | prn)
+                    bits[unchecked: bit >> 6] |= 1 << UInt64(bit & 63)
+                } else {
+                    large = true
+                }
             }
+            if large { usedLarge = true }
+            usedCount = count
             if let fixType = s.fixType {
                 switch fixType {
                 case .none: propose(.noFix)
@@ -428,9 +453,12 @@ public struct EpochAssembler: Sendable {
                 // carries SBAS (PRN 33-64) and QZSS (193-202) satellites: those are its own too.
                 sky.removeSeries(of: talker?.constellation, combined: talker == .combined, signalID: s.signalID)
             }
+            // The satellites read through a span (a subscript of an inline array copies all of it).
+            let views = s.satellites.span
+            let count = min(s.satelliteCount, views.count)
             withUnsafePointer(to: &markedBits) { marked in
-                for index in 0..<s.satelliteCount {
-                    let view = s.satellites[index]
+                for index in 0..<count {
+                    let view = views[unchecked: index]
                     let constellation = Constellation.of(satellite: Int(view.prn), talker: talker)
                     sky.append(SatelliteInfo(constellation: constellation, prn: view.prn, elevation: view.elevation,
                                              azimuth: view.azimuth, snr: view.snr,

@@ -7,39 +7,25 @@
 /// comparison of two small bit sets instead of a lookup per satellite in view.
 extension EpochAssembler {
     /// Copies the sky table into the epoch's fix with each satellite marked used when the latest GSA
-    /// series named it with its system, or without one. The series as a set of bits, one per
-    /// (system + 1, PRN) for PRNs below 256 (all real ones); larger PRNs are looked for one by one.
+    /// series named it with its system, or without one. The series is kept as a set of bits as GSA
+    /// adds to it, one per (system + 1, PRN) for PRNs below 256 (all real ones); larger PRNs are
+    /// looked for one by one.
     ///
     /// Every index here is in range by construction (at most 48 series entries and 64 satellites; a
     /// system code is at most 7, so a bit number is below 2,048), so the tables are read without
     /// bounds checks: this runs at every epoch.
     mutating func markUsedSatellites() {
-        // A copy of the small series table, and the tables read through spans: a subscript of an
-        // inline array copies the whole array at each access.
-        let used = self.used
-        let series = used.span
-        let usedCount = min(self.usedCount, 48)
-        var usedBits = InlineArray<32, UInt64>(repeating: 0)
-        var anyLarge = false
-        var bits = usedBits.mutableSpan
-        for slot in 0..<usedCount {
-            let entry = series[unchecked: slot]
-            if entry & 0xFFFF < 256 {
-                let bit = Int(truncatingIfNeeded: (entry >> 16) & 7) << 8 | Int(truncatingIfNeeded: entry & 0xFF)
-                bits[unchecked: bit >> 6] |= 1 << UInt64(bit & 63)
-            } else {
-                anyLarge = true
-            }
-        }
         let changed = withUnsafePointer(to: &usedBits) { now in
             withUnsafePointer(to: &markedBits) { marked in Self.differ(now, marked) }
         }
-        if anyLarge || markedLarge || changed {
-            markSky(usedBits, series: series, count: usedCount, anyLarge: anyLarge)
+        if usedLarge || markedLarge || changed {
+            // A copy of the small series table, read through a span: a subscript of an inline array
+            // copies the whole array at each access.
+            let used = self.used
+            markSky(usedBits, series: used.span, count: min(usedCount, 48), anyLarge: usedLarge)
             markedBits = usedBits
-            markedLarge = anyLarge
+            markedLarge = usedLarge
         }
-        // The whole table in one block copy.
         fix.satellites = sky
     }
 

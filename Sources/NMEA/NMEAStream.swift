@@ -58,7 +58,7 @@ public final class NMEAStream {
 
         /// Assembles a parsed sentence, passing the fixes it completes through the merger to `emit`.
         @inline(__always)
-        mutating func add(_ parsed: ParsedSentence, emit: (Fix) -> Void) {
+        mutating func add(_ parsed: ParsedSentence, emit: (UnsafePointer<Fix>) -> Void) {
             let previous = lastSentenceOrder
             let order = merger.nextSequence()
             lastSentenceOrder = order
@@ -67,8 +67,11 @@ public final class NMEAStream {
             withUnsafeMutablePointer(to: &merger) { merger in
                 assembler.add(parsed, time: time) { fix in
                     // A fix emitted at a change of time holds the sentences before this one.
+                    // Until a binary frame has come, the merger would only pass the fix on: it
+                    // goes to `emit` from where it is.
+                    guard merger.pointee.active else { return emit(fix) }
                     let last = time != nil && fix.pointee.timeOfDay != time ? previous : order
-                    merger.pointee.add(nmea: fix.pointee, sequence: last, emit: emit)
+                    merger.pointee.add(nmea: fix.pointee, sequence: last) { merged in withUnsafePointer(to: merged, emit) }
                 }
             }
         }
@@ -195,6 +198,10 @@ public final class NMEAStream {
         // One call of the delegate each, with its type opened from the existential metatype.
         private static func deliver<D: NMEAStreamDelegate>(fix: Fix, to raw: UnsafeMutableRawPointer, as: D.Type) {
             raw.assumingMemoryBound(to: D.self).pointee.stream(fix: fix)
+        }
+        /// The fix read where it is (the assembler's own), not copied first.
+        private static func deliver<D: NMEAStreamDelegate>(fix: UnsafePointer<Fix>, to raw: UnsafeMutableRawPointer, as: D.Type) {
+            raw.assumingMemoryBound(to: D.self).pointee.stream(fix: fix.pointee)
         }
         private static func deliver<D: NMEAStreamDelegate>(sentence: ParsedSentence, bytes: Span<UInt8>,
                                                            to raw: UnsafeMutableRawPointer, as: D.Type) {
