@@ -33,23 +33,23 @@ public struct EpochAssembler: Sendable {
     /// A fix as `Fix()` makes it, copied over the epoch's fix at each change of time: one copy
     /// instead of building the 64 entries of its satellite table anew.
     private let emptyFix = Fix()
-    private var epochTime: TimeOfDay?
-    private var epochHasData = false
-    private var epochEmitted = false
+    var epochTime: TimeOfDay?
+    var epochHasData = false
+    var epochEmitted = false
     var date: CalendarDate?
-    private var dateFromThisEpoch = false
+    var dateFromThisEpoch = false
     /// The fix mode as of the previous sentence (across epoch boundaries), for gpsd's rule that a
     /// 2D report does not downgrade a 3D fix while an altitude is held.
-    private var stateMode: FixMode = .unknown
+    var stateMode: FixMode = .unknown
     /// Whether a fix since the last "no fix" had an altitude (gpsd keeps 3D across RMC/GLL then).
-    private var previousHadAltitude = false
+    var previousHadAltitude = false
     /// Whether the previous epoch's fix had an altitude.
-    private var lastEpochHadAltitude = false
+    var lastEpochHadAltitude = false
     /// The previous emitted fix's position and time, for deriving speed.
     private var previousPosition: TimedPosition?
     /// The time field of the last GGA, to spot a receiver repeating a stale GGA (no fix).
-    private var lastGGATime: TimeOfDay?
-    private var lastGGATalker: Talker?
+    var lastGGATime: TimeOfDay?
+    var lastGGATalker: Talker?
     /// The learned cycle ender and how many times in a row it ended an epoch since it was learned.
     var ender: SentenceAddress?
     var enderConfirmations = 0
@@ -67,6 +67,9 @@ public struct EpochAssembler: Sendable {
     var distrustedNext = 0
     /// The satellites-in-view table, kept across epochs (GSV is often sent less often than fixes).
     var sky = SatelliteList()
+    /// Each satellite's series in the sky table, `system code << 9 | signal key`
+    /// (`EpochAssemblerSeries.swift`), for finding a series' satellites with one comparison each.
+    var skyKeys = InlineArray<64, UInt16>(repeating: 0)
     /// The used set the sky's used flags were last marked from (one bit per system + 1 and PRN), and
     /// whether that set named PRNs of 256 or more; satellites added since were marked from it too.
     var markedBits = InlineArray<32, UInt64>(repeating: 0)
@@ -79,8 +82,8 @@ public struct EpochAssembler: Sendable {
     /// as entries are added; whether it named larger PRNs.
     var usedBits = InlineArray<32, UInt64>(repeating: 0)
     var usedLarge = false
-    private var lastWasGSA = false
-    private var gsaSeriesTime: TimeOfDay?
+    var lastWasGSA = false
+    var gsaSeriesTime: TimeOfDay?
 
     public init(options: AssemblerOptions = AssemblerOptions()) {
         self.options = options
@@ -254,7 +257,7 @@ public struct EpochAssembler: Sendable {
 
     /// Applies a mode a sentence asserts. As gpsd does, a 2D assertion (RMC, GLL, GSA) does not
     /// downgrade a 3D fix while an altitude is held; "no fix" always applies.
-    private mutating func propose(_ mode: FixMode) {
+    mutating func propose(_ mode: FixMode) {
         if mode == .twoD, stateMode == .threeD, previousHadAltitude || fix.altitudeMSL != nil {
             fix.mode = .threeD
         } else {
@@ -265,20 +268,20 @@ public struct EpochAssembler: Sendable {
     /// Whether an altitude is known for a 2D-only sentence (RMC, GLL) to report 3D: this epoch's, or
     /// the previous epoch's when the sentence is the first of its epoch.
     @inline(__always)
-    private func altitudeKnown(epochHadData: Bool) -> Bool {
+    func altitudeKnown(epochHadData: Bool) -> Bool {
         epochHadData ? fix.altitudeMSL != nil : fix.altitudeMSL != nil || lastEpochHadAltitude
     }
 
     /// Takes GGA's or GNS's altitude (MSL, and ellipsoid height when the geoid separation is given);
     /// returns whether there was one.
-    private mutating func setAltitude(_ altitude: FixedDecimal?, separation: FixedDecimal?) -> Bool {
+    mutating func setAltitude(_ altitude: FixedDecimal?, separation: FixedDecimal?) -> Bool {
         guard let altitude else { return false }
         fix.altitudeMSL = altitude.doubleValue
         fix.altitudeHAE = separation.map { altitude.doubleValue + $0.doubleValue }
         return true
     }
 
-    private mutating func setPosition(_ latitude: Coordinate?, _ longitude: Coordinate?) {
+    mutating func setPosition(_ latitude: Coordinate?, _ longitude: Coordinate?) {
         guard let latitude, let longitude else { return }
         fix.rawLatitude = latitude
         fix.rawLongitude = longitude
@@ -292,192 +295,25 @@ public struct EpochAssembler: Sendable {
         if fix.mode != .unknown { stateMode = fix.mode }
     }
 
+    /// Merges one sentence into the epoch: a switch over its type, inlined where the parsed sentence
+    /// lies, handing each merge its sentence's fields where they are (a switch in a function of its
+    /// own copied the whole sentence, and then its fields, at every sentence).
+    @inline(__always)
     private mutating func mergeFields(_ parsed: ParsedSentence, time: TimeOfDay?) {
         let hadData = epochHasData
         if parsed.sentenceType != .gsa { lastWasGSA = false }
         switch parsed.sentence {
-        case .rmc(let s):
-            epochHasData = true
-            if let day = s.day, let month = s.month, let yy = s.twoDigitYear,
-               let date = CalendarDate(year: (yy < 80 ? 2000 : 1900) + Int(yy), month: Int(month), day: Int(day)) {
-                self.date = date
-                dateFromThisEpoch = true
-            }
-            if s.isValid == true, s.latitude != nil, s.longitude != nil {
-                setPosition(s.latitude, s.longitude)
-                // RMC says nothing of altitude. As gpsd: 3D when the last GSA used more than three
-                // satellites or an altitude is known (this epoch's, or the previous epoch's when RMC
-                // starts the epoch), else 2D, or 3D kept while one is held.
-                if usedCount > 3 || altitudeKnown(epochHadData: hadData) {
-                    propose(.threeD)
-                } else {
-                    propose(stateMode == .threeD ? .threeD : .twoD)
-                }
-                if let mode = s.mode, let quality = FixQuality(mode), fix.quality == .invalid || quality != .gps {
-                    fix.quality = quality
-                } else if fix.quality == .invalid {
-                    fix.quality = .gps
-                }
-            } else if s.isValid != true {
-                propose(.noFix)
-            }
-            if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
-            if let course = s.courseTrue { fix.course = course.doubleValue }
-            // gpsd: "some GPS set 0.0,E, or 0,w instead of blank".
-            if let variation = s.magneticVariation, abs(variation.doubleValue) > 0.09 { fix.magneticVariation = variation.doubleValue }
-        case .gga(let s):
-            epochHasData = true
-            let satellites = s.satellitesUsed ?? 0
-            // A receiver that lost lock may repeat its last GGA with the same time: no fix.
-            let repeated = s.time != nil && s.time == lastGGATime && parsed.talker == lastGGATalker
-            lastGGATime = s.time
-            lastGGATalker = parsed.talker
-            if repeated {
-                propose(.noFix)
-            } else if s.quality == .invalid {
-                propose(.noFix)
-            } else if s.latitude != nil, s.longitude != nil {
-                setPosition(s.latitude, s.longitude)
-                if let quality = s.quality { fix.quality = FixQuality(quality) }
-                if let separation = s.geoidSeparation { fix.geoidSeparation = separation.doubleValue }
-                var mode = FixMode.twoD
-                if setAltitude(s.altitudeMSL, separation: s.geoidSeparation), satellites >= 4 { mode = .threeD }
-                // GPS-only or combined GGA with fewer than 3 satellites cannot be a fix.
-                if satellites < 3, parsed.talker == .gps || parsed.talker == .combined { mode = .noFix }
-                propose(mode)
-            } else {
-                propose(.noFix)
-            }
-            if let used = s.satellitesUsed { fix.satellitesUsed = used }
-            if let hdop = Self.dop(s.hdop) { fix.hdop = hdop }
-        case .gns(let s):
-            epochHasData = true
-            // As gpsd (processGNS): a navigational status U (unsafe) or V (not valid) leaves the
-            // fix as it was; only the time counts.
-            if s.navigationalStatus == .unsafe || s.navigationalStatus == .notValid { break }
-            if s.isValid, s.latitude != nil, s.longitude != nil {
-                setPosition(s.latitude, s.longitude)
-                if let mode = s.bestMode, let quality = FixQuality(mode) { fix.quality = quality }
-                if let separation = s.geoidSeparation { fix.geoidSeparation = separation.doubleValue }
-                var mode = FixMode.twoD
-                if setAltitude(s.altitudeMSL, separation: s.geoidSeparation), (s.satellitesUsed ?? 0) > 3 { mode = .threeD }
-                propose(mode)
-            } else {
-                propose(.noFix)
-            }
-            if let used = s.satellitesUsed { fix.satellitesUsed = used }
-            if let hdop = s.hdop { fix.hdop = hdop.doubleValue }
-        case .gll(let s):
-            epochHasData = true
-            if s.isValid == true, s.mode != .notValid, s.latitude != nil, s.longitude != nil {
-                setPosition(s.latitude, s.longitude)
-                if altitudeKnown(epochHadData: hadData) || usedCount > 3 {
-                    propose(.threeD)
-                } else if fix.mode < .twoD || !previousHadAltitude {
-                    propose(.twoD)
-                }
-                if fix.quality == .invalid { fix.quality = .gps }
-            } else {
-                propose(.noFix)
-            }
-        case .pgrmz(let s):
-            // Garmin's own altitude overrides GGA's when it comes later in the cycle. As gpsd
-            // (processPGRMZ): only an altitude in feet, read as whole feet, and field 3 sets the mode.
-            if let feet = s.altitude, s.unit == 0x66 || s.unit == 0x46, fix.mode >= .twoD || stateMode >= .twoD {
-                fix.altitudeMSL = Double(feet.integerPart) * 0.3048
-            }
-            switch s.dimension {
-            case 1?: propose(.noFix)
-            case 2?: propose(.twoD)
-            case 3?: propose(.threeD)
-            default: break
-            }
-        case .vtg(let s):
-            // As gpsd: a VTG whose mode says not valid or dead reckoning, or that lacks the true
-            // course or the speed in knots (u-blox sends `,,T,,M,0.117,N` when still), is not
-            // believed; the epoch's RMC speed stands, or the speed is derived. QUIRKS.md E-3.
-            guard Self.believed(s) else { break }
-            if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
-            if let course = s.courseTrue { fix.course = course.doubleValue }
-        case .zda(let s):
-            if let date = s.date {
-                self.date = date
-                dateFromThisEpoch = true
-            }
-        case .gsa(let s):
-            let newSeries = !lastWasGSA || gsaSeriesTime != epochTime
-            if newSeries {
-                usedCount = 0
-                usedBits = InlineArray(repeating: 0)
-                usedLarge = false
-            }
-            lastWasGSA = true
-            gsaSeriesTime = epochTime
-            let constellation = s.constellation ?? parsed.talker?.constellation
-            let code = UInt32(constellation.map { $0.rawValue &+ 1 } ?? 0)
-            // Through spans and a local count: a subscript of an inline array copies all of it.
-            let named = s.satellites
-            let satellites = named.span
-            let first = usedCount
-            let count = min(first + min(s.satelliteCount, satellites.count), 48)
-            var list = used.mutableSpan
-            for index in first..<count { list[unchecked: index] = code << 16 | UInt32(satellites[unchecked: index &- first]) }
-            var large = false
-            var bits = usedBits.mutableSpan
-            for index in 0..<(count &- first) {
-                let prn = UInt32(satellites[unchecked: index])
-                if prn < 256 {
-                    let bit = Int(truncatingIfNeeded: (code & 7) << 8 | prn)
-                    bits[unchecked: bit >> 6] |= 1 << UInt64(bit & 63)
-                } else {
-                    large = true
-                }
-            }
-            if large { usedLarge = true }
-            usedCount = count
-            if let fixType = s.fixType {
-                switch fixType {
-                case .none: propose(.noFix)
-                case .twoD: propose(.twoD)
-                case .threeD: propose(.threeD)
-                }
-            }
-            // gpsd: BT-451 sends 99.99 for invalid DOPs, Jackson Labs 99.00, Skytraq 0.00.
-            if let pdop = Self.dop(s.pdop) { fix.pdop = pdop }
-            if let hdop = Self.dop(s.hdop) { fix.hdop = hdop }
-            if let vdop = Self.dop(s.vdop) { fix.vdop = vdop }
-        case .gsv(let s):
-            let talker = parsed.talker
-            if s.messageNumber == 1 {
-                // A new series replaces this talker's (and signal's) satellites. A GP series also
-                // carries SBAS (PRN 33-64) and QZSS (193-202) satellites: those are its own too.
-                sky.removeSeries(of: talker?.constellation, combined: talker == .combined, signalID: s.signalID)
-            }
-            // The satellites read through a span (a subscript of an inline array copies all of it).
-            let views = s.satellites.span
-            let count = min(s.satelliteCount, views.count)
-            withUnsafePointer(to: &markedBits) { marked in
-                for index in 0..<count {
-                    let view = views[unchecked: index]
-                    let constellation = Constellation.of(satellite: Int(view.prn), talker: talker)
-                    sky.append(SatelliteInfo(constellation: constellation, prn: view.prn, elevation: view.elevation,
-                                             azimuth: view.azimuth, snr: view.snr,
-                                             used: Self.isUsed(view.prn, constellation, in: marked), signalID: s.signalID))
-                }
-            }
-        case .gst(let s):
-            epochHasData = epochHasData || time != nil
-            if let lat = s.latitudeSigma?.doubleValue, let lon = s.longitudeSigma?.doubleValue {
-                fix.horizontalAccuracy = (lat * lat + lon * lon).squareRoot()
-                fix.verticalAccuracy = s.altitudeSigma?.doubleValue
-                fix.accuracySource = .gst
-            }
-        case .gbs(let s):
-            if fix.accuracySource != .gst, let lat = s.latitudeError?.doubleValue, let lon = s.longitudeError?.doubleValue {
-                fix.horizontalAccuracy = (lat * lat + lon * lon).squareRoot()
-                fix.verticalAccuracy = s.altitudeError?.doubleValue
-                fix.accuracySource = .gbs
-            }
+        case .rmc(let s): mergeRMC(s, hadData: hadData)
+        case .gga(let s): mergeGGA(s, talker: parsed.talker)
+        case .gns(let s): mergeGNS(s)
+        case .gll(let s): mergeGLL(s, hadData: hadData)
+        case .pgrmz(let s): mergePGRMZ(s)
+        case .vtg(let s): mergeVTG(s)
+        case .zda(let s): mergeZDA(s)
+        case .gsa(let s): mergeGSA(s, talker: parsed.talker)
+        case .gsv(let s): mergeGSV(s, talker: parsed.talker)
+        case .gst(let s): mergeGST(s, time: time)
+        case .gbs(let s): mergeGBS(s)
         case .hdt, .hdg, .ths, .txt, .dtm, .proprietary, .encapsulated, .other:
             break
         }

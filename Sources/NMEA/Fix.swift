@@ -192,32 +192,38 @@ public struct SatelliteList: Sendable {
         count = kept
     }
 
-    /// Removes the satellites a new GSV series replaces: those of `system` (for GPS, SBAS and QZSS
-    /// too) with signal `signalID`; with no system, those with no constellation, or all of them when
-    /// the talker is `GN` (`combined`). ``removeAll(where:)`` with that rule, without a closure call
-    /// and a copy of each satellite.
-    mutating func removeSeries(of system: Constellation?, combined: Bool, signalID: UInt8?) {
-        if system == nil, combined {
-            count = 0
-            return
-        }
-        var kept = 0
+    /// Removes the satellites whose bits are set in `mask` (bit `i` for satellite `i`), keeping the
+    /// order of the others, which move down in blocks.
+    mutating func remove(mask: UInt64) {
+        let held = min(count, SatelliteList.capacity)
+        let removed = mask & SatelliteList.live(held)
+        guard removed != 0 else { return }
         var table = storage.mutableSpan
-        for index in 0..<count {
-            let constellation = table[index].constellation
-            let removed: Bool
-            if let system {
-                let own = constellation == system
-                    || (system == .gps && (constellation == .sbas || constellation == .qzss))
-                removed = own && table[index].signalID == signalID
-            } else {
-                removed = constellation == nil
-            }
-            if removed { continue }
-            if kept != index { table[kept] = table[index] }
-            kept += 1
+        table.withUnsafeMutableBufferPointer { table in
+            SatelliteList.compact(UnsafeMutableRawPointer(table.baseAddress.unsafelyUnwrapped),
+                                  stride: MemoryLayout<SatelliteInfo>.stride, count: held, removing: removed)
         }
-        count = kept
+        count = held &- removed.nonzeroBitCount
+    }
+
+    /// Bits `0..<count` set.
+    @inline(__always)
+    static func live(_ count: Int) -> UInt64 { count >= 64 ? ~0 : (1 &<< UInt64(count)) &- 1 }
+
+    /// Moves the entries of a table of trivial values whose bits in `removing` are clear down over
+    /// those whose bits are set, run by run (a run of kept entries is one overlapping copy).
+    static func compact(_ base: UnsafeMutableRawPointer, stride: Int, count: Int, removing mask: UInt64) {
+        var write = mask.trailingZeroBitCount
+        var read = write
+        while read < count {
+            // Past the run of removed entries at `read`, then the run of kept ones after it.
+            read &+= (~(mask &>> UInt64(read))).trailingZeroBitCount
+            guard read < count else { break }
+            let kept = min((mask &>> UInt64(read)).trailingZeroBitCount, count &- read)
+            (base + write &* stride).copyMemory(from: base + read &* stride, byteCount: kept &* stride)
+            write &+= kept
+            read &+= kept
+        }
     }
 
     /// Removes every satellite.
