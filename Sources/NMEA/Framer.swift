@@ -148,7 +148,7 @@ public final class NMEAFramer {
     /// Frames `chunk`, calling `sink` for each sentence, frame and error found.
     public func feed<Sink: NMEAFramerSink>(_ chunk: Span<UInt8>, into sink: inout Sink) {
         let core = self.core
-        chunk.withUnsafeBufferPointer { input in core.pointee.feed(input, into: &sink) }
+        chunk.withUnsafeBufferPointer { if !core.pointee.feedLine($0, into: &sink) { core.pointee.feed($0, into: &sink) } }
     }
 
     /// Frames `bytes` (any byte collection), calling `sink` as ``feed(_:into:)`` does.

@@ -128,8 +128,18 @@ struct FramerVerifierTests {
         var rng = SplitMix(state: seed)
         let sizes = (0..<64).map { _ in Int.random(in: 1...200, using: &rng) }
         let bursts = frame(bytes, chunks: sizes, skipComments: true)
+        // A line at a time, as a line-buffered reader delivers it (the framer's shortest path).
+        var lines: [Int] = []
+        var lineStart = 0
+        for (index, byte) in bytes.enumerated() where byte == 0x0A {
+            lines.append(index + 1 - lineStart)
+            lineStart = index + 1
+        }
+        if lineStart < bytes.count { lines.append(bytes.count - lineStart) }
+        let byLine = frame(bytes, chunks: lines.isEmpty ? [bytes.count + 1] : lines, skipComments: true)
         #expect(whole == dripped, "\(name): byte by byte differs from whole")
         #expect(whole == bursts, "\(name): random chunks differ from whole")
+        #expect(whole == byLine, "\(name): a line at a time differs from whole")
     }
 
     @Test("synthetic stream with binary frames, garbage and every terminator")

@@ -1,0 +1,27 @@
+/// The framer's shortest path: a chunk that is one whole sentence and its line end.
+extension FramerCore {
+    /// Frames a chunk that is exactly one sentence and its line end (CR, LF or CR LF), read in the
+    /// idle state with no stray bytes pending: a receiver read that returns a line at a time, or a log
+    /// fed line by line. It does what ``feed(_:into:)`` does for such a chunk (same counters, same
+    /// offsets, same view of the caller's bytes handed to the sink) without the byte loop around it.
+    /// Returns `false`, having changed nothing, for any other chunk.
+    @inline(__always)
+    mutating func feedLine<Sink: NMEAFramerSink>(_ input: UnsafeBufferPointer<UInt8>, into sink: inout Sink) -> Bool {
+        guard state == .idle, garbageCount == 0, let base = input.baseAddress else { return false }
+        let count = input.count
+        guard count >= 2, base[0] == 0x24 || base[0] == 0x21 else { return false }
+        let stop = FramerCore.sentenceEnd(base, from: 1, to: count)
+        guard stop < count, stop <= maximumSentenceLength, base[stop] == 0x0D || base[stop] == 0x0A else { return false }
+        // Nothing may follow but the sentence's own line end.
+        let rest = count &- stop
+        guard rest == 1 || (rest == 2 && base[stop] == 0x0D && base[stop &+ 1] == 0x0A) else { return false }
+        let start = counters.bytes
+        frameStart = start
+        counters.bytes = start &+ Int64(stop)
+        counters.sentences &+= 1
+        sink.framer(sentence: UnsafeBufferPointer(start: base, count: stop).span)
+        atLineStart = true
+        counters.bytes = start &+ Int64(count)
+        return true
+    }
+}
