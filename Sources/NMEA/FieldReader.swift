@@ -168,22 +168,39 @@ struct FieldReader {
     }
 
     /// The error path of ``tolerant(width:_:)``: notes the field and skips past the `width` fields.
-    @inline(never)
+    @inline(__always)
     mutating func drop(_ error: NMEAError, from first: Int, width: Int) throws(NMEAError) {
+        (position, unreadable) = try dropping(error, from: first, width: width)
+    }
+
+    /// ``drop(_:from:width:)`` out of line, on a copy: the position after the `width` fields and
+    /// the unreadable fields with the failing one added. (Not mutating: a call that took the reader's
+    /// address would keep the reader in memory on the hot paths too.)
+    @inline(never)
+    func dropping(_ error: NMEAError, from first: Int, width: Int) throws(NMEAError) -> (position: Int, unreadable: UInt64) {
         if strict { throw error }
+        var reader = self
         if case .badField(_, let field, _) = error, field >= 1, field <= 64 {
-            unreadable |= 1 &<< UInt64(field &- 1)
+            reader.unreadable |= 1 &<< UInt64(field &- 1)
         }
-        position = first
-        for _ in 0..<width { skip() }
+        reader.position = first
+        for _ in 0..<width { reader.skip() }
+        return (reader.position, reader.unreadable)
     }
 
     /// Marks field `number` unreadable (for fields whose parts are read by hand); throws the field
     /// error in the strict reading.
-    @inline(never)
+    @inline(__always)
     mutating func noteUnreadable(field number: Int, _ problem: FieldProblem) throws(NMEAError) {
+        unreadable = try noting(field: number, problem)
+    }
+
+    /// ``noteUnreadable(field:_:)`` out of line: the unreadable fields with `number` added.
+    @inline(never)
+    func noting(field number: Int, _ problem: FieldProblem) throws(NMEAError) -> UInt64 {
         if strict { throw NMEAError.badField(sentence: sentence, field: number, problem: problem) }
-        if number >= 1, number <= 64 { unreadable |= 1 &<< UInt64(number &- 1) }
+        if number >= 1, number <= 64 { return unreadable | 1 &<< UInt64(number &- 1) }
+        return unreadable
     }
 
     /// The next field as raw bytes, or `nil` if empty or absent.
