@@ -141,6 +141,16 @@ extension FieldReader {
     @inline(never)
     func readDecimalGeneral(from first: Int) throws(NMEAError) -> ((value: FixedDecimal, whole: Int64)?, Int) {
         var reader = self
+        // A minus sign before the one-pass shape (a negative geoid separation, for one): read by
+        // the one-pass reader after the sign and negated. Only a number is taken so; anything else
+        // (no digits, an error) is read below, which gives the same values and errors.
+        if first &+ 1 < count, byte(first) == 0x2D, byte(first &+ 1) &- 0x30 < 10 || byte(first &+ 1) == 0x2E {
+            reader.position = first &+ 1
+            if let (value, whole) = try? reader.decimalAndWholePart() {
+                return ((FixedDecimal(exactSignificand: 0 &- value.significand, scale: value.scale), 0 &- whole),
+                        reader.position)
+            }
+        }
         reader.position = first
         guard let range = reader.next(), !range.isEmpty else { return (nil, reader.position) }
         let value = try reader.parseDecimal(range)

@@ -34,7 +34,7 @@ public struct GSA: Sendable {
         // in field 18: it is not an ID (absent, counted unreadable).
         let total = f.fieldCount
         let hasSystemID = total == 18 || (total > 18 && f.lastFieldLength == 1)
-        let satelliteFields = max(0, total - 2 - 3 - (hasSystemID ? 1 : 0))
+        let satelliteFields = max(0, total &- 5 &- (hasSystemID ? 1 : 0))
 
         // Every field is optional: an unreadable fix type (u-blox Antaris sends `E` when dead
         // reckoning; gpsd ignores it) or DOP is absent, an unreadable satellite number skipped.

@@ -41,9 +41,9 @@ public struct GSV: Sendable {
     @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSV {
         var s = GSV()
-        let remaining = max(0, f.fieldCount - 3)
-        let hasSignalID = remaining % 4 == 1
-        let groups = remaining / 4
+        let remaining = max(0, f.fieldCount &- 3)
+        let hasSignalID = remaining & 3 == 1
+        let groups = remaining &>> 2
 
         s.totalMessages = try f.integer(in: 0...99)
         s.messageNumber = try f.integer(in: 0...99)
