@@ -114,7 +114,15 @@ struct FieldReader {
     }
 
     @inline(__always)
-    mutating func skip() { _ = next() }
+    mutating func skip() {
+        // A one-letter field (a unit such as `M`) and its comma, without the scan.
+        let first = position
+        if first &+ 1 < count, byte(first &+ 1) == 0x2C, byte(first) != 0x2C {
+            position = first &+ 2
+            return
+        }
+        _ = next()
+    }
 
     /// Reads an optional field (or a pair, `width` 2, such as a coordinate and its hemisphere) with
     /// `read`. When it cannot be read (not a number, out of range, an unknown letter), the field is

@@ -277,12 +277,20 @@ struct BodyPass {
             var lanes = SIMD16<UInt8>()
             var block = p + from
             let last = p + (to &- 16)
-            repeat {
+            // Two blocks a turn while both are whole, then the one left, if any.
+            while block + 16 <= last {
+                let first = block.loadUnaligned(as: SIMD16<UInt8>.self)
+                let second = (block + 16).loadUnaligned(as: SIMD16<UInt8>.self)
+                xor ^= first ^ second
+                lanes &+= one.replacing(with: 0, where: first .!= comma) &+ one.replacing(with: 0, where: second .!= comma)
+                block += 32
+            }
+            if block <= last {
                 let bytes = block.loadUnaligned(as: SIMD16<UInt8>.self)
                 xor ^= bytes
                 lanes &+= one.replacing(with: 0, where: bytes .!= comma)
                 block += 16
-            } while block <= last
+            }
             let left = block.distance(to: last) &+ 16   // 0...15 bytes not yet taken
             if left > 0 {
                 // The last sixteen bytes, less those already taken (zeroed: a zero byte neither
