@@ -278,8 +278,19 @@ struct FieldReader {
     @inline(__always)
     mutating func modeIndicator() throws(NMEAError) -> ModeIndicator? {
         guard let byte = try character() else { return nil }
-        guard let mode = ModeIndicator(rawValue: byte) else { throw fail(.unexpectedValue(byte)) }
-        return mode
+        // Spelled out: `ModeIndicator(rawValue:)` is a call.
+        switch byte {
+        case 0x41: return .autonomous
+        case 0x44: return .differential
+        case 0x45: return .estimated
+        case 0x46: return .floatRTK
+        case 0x4D: return .manual
+        case 0x4E: return .notValid
+        case 0x50: return .precise
+        case 0x52: return .rtk
+        case 0x53: return .simulator
+        default: throw fail(.unexpectedValue(byte))
+        }
     }
 
     /// The next field as a NMEA 4.10 navigational status.

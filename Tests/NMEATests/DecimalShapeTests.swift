@@ -68,3 +68,19 @@ struct DecimalShapeTests {
         }
     }
 }
+
+@Suite("Mode letters")
+struct ModeLetterTests {
+    @Test("every letter in RMC's mode field reads as ModeIndicator(rawValue:) says, or is unreadable")
+    func letters() throws {
+        for byte in UInt8(0x21)...UInt8(0x7E) where byte != 0x2C && byte != 0x2A {
+            let letter = String(decoding: [byte], as: UTF8.self)
+            let text = withChecksum("$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W,\(letter)")
+            let parsed = try parse(text)
+            guard case .rmc(let rmc) = parsed.sentence else { Issue.record("not RMC: \(letter)"); continue }
+            let expected = ModeIndicator(rawValue: byte)
+            #expect(rmc.mode == expected, "\(letter)")
+            #expect(parsed.unreadableFields.contains(12) == (expected == nil), "\(letter)")
+        }
+    }
+}
