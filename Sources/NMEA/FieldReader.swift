@@ -114,7 +114,15 @@ struct FieldReader {
     }
 
     @inline(__always)
-    mutating func skip() { _ = next() }
+    mutating func skip() {
+        // A one-letter field (a unit such as `M`) and its comma, without the scan.
+        let first = position
+        if first &+ 1 < count, byte(first &+ 1) == 0x2C, byte(first) != 0x2C {
+            position = first &+ 2
+            return
+        }
+        _ = next()
+    }
 
     /// Reads an optional field (or a pair, `width` 2, such as a coordinate and its hemisphere) with
     /// `read`. When it cannot be read (not a number, out of range, an unknown letter), the field is
@@ -168,22 +176,39 @@ struct FieldReader {
     }
 
     /// The error path of ``tolerant(width:_:)``: notes the field and skips past the `width` fields.
-    @inline(never)
+    @inline(__always)
     mutating func drop(_ error: NMEAError, from first: Int, width: Int) throws(NMEAError) {
+        (position, unreadable) = try dropping(error, from: first, width: width)
+    }
+
+    /// ``drop(_:from:width:)`` out of line, on a copy: the position after the `width` fields and
+    /// the unreadable fields with the failing one added. (Not mutating: a call that took the reader's
+    /// address would keep the reader in memory on the hot paths too.)
+    @inline(never)
+    func dropping(_ error: NMEAError, from first: Int, width: Int) throws(NMEAError) -> (position: Int, unreadable: UInt64) {
         if strict { throw error }
+        var reader = self
         if case .badField(_, let field, _) = error, field >= 1, field <= 64 {
-            unreadable |= 1 &<< UInt64(field &- 1)
+            reader.unreadable |= 1 &<< UInt64(field &- 1)
         }
-        position = first
-        for _ in 0..<width { skip() }
+        reader.position = first
+        for _ in 0..<width { reader.skip() }
+        return (reader.position, reader.unreadable)
     }
 
     /// Marks field `number` unreadable (for fields whose parts are read by hand); throws the field
     /// error in the strict reading.
-    @inline(never)
+    @inline(__always)
     mutating func noteUnreadable(field number: Int, _ problem: FieldProblem) throws(NMEAError) {
+        unreadable = try noting(field: number, problem)
+    }
+
+    /// ``noteUnreadable(field:_:)`` out of line: the unreadable fields with `number` added.
+    @inline(never)
+    func noting(field number: Int, _ problem: FieldProblem) throws(NMEAError) -> UInt64 {
         if strict { throw NMEAError.badField(sentence: sentence, field: number, problem: problem) }
-        if number >= 1, number <= 64 { unreadable |= 1 &<< UInt64(number &- 1) }
+        if number >= 1, number <= 64 { return unreadable | 1 &<< UInt64(number &- 1) }
+        return unreadable
     }
 
     /// The next field as raw bytes, or `nil` if empty or absent.
@@ -253,8 +278,19 @@ struct FieldReader {
     @inline(__always)
     mutating func modeIndicator() throws(NMEAError) -> ModeIndicator? {
         guard let byte = try character() else { return nil }
-        guard let mode = ModeIndicator(rawValue: byte) else { throw fail(.unexpectedValue(byte)) }
-        return mode
+        // Spelled out: `ModeIndicator(rawValue:)` is a call.
+        switch byte {
+        case 0x41: return .autonomous
+        case 0x44: return .differential
+        case 0x45: return .estimated
+        case 0x46: return .floatRTK
+        case 0x4D: return .manual
+        case 0x4E: return .notValid
+        case 0x50: return .precise
+        case 0x52: return .rtk
+        case 0x53: return .simulator
+        default: throw fail(.unexpectedValue(byte))
+        }
     }
 
     /// The next field as a NMEA 4.10 navigational status.

@@ -141,6 +141,16 @@ extension FieldReader {
     @inline(never)
     func readDecimalGeneral(from first: Int) throws(NMEAError) -> ((value: FixedDecimal, whole: Int64)?, Int) {
         var reader = self
+        // A minus sign before the one-pass shape (a negative geoid separation, for one): read by
+        // the one-pass reader after the sign and negated. Only a number is taken so; anything else
+        // (no digits, an error) is read below, which gives the same values and errors.
+        if first &+ 1 < count, byte(first) == 0x2D, byte(first &+ 1) &- 0x30 < 10 || byte(first &+ 1) == 0x2E {
+            reader.position = first &+ 1
+            if let (value, whole) = try? reader.decimalAndWholePart() {
+                return ((FixedDecimal(exactSignificand: 0 &- value.significand, scale: value.scale), 0 &- whole),
+                        reader.position)
+            }
+        }
         reader.position = first
         guard let range = reader.next(), !range.isEmpty else { return (nil, reader.position) }
         let value = try reader.parseDecimal(range)
@@ -202,13 +212,32 @@ extension FieldReader {
     mutating func integer() throws(NMEAError) -> Int? {
         // One pass for plain digit strings; signs and errors take the general path.
         let first = position
-        // Two digits and a comma (satellite numbers, elevations, SNRs, counts) without a loop.
-        if first &+ 2 < count {
-            let tens = byte(first) &- 0x30
-            let ones = byte(first &+ 1) &- 0x30
-            if tens < 10, ones < 10, byte(first &+ 2) == 0x2C {
-                position = first &+ 3
-                return Int(tens) &* 10 &+ Int(ones)
+        // One, two or three digits and a comma (satellite numbers, elevations, azimuths, SNRs,
+        // counts) without a loop; an empty field likewise.
+        if first &+ 3 < count {
+            let b0 = byte(first)
+            let d0 = b0 &- 0x30
+            if d0 < 10 {
+                let b1 = byte(first &+ 1)
+                let d1 = b1 &- 0x30
+                if d1 < 10 {
+                    let b2 = byte(first &+ 2)
+                    if b2 == 0x2C {
+                        position = first &+ 3
+                        return Int(d0) &* 10 &+ Int(d1)
+                    }
+                    let d2 = b2 &- 0x30
+                    if d2 < 10, byte(first &+ 3) == 0x2C {
+                        position = first &+ 4
+                        return Int(d0) &* 100 &+ Int(d1) &* 10 &+ Int(d2)
+                    }
+                } else if b1 == 0x2C {
+                    position = first &+ 2
+                    return Int(d0)
+                }
+            } else if b0 == 0x2C {
+                position = first &+ 1
+                return nil
             }
         }
         guard first <= count else { return nil }

@@ -172,12 +172,13 @@ public enum NMEAParser {
         }
         /// Decodes with `decode` and keeps what the reader found unreadable.
         @inline(__always)
-        func decoded<T>(_ type: SentenceType, _ decode: (inout FieldReader) throws(NMEAError) -> T,
-                        _ wrap: (T) -> Sentence, time: (T) -> TimeOfDay? = { _ in nil }) throws(NMEAError) -> ParsedSentence {
+        func decoded(_ type: SentenceType, _ decode: (inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?))
+            throws(NMEAError) -> ParsedSentence
+        {
             var f = reader(type)
-            let value = try decode(&f)
-            return ParsedSentence(address: address, sentence: wrap(value), unreadableFields: UnreadableFields(f.unreadable),
-                                  type: type, epochTime: time(value))
+            let (sentence, time) = try decode(&f)
+            return ParsedSentence(address: address, sentence: sentence, unreadableFields: UnreadableFields(f.unreadable),
+                                  type: type, epochTime: time)
         }
         /// A sentence passed through (its type known from where it is built).
         @inline(__always)
@@ -196,7 +197,7 @@ public enum NMEAParser {
         if letters >> 56 == 0x50, !quectelSatellites {   // P: proprietary
             // PGRMZ: Garmin altitude.
             if address.count == 5, letters >> 24 == 0x50_47_52_4D_5A {
-                return try decoded(.proprietary, PGRMZ.parse, Sentence.pgrmz)
+                return try decoded(.proprietary, wrappedPGRMZ)
             }
             return passThrough(.proprietary, Sentence.proprietary)
         }
@@ -206,35 +207,35 @@ public enum NMEAParser {
         guard bytes.count <= maximumStandardLength else { throw .tooLong(length: bytes.count) }
         switch UInt32(truncatingIfNeeded: letters >> 24 & 0xFF_FF_FF) {
         case 0x52_4D_43: // RMC
-            return try decoded(.rmc, RMC.parse, Sentence.rmc, time: \.time)
+            return try decoded(.rmc, wrappedRMC)
         case 0x47_47_41: // GGA
-            return try decoded(.gga, GGA.parse, Sentence.gga, time: \.time)
+            return try decoded(.gga, wrappedGGA)
         case 0x47_53_41: // GSA
-            return try decoded(.gsa, GSA.parse, Sentence.gsa)
+            return try decoded(.gsa, wrappedGSA)
         case 0x47_53_56: // GSV
-            return try decoded(.gsv, GSV.parse, Sentence.gsv)
+            return try decoded(.gsv, wrappedGSV)
         case 0x56_54_47: // VTG
-            return try decoded(.vtg, VTG.parse, Sentence.vtg)
+            return try decoded(.vtg, wrappedVTG)
         case 0x47_4C_4C: // GLL
-            return try decoded(.gll, GLL.parse, Sentence.gll, time: \.time)
+            return try decoded(.gll, wrappedGLL)
         case 0x5A_44_41: // ZDA
-            return try decoded(.zda, ZDA.parse, Sentence.zda, time: \.time)
+            return try decoded(.zda, wrappedZDA)
         case 0x47_4E_53: // GNS
-            return try decoded(.gns, GNS.parse, Sentence.gns, time: \.time)
+            return try decoded(.gns, wrappedGNS)
         case 0x47_53_54: // GST
-            return try decoded(.gst, GST.parse, Sentence.gst, time: \.time)
+            return try decoded(.gst, wrappedGST)
         case 0x47_42_53: // GBS
-            return try decoded(.gbs, GBS.parse, Sentence.gbs, time: \.time)
+            return try decoded(.gbs, wrappedGBS)
         case 0x48_44_54: // HDT
-            return try decoded(.hdt, HDT.parse, Sentence.hdt)
+            return try decoded(.hdt, wrappedHDT)
         case 0x48_44_47: // HDG
-            return try decoded(.hdg, HDG.parse, Sentence.hdg)
+            return try decoded(.hdg, wrappedHDG)
         case 0x54_48_53: // THS
-            return try decoded(.ths, THS.parse, Sentence.ths)
+            return try decoded(.ths, wrappedTHS)
         case 0x54_58_54: // TXT
-            return try decoded(.txt, TXT.parse, Sentence.txt)
+            return try decoded(.txt, wrappedTXT)
         case 0x44_54_4D: // DTM
-            return try decoded(.dtm, DTM.parse, Sentence.dtm)
+            return try decoded(.dtm, wrappedDTM)
         default:
             return passThrough(.otherStandard, Sentence.other)
         }
@@ -276,12 +277,20 @@ struct BodyPass {
             var lanes = SIMD16<UInt8>()
             var block = p + from
             let last = p + (to &- 16)
-            repeat {
+            // Two blocks a turn while both are whole, then the one left, if any.
+            while block + 16 <= last {
+                let first = block.loadUnaligned(as: SIMD16<UInt8>.self)
+                let second = (block + 16).loadUnaligned(as: SIMD16<UInt8>.self)
+                xor ^= first ^ second
+                lanes &+= one.replacing(with: 0, where: first .!= comma) &+ one.replacing(with: 0, where: second .!= comma)
+                block += 32
+            }
+            if block <= last {
                 let bytes = block.loadUnaligned(as: SIMD16<UInt8>.self)
                 xor ^= bytes
                 lanes &+= one.replacing(with: 0, where: bytes .!= comma)
                 block += 16
-            } while block <= last
+            }
             let left = block.distance(to: last) &+ 16   // 0...15 bytes not yet taken
             if left > 0 {
                 // The last sixteen bytes, less those already taken (zeroed: a zero byte neither

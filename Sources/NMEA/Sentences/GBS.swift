@@ -13,6 +13,7 @@ public struct GBS: Sendable, Hashable {
     public var systemID: Int?
     public var signalID: Int?
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GBS {
         var s = GBS()
         // Required: the time (field 1); the rest is optional, an unreadable value absent.

@@ -21,6 +21,7 @@ public struct GGA: Sendable, Hashable {
     /// Required: time (field 1) and a quality (6) that is a number; an unreadable one refuses the
     /// sentence. A quality number outside 0...8 (Jackson Labs) is absent and the position kept, as
     /// gpsd keeps it. Every other field is optional: unreadable, it is absent. See QUIRKS.md.
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GGA {
         var s = GGA()
         s.time = try f.time()

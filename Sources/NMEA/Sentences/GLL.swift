@@ -13,6 +13,7 @@ public struct GLL: Sendable, Hashable {
     /// unreadable one refuses the sentence. Status (6) is `A` or `V`; another letter (Magellan
     /// eXplorist 110 swaps status and mode: `N,V` while it has no fix) is absent, counted, and no
     /// fix, as gpsd takes anything but `A` (Q-GLL-3). Position and mode are optional. See QUIRKS.md.
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GLL {
         var s = GLL()
         (s.latitude, s.longitude) = try f.optionalPosition()

@@ -50,6 +50,7 @@ public struct GNS: Sendable, Hashable {
         return best
     }
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GNS {
         var s = GNS()
         // Required: the time (field 1). The mode letters (field 6) are kept one by one: an unknown

@@ -15,14 +15,17 @@ public struct GSA: Sendable {
     /// NMEA 4.10 system ID (1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC).
     public var systemID: Int?
 
+    @inline(__always)
     init() {
-        satellites = InlineArray(repeating: 0)
+        // A literal: stored directly (`InlineArray(repeating:)` is a call and a copy).
+        satellites = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
         satelliteCount = 0
     }
 
     /// The constellation named by ``systemID``.
     public var constellation: Constellation? { systemID.flatMap(Constellation.init(systemID:)) }
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSA {
         var s = GSA()
         // Count the fields to tell whether a system ID follows the three DOPs: the NMEA 4.10 layout
@@ -31,7 +34,7 @@ public struct GSA: Sendable {
         // in field 18: it is not an ID (absent, counted unreadable).
         let total = f.fieldCount
         let hasSystemID = total == 18 || (total > 18 && f.lastFieldLength == 1)
-        let satelliteFields = max(0, total - 2 - 3 - (hasSystemID ? 1 : 0))
+        let satelliteFields = max(0, total &- 5 &- (hasSystemID ? 1 : 0))
 
         // Every field is optional: an unreadable fix type (u-blox Antaris sends `E` when dead
         // reckoning; gpsd ignores it) or DOP is absent, an unreadable satellite number skipped.

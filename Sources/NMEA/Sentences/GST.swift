@@ -13,6 +13,7 @@ public struct GST: Sendable, Hashable {
     public var longitudeSigma: FixedDecimal?
     public var altitudeSigma: FixedDecimal?
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GST {
         var s = GST()
         // Required: the time (field 1); the rest is optional, an unreadable value absent.

@@ -30,16 +30,20 @@ public struct GSV: Sendable {
     /// NMEA 4.10 signal ID (1...15; the letter form `A`-`F` gives 10-15).
     public var signalID: UInt8?
 
+    @inline(__always)
     init() {
-        satellites = InlineArray(repeating: SatelliteView(prn: 0))
+        // A literal: stored directly (`InlineArray(repeating:)` is a call and a copy).
+        let empty = SatelliteView(prn: 0)
+        satellites = [empty, empty, empty, empty]
         satelliteCount = 0
     }
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> GSV {
         var s = GSV()
-        let remaining = max(0, f.fieldCount - 3)
-        let hasSignalID = remaining % 4 == 1
-        let groups = remaining / 4
+        let remaining = max(0, f.fieldCount &- 3)
+        let hasSignalID = remaining & 3 == 1
+        let groups = remaining &>> 2
 
         s.totalMessages = try f.integer(in: 0...99)
         s.messageNumber = try f.integer(in: 0...99)
@@ -51,15 +55,12 @@ public struct GSV: Sendable {
             let elevation = try f.optionalInteger(in: -90...90)
             let azimuth = try f.optionalInteger(in: 0...360)
             let snr = try f.optionalInteger(in: 0...99)
-            guard let prn, prn > 0 else { continue }
-            var view = SatelliteView(prn: UInt16(prn))
-            if let elevation { view.elevation = Int16(clamping: elevation) }
-            if let azimuth { view.azimuth = UInt16(clamping: azimuth) }
-            if let snr { view.snr = UInt8(clamping: snr) }
-            if s.satelliteCount < 4 {
-                s.satellites[s.satelliteCount] = view
-                s.satelliteCount += 1
-            }
+            guard let prn, prn > 0, s.satelliteCount < 4 else { continue }
+            // Each value is within its bounds (checked as it was read), so no conversion loses anything.
+            s.satellites[s.satelliteCount] = SatelliteView(
+                prn: UInt16(truncatingIfNeeded: prn), elevation: elevation.map { Int16(truncatingIfNeeded: $0) },
+                azimuth: azimuth.map { UInt16(truncatingIfNeeded: $0) }, snr: snr.map { UInt8(truncatingIfNeeded: $0) })
+            s.satelliteCount &+= 1
         }
         if hasSignalID, let range = f.raw() {
             if range.count == 1, let value = NMEAChecksum.hexValue(f.base[range.lowerBound]) {

@@ -2,6 +2,7 @@
 public struct HDT: Sendable, Hashable {
     public var headingTrue: FixedDecimal?
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> HDT {
         return HDT(headingTrue: try f.decimal())
     }
@@ -16,6 +17,7 @@ public struct HDG: Sendable, Hashable {
     /// Magnetic variation, degrees; west is negative.
     public var variation: FixedDecimal?
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> HDG {
         var s = HDG()
         s.sensorHeading = try f.decimal()
@@ -34,6 +36,7 @@ public struct THS: Sendable, Hashable {
     /// Whether the mode letter marks the heading usable.
     public var isValid: Bool { mode != nil && mode != 0x56 }
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> THS {
         var s = THS()
         s.headingTrue = try f.decimal()

@@ -10,6 +10,7 @@ public struct PGRMZ: Sendable, Hashable {
     /// Field 3: 2 for a user-entered altitude, 3 for a GNSS altitude.
     public var dimension: Int?
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> PGRMZ {
         var s = PGRMZ()
         // Required: the altitude (field 1). An unknown unit leaves the altitude in metres absent

@@ -25,6 +25,7 @@ public struct RMC: Sendable, Hashable {
     /// Required: time (field 1) and status (2); an unreadable one refuses the sentence. Every other
     /// field is optional: unreadable, it is absent (the position as a pair: a bad latitude drops
     /// the longitude too). See QUIRKS.md.
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> RMC {
         var s = RMC()
         s.time = try f.time()

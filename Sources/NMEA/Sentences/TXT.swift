@@ -51,6 +51,7 @@ public struct TXT: Sendable, Hashable {
     public var textIdentifier: Int?
     public var text: InlineText
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> TXT {
         var s = TXT(text: InlineText())
         s.totalMessages = try f.integer()
@@ -98,6 +99,7 @@ public struct DTM: Sendable, Hashable {
     public var altitudeOffset: FixedDecimal?
     public var referenceDatum: ShortCode
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> DTM {
         var s = DTM(localDatum: ShortCode(), subdivision: ShortCode(), referenceDatum: ShortCode())
         if let range = f.raw() { s.localDatum = ShortCode(f.base, range) }

@@ -8,6 +8,7 @@ public struct VTG: Sendable, Hashable {
     public var speedKilometresPerHour: FixedDecimal?
     public var mode: ModeIndicator?
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> VTG {
         var s = VTG()
         // Every field is optional: an unreadable one is absent. See QUIRKS.md.

@@ -7,6 +7,7 @@ public struct ZDA: Sendable, Hashable {
     public var localZoneHours: Int?
     public var localZoneMinutes: Int?
 
+    @inline(__always)
     static func parse(_ f: inout FieldReader) throws(NMEAError) -> ZDA {
         var s = ZDA()
         // Required: the time (field 1). The date is kept only when day, month and year are all
