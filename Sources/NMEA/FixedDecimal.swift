@@ -33,16 +33,31 @@ public struct FixedDecimal: Sendable, Hashable, CustomStringConvertible {
         significand / FixedDecimal.powerOfTen(scale)
     }
 
-    /// 10^exponent for exponent 0...18 (computed; no table, so no lazy global to reach).
+    /// 10^exponent for exponent 0...18 (18 for anything larger): a switch the compiler turns into a
+    /// constant table, with no lazy global to reach and no loop.
     @inlinable
     static func powerOfTen(_ exponent: UInt8) -> Int64 {
-        var value: Int64 = 1
-        var remaining = min(exponent, 18)
-        while remaining > 0 {
-            value &*= 10
-            remaining &-= 1
+        switch exponent {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1_000
+        case 4: return 10_000
+        case 5: return 100_000
+        case 6: return 1_000_000
+        case 7: return 10_000_000
+        case 8: return 100_000_000
+        case 9: return 1_000_000_000
+        case 10: return 10_000_000_000
+        case 11: return 100_000_000_000
+        case 12: return 1_000_000_000_000
+        case 13: return 10_000_000_000_000
+        case 14: return 100_000_000_000_000
+        case 15: return 1_000_000_000_000_000
+        case 16: return 10_000_000_000_000_000
+        case 17: return 100_000_000_000_000_000
+        default: return 1_000_000_000_000_000_000
         }
-        return value
     }
 
     /// The decimal written back with the receiver's digits, for example `"-123.456"`.
