@@ -175,20 +175,43 @@ extension EpochAssembler {
             removeSkySeries(of: talker?.constellation, combined: talker == .combined, signalID: s.signalID)
         }
         let signal = EpochAssembler.signalKey(s.signalID)
-        // The satellites read through a span (a subscript of an inline array copies all of it).
+        let signalID = s.signalID
+        // The talker's system once for the series (what `Constellation.of(satellite:talker:)` reads
+        // first); the satellites read through a span (a subscript of an inline array copies all of it).
+        let system = talker?.constellation
         let views = s.satellites.span
         let count = min(s.satelliteCount, views.count)
-        withUnsafePointer(to: &markedBits) { marked in
-            for index in 0..<count {
+        let free = SatelliteList.capacity &- min(sky.count, SatelliteList.capacity)
+        let added = min(count, free)
+        let first = sky.count
+        // The used set as it was last marked (a copy read through a span), and each added
+        // satellite's system code for its key.
+        let marked = markedBits
+        let lookup = marked.span
+        var codes = InlineArray<4, UInt16>(repeating: 0)
+        do {
+            var table = sky.storage.mutableSpan
+            for index in 0..<added {
                 let view = views[unchecked: index]
-                let constellation = Constellation.of(satellite: Int(view.prn), talker: talker)
-                let slot = sky.count
-                sky.append(SatelliteInfo(constellation: constellation, prn: view.prn, elevation: view.elevation,
-                                         azimuth: view.azimuth, snr: view.snr,
-                                         used: Self.isUsed(view.prn, constellation, in: marked), signalID: s.signalID))
-                if sky.count > slot { skyKeys[slot] = EpochAssembler.systemCode(constellation) << 9 | signal }
+                let prn = view.prn
+                let constellation: Constellation?
+                if let system {
+                    constellation = system == .gps && ((33...64).contains(prn) || (120...158).contains(prn)) ? .sbas : system
+                } else {
+                    constellation = Constellation.of(satellite: Int(prn), talker: nil)
+                }
+                table[unchecked: first &+ index] = SatelliteInfo(
+                    constellation: constellation, prn: prn, elevation: view.elevation, azimuth: view.azimuth, snr: view.snr,
+                    used: Self.isUsed(prn, constellation, in: lookup), signalID: signalID)
+                codes[index] = EpochAssembler.systemCode(constellation)
             }
         }
+        do {
+            var keys = skyKeys.mutableSpan
+            for index in 0..<added { keys[unchecked: first &+ index] = codes[index] << 9 | signal }
+        }
+        // Those that did not fit are counted, as `append` counts them.
+        sky.appended(added, dropped: count &- added)
     }
 
     mutating func mergeGST(_ s: GST, time: TimeOfDay?) {

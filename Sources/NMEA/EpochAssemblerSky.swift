@@ -30,15 +30,13 @@ extension EpochAssembler {
     }
 
     /// Whether a satellite is in a used set (the one the sky was last marked from, for a satellite
-    /// added to the sky between two ends of epochs). `bits` is read in place: a copy of an inline array
-    /// is a copy of its 256 bytes.
+    /// added to the sky between two ends of epochs), given as its 32 words.
     @inline(__always)
-    static func isUsed(_ prn: UInt16, _ constellation: Constellation?, in bits: UnsafePointer<InlineArray<32, UInt64>>) -> Bool {
+    static func isUsed(_ prn: UInt16, _ constellation: Constellation?, in bits: Span<UInt64>) -> Bool {
         guard prn < 256 else { return false }
-        let lookup = UnsafeRawPointer(bits).assumingMemoryBound(to: UInt64.self)
         let code = Int(constellation.map { $0.rawValue &+ 1 } ?? 0) & 7
         // Both bit numbers share their low six bits with the PRN's.
-        let words = lookup[(code << 8 | Int(prn)) >> 6] | lookup[Int(prn) >> 6]
+        let words = bits[unchecked: (code << 8 | Int(prn)) >> 6] | bits[unchecked: Int(prn) >> 6]
         return words >> UInt64(prn & 63) & 1 != 0
     }
 

@@ -182,6 +182,14 @@ public struct SatelliteList: Sendable {
         count += 1
     }
 
+    /// Counts `added` satellites written past the last one (into ``storage``, by the caller) and
+    /// `dropped` that did not fit.
+    @inline(__always)
+    mutating func appended(_ added: Int, dropped more: Int) {
+        count &+= added
+        dropped &+= more
+    }
+
     /// Removes every satellite for which `predicate` is true.
     public mutating func removeAll(where predicate: (SatelliteInfo) -> Bool) {
         var kept = 0
