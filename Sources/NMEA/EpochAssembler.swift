@@ -131,7 +131,8 @@ public struct EpochAssembler: Sendable {
         if time != nil {
             lastContributor = parsed.address
             previousWasContributor = true
-        } else if previousWasContributor, Self.bringsFixData(parsed.sentence) {
+        } else if previousWasContributor, parsed.sentenceType == .vtg || parsed.sentenceType == .proprietary,
+                  Self.bringsFixData(parsed.sentence) {
             lastContributor = parsed.address
             previousWasContributor = false
         } else {

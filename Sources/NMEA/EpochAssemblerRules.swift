@@ -3,6 +3,7 @@
 extension EpochAssembler {
     /// Whether an untimed sentence changes what a fix reports (altitude, speed or course). GSA is left
     /// out: a series of GSA (one per constellation) has no count, so its first cannot be known to end an epoch.
+    /// Only VTG and PGRMZ can (the caller checks the sentence type first: reading the enum copies it).
     @inline(__always)
     static func bringsFixData(_ sentence: Sentence) -> Bool {
         switch sentence {

@@ -59,6 +59,7 @@ print(String(format: "fieldlocation parse: %d lines, %d parsed, median %.1f ns/l
 if parseOnly { exit(0) }
 
 // The whole pipeline (framer + parser + epoch assembler) over the same bytes, in 64 KiB reads.
+@inline(never)
 func pipelinePass(_ all: UnsafeBufferPointer<UInt8>) -> (nanoseconds: Double, fixes: Int) {
     let stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .replay))
     var count = 0
