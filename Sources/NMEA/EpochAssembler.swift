@@ -131,8 +131,7 @@ public struct EpochAssembler: Sendable {
         if time != nil {
             lastContributor = parsed.address
             previousWasContributor = true
-        } else if previousWasContributor, parsed.sentenceType == .vtg || parsed.sentenceType == .proprietary,
-                  Self.bringsFixData(parsed.sentence) {
+        } else if previousWasContributor, Self.bringsFixData(parsed) {
             lastContributor = parsed.address
             previousWasContributor = false
         } else {
@@ -303,18 +302,20 @@ public struct EpochAssembler: Sendable {
     private mutating func mergeFields(_ parsed: ParsedSentence, time: TimeOfDay?) {
         let hadData = epochHasData
         if parsed.sentenceType != .gsa { lastWasGSA = false }
-        switch parsed.sentence {
-        case .rmc(let s): mergeRMC(s, hadData: hadData)
-        case .gga(let s): mergeGGA(s, talker: parsed.talker)
-        case .gns(let s): mergeGNS(s)
-        case .gll(let s): mergeGLL(s, hadData: hadData)
-        case .pgrmz(let s): mergePGRMZ(s)
-        case .vtg(let s): mergeVTG(s)
-        case .zda(let s): mergeZDA(s)
-        case .gsa(let s): mergeGSA(s, talker: parsed.talker)
-        case .gsv(let s): mergeGSV(s, talker: parsed.talker)
-        case .gst(let s): mergeGST(s, time: time)
-        case .gbs(let s): mergeGBS(s)
+        // Each payload read from the parsed sentence's bytes as its own type (no enum copied).
+        let payload = parsed.payload
+        switch parsed.kind {
+        case .rmc: mergeRMC(payload.load(as: RMC.self), hadData: hadData)
+        case .gga: mergeGGA(payload.load(as: GGA.self), talker: parsed.talker)
+        case .gns: mergeGNS(payload.load(as: GNS.self))
+        case .gll: mergeGLL(payload.load(as: GLL.self), hadData: hadData)
+        case .pgrmz: mergePGRMZ(payload.load(as: PGRMZ.self))
+        case .vtg: mergeVTG(payload.load(as: VTG.self))
+        case .zda: mergeZDA(payload.load(as: ZDA.self))
+        case .gsa: mergeGSA(payload.load(as: GSA.self), talker: parsed.talker)
+        case .gsv: mergeGSV(payload.load(as: GSV.self), talker: parsed.talker)
+        case .gst: mergeGST(payload.load(as: GST.self), time: time)
+        case .gbs: mergeGBS(payload.load(as: GBS.self))
         case .hdt, .hdg, .ths, .txt, .dtm, .proprietary, .encapsulated, .other:
             break
         }

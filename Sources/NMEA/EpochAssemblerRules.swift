@@ -3,14 +3,15 @@
 extension EpochAssembler {
     /// Whether an untimed sentence changes what a fix reports (altitude, speed or course). GSA is left
     /// out: a series of GSA (one per constellation) has no count, so its first cannot be known to end an epoch.
-    /// Only VTG and PGRMZ can (the caller checks the sentence type first: reading the enum copies it).
     @inline(__always)
-    static func bringsFixData(_ sentence: Sentence) -> Bool {
-        switch sentence {
+    static func bringsFixData(_ parsed: ParsedSentence) -> Bool {
+        switch parsed.kind {
         // Any content counts, believed or not: a receiver whose VTG lacks its course while still
         // and carries it while moving must have its epochs wait for the VTG all along.
-        case .vtg(let s): return s.speedKnots != nil || s.speedKilometresPerHour != nil || s.courseTrue != nil
-        case .pgrmz(let s): return s.altitudeMetres != nil
+        case .vtg:
+            let s = parsed.payload.load(as: VTG.self)
+            return s.speedKnots != nil || s.speedKilometresPerHour != nil || s.courseTrue != nil
+        case .pgrmz: return parsed.payload.load(as: PGRMZ.self).altitudeMetres != nil
         default: return false
         }
     }

@@ -172,22 +172,21 @@ public enum NMEAParser {
         }
         /// Decodes with `decode` and keeps what the reader found unreadable.
         @inline(__always)
-        func decoded(_ type: SentenceType, _ decode: (inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?))
+        func decoded(_ type: SentenceType,
+                     _ decode: (inout FieldReader, SentenceAddress) throws(NMEAError) -> ParsedSentence)
             throws(NMEAError) -> ParsedSentence
         {
             var f = reader(type)
-            let (sentence, time) = try decode(&f)
-            return ParsedSentence(address: address, sentence: sentence, unreadableFields: UnreadableFields(f.unreadable),
-                                  type: type, epochTime: time)
+            return try decode(&f, address)
         }
         /// A sentence passed through (its type known from where it is built).
         @inline(__always)
-        func passThrough(_ type: SentenceType, _ wrap: (PassThrough) -> Sentence) -> ParsedSentence {
-            ParsedSentence(address: address, sentence: wrap(PassThrough(address: address, fieldCount: scanned.commas)),
+        func passThrough(_ type: SentenceType, _ kind: SentenceKind) -> ParsedSentence {
+            ParsedSentence(address: address, kind: kind, payload: SentencePayload(PassThrough(address: address, fieldCount: scanned.commas)),
                            unreadableFields: UnreadableFields(), type: type, epochTime: nil)
         }
         if address.delimiter == 0x21 {
-            return passThrough(.encapsulated, Sentence.encapsulated)
+            return passThrough(.encapsulated, .encapsulated)
         }
         let letters = address.low
         // Quectel EC21/EC25 send QZSS and BeiDou satellites as $PQGSA/$PQGSV: standard GSA/GSV
@@ -197,47 +196,47 @@ public enum NMEAParser {
         if letters >> 56 == 0x50, !quectelSatellites {   // P: proprietary
             // PGRMZ: Garmin altitude.
             if address.count == 5, letters >> 24 == 0x50_47_52_4D_5A {
-                return try decoded(.proprietary, wrappedPGRMZ)
+                return try decoded(.proprietary, decodedPGRMZ)
             }
-            return passThrough(.proprietary, Sentence.proprietary)
+            return passThrough(.proprietary, .proprietary)
         }
         guard address.count == 5 else {
-            return passThrough(.otherStandard, Sentence.other)
+            return passThrough(.otherStandard, .other)
         }
         guard bytes.count <= maximumStandardLength else { throw .tooLong(length: bytes.count) }
         switch UInt32(truncatingIfNeeded: letters >> 24 & 0xFF_FF_FF) {
         case 0x52_4D_43: // RMC
-            return try decoded(.rmc, wrappedRMC)
+            return try decoded(.rmc, decodedRMC)
         case 0x47_47_41: // GGA
-            return try decoded(.gga, wrappedGGA)
+            return try decoded(.gga, decodedGGA)
         case 0x47_53_41: // GSA
-            return try decoded(.gsa, wrappedGSA)
+            return try decoded(.gsa, decodedGSA)
         case 0x47_53_56: // GSV
-            return try decoded(.gsv, wrappedGSV)
+            return try decoded(.gsv, decodedGSV)
         case 0x56_54_47: // VTG
-            return try decoded(.vtg, wrappedVTG)
+            return try decoded(.vtg, decodedVTG)
         case 0x47_4C_4C: // GLL
-            return try decoded(.gll, wrappedGLL)
+            return try decoded(.gll, decodedGLL)
         case 0x5A_44_41: // ZDA
-            return try decoded(.zda, wrappedZDA)
+            return try decoded(.zda, decodedZDA)
         case 0x47_4E_53: // GNS
-            return try decoded(.gns, wrappedGNS)
+            return try decoded(.gns, decodedGNS)
         case 0x47_53_54: // GST
-            return try decoded(.gst, wrappedGST)
+            return try decoded(.gst, decodedGST)
         case 0x47_42_53: // GBS
-            return try decoded(.gbs, wrappedGBS)
+            return try decoded(.gbs, decodedGBS)
         case 0x48_44_54: // HDT
-            return try decoded(.hdt, wrappedHDT)
+            return try decoded(.hdt, decodedHDT)
         case 0x48_44_47: // HDG
-            return try decoded(.hdg, wrappedHDG)
+            return try decoded(.hdg, decodedHDG)
         case 0x54_48_53: // THS
-            return try decoded(.ths, wrappedTHS)
+            return try decoded(.ths, decodedTHS)
         case 0x54_58_54: // TXT
-            return try decoded(.txt, wrappedTXT)
+            return try decoded(.txt, decodedTXT)
         case 0x44_54_4D: // DTM
-            return try decoded(.dtm, wrappedDTM)
+            return try decoded(.dtm, decodedDTM)
         default:
-            return passThrough(.otherStandard, Sentence.other)
+            return passThrough(.otherStandard, .other)
         }
     }
 }

@@ -1,104 +1,120 @@
-// Each decoded sentence type's fields read and wrapped in its ``Sentence`` case, with the time it
-// states for its epoch.
+// Each decoded sentence type's fields read and stored, with the time it states for its epoch, in
+// the parsed sentence handed back.
 //
-// Out of line, with the type's `parse` inlined: the payload is built straight into the enum handed
-// back, and the parser moves that into its result once, in registers. Wrapping the payload in the
-// parser instead (a `parse` returning the struct) built the enum in a local and copied it twice
-// more, with `memcpy` (about 90 instructions a sentence). They are free functions: a static
-// method's unused metatype argument is dropped behind a thunk that copies the result again.
+// Out of line, with the type's `parse` inlined: the payload is built and stored straight into the
+// result (``SentencePayload``), so it is copied once, from the fields just read. Returning the
+// payload to the parser to put in its result instead copied it twice more, with `memcpy`. They are
+// free functions: a static method's unused metatype argument is dropped behind a thunk that copies
+// the result again.
 
 @inline(never)
-func wrappedRMC(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedRMC(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try RMC.parse(&f)
-    return (.rmc(value), value.time)
+    return ParsedSentence(address: address, kind: .rmc, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .rmc, epochTime: value.time)
 }
 
 @inline(never)
-func wrappedGGA(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedGGA(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try GGA.parse(&f)
-    return (.gga(value), value.time)
+    return ParsedSentence(address: address, kind: .gga, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .gga, epochTime: value.time)
 }
 
 @inline(never)
-func wrappedGSA(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedGSA(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try GSA.parse(&f)
-    return (.gsa(value), nil)
+    return ParsedSentence(address: address, kind: .gsa, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .gsa, epochTime: nil)
 }
 
 @inline(never)
-func wrappedGSV(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedGSV(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try GSV.parse(&f)
-    return (.gsv(value), nil)
+    return ParsedSentence(address: address, kind: .gsv, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .gsv, epochTime: nil)
 }
 
 @inline(never)
-func wrappedVTG(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedVTG(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try VTG.parse(&f)
-    return (.vtg(value), nil)
+    return ParsedSentence(address: address, kind: .vtg, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .vtg, epochTime: nil)
 }
 
 @inline(never)
-func wrappedGLL(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedGLL(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try GLL.parse(&f)
-    return (.gll(value), value.time)
+    return ParsedSentence(address: address, kind: .gll, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .gll, epochTime: value.time)
 }
 
 @inline(never)
-func wrappedZDA(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedZDA(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try ZDA.parse(&f)
-    return (.zda(value), value.time)
+    return ParsedSentence(address: address, kind: .zda, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .zda, epochTime: value.time)
 }
 
 @inline(never)
-func wrappedGNS(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedGNS(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try GNS.parse(&f)
-    return (.gns(value), value.time)
+    return ParsedSentence(address: address, kind: .gns, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .gns, epochTime: value.time)
 }
 
 @inline(never)
-func wrappedGST(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedGST(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try GST.parse(&f)
-    return (.gst(value), value.time)
+    return ParsedSentence(address: address, kind: .gst, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .gst, epochTime: value.time)
 }
 
 @inline(never)
-func wrappedGBS(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedGBS(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try GBS.parse(&f)
-    return (.gbs(value), value.time)
+    return ParsedSentence(address: address, kind: .gbs, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .gbs, epochTime: value.time)
 }
 
 @inline(never)
-func wrappedHDT(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedHDT(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try HDT.parse(&f)
-    return (.hdt(value), nil)
+    return ParsedSentence(address: address, kind: .hdt, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .hdt, epochTime: nil)
 }
 
 @inline(never)
-func wrappedHDG(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedHDG(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try HDG.parse(&f)
-    return (.hdg(value), nil)
+    return ParsedSentence(address: address, kind: .hdg, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .hdg, epochTime: nil)
 }
 
 @inline(never)
-func wrappedTHS(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedTHS(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try THS.parse(&f)
-    return (.ths(value), nil)
+    return ParsedSentence(address: address, kind: .ths, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .ths, epochTime: nil)
 }
 
 @inline(never)
-func wrappedTXT(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedTXT(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try TXT.parse(&f)
-    return (.txt(value), nil)
+    return ParsedSentence(address: address, kind: .txt, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .txt, epochTime: nil)
 }
 
 @inline(never)
-func wrappedDTM(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedDTM(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try DTM.parse(&f)
-    return (.dtm(value), nil)
+    return ParsedSentence(address: address, kind: .dtm, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .dtm, epochTime: nil)
 }
 
 @inline(never)
-func wrappedPGRMZ(_ f: inout FieldReader) throws(NMEAError) -> (Sentence, epochTime: TimeOfDay?) {
+func decodedPGRMZ(_ f: inout FieldReader, _ address: SentenceAddress) throws(NMEAError) -> ParsedSentence {
     let value = try PGRMZ.parse(&f)
-    return (.pgrmz(value), nil)
+    return ParsedSentence(address: address, kind: .pgrmz, payload: SentencePayload(value),
+                          unreadableFields: UnreadableFields(f.unreadable), type: .proprietary, epochTime: nil)
 }

@@ -54,8 +54,11 @@ public enum Sentence: Sendable {
 public struct ParsedSentence: Sendable {
     /// The address field, for example `GNRMC`.
     public let address: SentenceAddress
-    /// The decoded content.
-    public let sentence: Sentence
+    /// The decoded content (built from the stored payload at each read).
+    public var sentence: Sentence { Sentence(kind, payload) }
+    /// The case of ``sentence`` and its fields, as the parser stored them (see ``SentencePayload``).
+    let kind: SentenceKind
+    let payload: SentencePayload
     /// The optional fields that could not be read and are absent from ``sentence`` (see
     /// ``NMEAParserOptions/toleratesUnreadableFields``). Empty for nearly every sentence.
     public let unreadableFields: UnreadableFields
@@ -66,16 +69,18 @@ public struct ParsedSentence: Sendable {
 
     init(address: SentenceAddress, sentence: Sentence, unreadableFields: UnreadableFields = UnreadableFields()) {
         self.address = address
-        self.sentence = sentence
+        (kind, payload) = sentence.stored
         self.unreadableFields = unreadableFields
         sentenceType = sentence.type
         epochTime = sentence.epochTime
     }
 
     @inline(__always)
-    init(address: SentenceAddress, sentence: Sentence, unreadableFields: UnreadableFields, type: SentenceType, epochTime: TimeOfDay?) {
+    init(address: SentenceAddress, kind: SentenceKind, payload: SentencePayload, unreadableFields: UnreadableFields,
+         type: SentenceType, epochTime: TimeOfDay?) {
         self.address = address
-        self.sentence = sentence
+        self.kind = kind
+        self.payload = payload
         self.unreadableFields = unreadableFields
         sentenceType = type
         self.epochTime = epochTime
