@@ -16,9 +16,6 @@ struct SentencePayload: Sendable {
     /// (zeroed in place; an inline array's `init(repeating:)` was a call at every sentence).
     private var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
-    /// The bytes the payload can hold.
-    static let capacity = 160
-
     @inline(__always)
     init() {}
 
@@ -27,8 +24,10 @@ struct SentencePayload: Sendable {
     init<T>(_ value: T) {
         // Every payload type fits (`SentencePayloadTests` round-trips each one); this is decided
         // when the code is compiled, not at run time.
-        guard MemoryLayout<T>.size <= SentencePayload.capacity else { return }
-        withUnsafeMutableBytes(of: &words) { $0.storeBytes(of: value, as: T.self) }
+        withUnsafeMutableBytes(of: &words) { bytes in
+            guard MemoryLayout<T>.size <= bytes.count else { return }
+            bytes.storeBytes(of: value, as: T.self)
+        }
     }
 
     /// The payload, read as `T` (the type it was made from).
