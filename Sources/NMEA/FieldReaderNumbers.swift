@@ -73,7 +73,7 @@ extension FieldReader {
                    end == count || UInt8(truncatingIfNeeded: tail &>> UInt64(truncatingIfNeeded: 8 &* scale)) == 0x2C
                 {
                     position = end &+ 1
-                    let significand = whole &* FieldReader.powerOfTen(scale) &+ digits
+                    let significand = whole &* UInt64(truncatingIfNeeded: FixedDecimal.powerOfTen(UInt8(truncatingIfNeeded: scale))) &+ digits
                     return (FixedDecimal(exactSignificand: Int64(truncatingIfNeeded: significand), scale: UInt8(truncatingIfNeeded: scale)),
                             Int64(truncatingIfNeeded: whole))
                 }
@@ -113,20 +113,6 @@ extension FieldReader {
         return (length, v)
     }
 
-    /// 10^exponent for 0...7.
-    @inline(__always)
-    static func powerOfTen(_ exponent: Int) -> UInt64 {
-        switch exponent {
-        case 0: return 1
-        case 1: return 10
-        case 2: return 100
-        case 3: return 1_000
-        case 4: return 10_000
-        case 5: return 100_000
-        case 6: return 1_000_000
-        default: return 10_000_000
-        }
-    }
 
     /// The general path of ``decimal()``: a sign, or anything the one-pass reader does not handle.
     @inline(__always)

@@ -43,11 +43,7 @@ struct SkySeriesTests {
             text += lines.joined(separator: "\r\n") + "\r\n"
             expected.append(model)
         }
-        let stream = NMEAStream()
-        var fixes: [Fix] = []
-        let bytes = Array(text.utf8)
-        stream.feed(bytes.span) { fixes.append($0) }
-        stream.finish { fixes.append($0) }
+        let fixes = streamFixes(Array(text.utf8), skipsCommentLines: false).fixes
         try #require(fixes.count == expected.count)
         for (index, (fix, model)) in zip(fixes, expected).enumerated() {
             let sky = fix.satellites.array.map { Entry(constellation: $0.constellation, prn: $0.prn, signalID: $0.signalID) }

@@ -58,11 +58,7 @@ struct UsedFlagsTests {
             text += lines.joined(separator: "\r\n") + "\r\n"
         }
 
-        let stream = NMEAStream()
-        var fixes: [Fix] = []
-        let bytes = Array(text.utf8)
-        stream.feed(bytes.span) { fixes.append($0) }
-        stream.finish { fixes.append($0) }
+        let fixes = streamFixes(Array(text.utf8), skipsCommentLines: false).fixes
         try #require(fixes.count == expectedSets.count)
         var checked = 0
         for (fix, set) in zip(fixes, expectedSets) {
