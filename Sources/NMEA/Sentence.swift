@@ -67,14 +67,6 @@ public struct ParsedSentence: Sendable {
     let sentenceType: SentenceType
     let epochTime: TimeOfDay?
 
-    init(address: SentenceAddress, sentence: Sentence, unreadableFields: UnreadableFields = UnreadableFields()) {
-        self.address = address
-        (kind, payload) = sentence.stored
-        self.unreadableFields = unreadableFields
-        sentenceType = sentence.type
-        epochTime = sentence.epochTime
-    }
-
     @inline(__always)
     init(address: SentenceAddress, kind: SentenceKind, payload: SentencePayload, unreadableFields: UnreadableFields,
          type: SentenceType, epochTime: TimeOfDay?) {

@@ -16,9 +16,6 @@ struct SentencePayload: Sendable {
     /// (zeroed in place; an inline array's `init(repeating:)` was a call at every sentence).
     private var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
-    @inline(__always)
-    init() {}
-
     /// The bytes of `value`.
     @inline(__always)
     init<T>(_ value: T) {
@@ -60,31 +57,6 @@ extension Sentence {
         case .proprietary: self = .proprietary(payload.load(as: PassThrough.self))
         case .encapsulated: self = .encapsulated(payload.load(as: PassThrough.self))
         case .other: self = .other(payload.load(as: PassThrough.self))
-        }
-    }
-
-    /// The sentence's kind and payload bytes.
-    var stored: (SentenceKind, SentencePayload) {
-        switch self {
-        case .rmc(let s): return (.rmc, SentencePayload(s))
-        case .gga(let s): return (.gga, SentencePayload(s))
-        case .gsa(let s): return (.gsa, SentencePayload(s))
-        case .gsv(let s): return (.gsv, SentencePayload(s))
-        case .vtg(let s): return (.vtg, SentencePayload(s))
-        case .gll(let s): return (.gll, SentencePayload(s))
-        case .zda(let s): return (.zda, SentencePayload(s))
-        case .gns(let s): return (.gns, SentencePayload(s))
-        case .gst(let s): return (.gst, SentencePayload(s))
-        case .gbs(let s): return (.gbs, SentencePayload(s))
-        case .hdt(let s): return (.hdt, SentencePayload(s))
-        case .hdg(let s): return (.hdg, SentencePayload(s))
-        case .ths(let s): return (.ths, SentencePayload(s))
-        case .txt(let s): return (.txt, SentencePayload(s))
-        case .dtm(let s): return (.dtm, SentencePayload(s))
-        case .pgrmz(let s): return (.pgrmz, SentencePayload(s))
-        case .proprietary(let s): return (.proprietary, SentencePayload(s))
-        case .encapsulated(let s): return (.encapsulated, SentencePayload(s))
-        case .other(let s): return (.other, SentencePayload(s))
         }
     }
 }
