@@ -134,7 +134,7 @@ extension EpochAssembler {
         lastWasGSA = true
         gsaSeriesTime = epochTime
         let constellation = s.constellation ?? talker?.constellation
-        let code = UInt32(constellation.map { $0.rawValue &+ 1 } ?? 0)
+        let code = UInt32(Self.systemCode(constellation))
         // Through spans and a local count: a subscript of an inline array copies all of it.
         let named = s.satellites
         let satellites = named.span

@@ -34,7 +34,7 @@ extension EpochAssembler {
     @inline(__always)
     static func isUsed(_ prn: UInt16, _ constellation: Constellation?, in bits: Span<UInt64>) -> Bool {
         guard prn < 256 else { return false }
-        let code = Int(constellation.map { $0.rawValue &+ 1 } ?? 0) & 7
+        let code = Int(Self.systemCode(constellation)) & 7
         // Both bit numbers share their low six bits with the PRN's.
         let words = bits[unchecked: (code << 8 | Int(prn)) >> 6] | bits[unchecked: Int(prn) >> 6]
         return words >> UInt64(prn & 63) & 1 != 0
@@ -49,14 +49,11 @@ extension EpochAssembler {
         var table = sky.storage.mutableSpan
         for index in 0..<count {
             let prn = table[unchecked: index].prn
+            let constellation = table[unchecked: index].constellation
             if prn < 256 {
-                let code = Int(table[unchecked: index].constellation.map { $0.rawValue &+ 1 } ?? 0) & 7
-                // Both bit numbers share their low six bits with the PRN's.
-                let words = lookup[unchecked: (code << 8 | Int(prn)) >> 6] | lookup[unchecked: Int(prn) >> 6]
-                table[unchecked: index].used = words >> UInt64(prn & 63) & 1 != 0
+                table[unchecked: index].used = Self.isUsed(prn, constellation, in: lookup)
             } else if anyLarge {
-                let code = UInt32(table[unchecked: index].constellation.map { $0.rawValue &+ 1 } ?? 0)
-                let key = code << 16 | UInt32(prn)
+                let key = UInt32(Self.systemCode(constellation)) << 16 | UInt32(prn)
                 var found = false
                 for slot in 0..<usedCount where series[unchecked: slot] == key || series[unchecked: slot] == UInt32(prn) {
                     found = true

@@ -240,14 +240,9 @@ struct FramerCore {
                 let stop = FramerCore.sentenceEnd(base, from: index &+ 1, to: count)
                 let length = stop &- index
                 if stop < count, length <= maximumSentenceLength, base[stop] == 0x0D || base[stop] == 0x0A {
-                    // What `idle` and `emitSentence` do for a whole sentence, without the copy.
                     counters.bytes = start &+ Int64(index)
                     flushGarbage(into: &sink)
-                    frameStart = counters.bytes
-                    counters.bytes = start &+ Int64(stop)
-                    counters.sentences &+= 1
-                    sink.framer(sentence: UnsafeBufferPointer(start: base + index, count: length).span)
-                    atLineStart = true
+                    deliverWhole(base + index, length: length, at: counters.bytes, into: &sink)
                     // The LF of a CR LF ends nothing more (in `idle` it only marks a line start).
                     index = stop &+ 1
                     if base[stop] == 0x0D, index < count, base[index] == 0x0A { index &+= 1 }
@@ -284,6 +279,8 @@ struct FramerCore {
             if lanes.1 != 0 { return index &+ 8 &+ lanes.1.trailingZeroBitCount &>> 3 }
             index &+= 16
         }
+        // The same test as the loop's, written out: as a shared helper it compiled to more
+        // instructions a sentence.
         if index < end, end &- from >= 16 {
             let last = end &- 16
             let bytes = raw.loadUnaligned(fromByteOffset: last, as: SIMD16<UInt8>.self)

@@ -16,12 +16,21 @@ extension FramerCore {
         let rest = count &- stop
         guard rest == 1 || (rest == 2 && base[stop] == 0x0D && base[stop &+ 1] == 0x0A) else { return false }
         let start = counters.bytes
-        frameStart = start
-        counters.bytes = start &+ Int64(stop)
-        counters.sentences &+= 1
-        sink.framer(sentence: UnsafeBufferPointer(start: base, count: stop).span)
-        atLineStart = true
+        deliverWhole(base, length: stop, at: start, into: &sink)
         counters.bytes = start &+ Int64(count)
         return true
+    }
+
+    /// Hands the sink a whole sentence that lies in the caller's chunk (from its delimiter, `length`
+    /// bytes, at stream offset `offset`), as a view with no copy: what `idle` and `emitSentence` do
+    /// for it byte by byte. The stream offset is left at the sentence's line end.
+    @inline(__always)
+    mutating func deliverWhole<Sink: NMEAFramerSink>(_ sentence: UnsafePointer<UInt8>, length: Int, at offset: Int64,
+                                                     into sink: inout Sink) {
+        frameStart = offset
+        counters.bytes = offset &+ Int64(length)
+        counters.sentences &+= 1
+        sink.framer(sentence: UnsafeBufferPointer(start: sentence, count: length).span)
+        atLineStart = true
     }
 }
