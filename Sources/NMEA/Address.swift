@@ -18,14 +18,16 @@ public struct Talker: Sendable, Hashable, CustomStringConvertible {
 
     /// The constellation this talker speaks for, or `nil` for combined (`GN`) and non-GNSS talkers.
     public var constellation: Constellation? {
-        switch self {
-        case .gps: return .gps
-        case .glonass: return .glonass
-        case .galileo: return .galileo
-        case .beidou, .beidouLegacy: return .beidou
-        case .qzss, .qzssLegacy: return .qzss
-        case .navic: return .navic
-        default: return nil
+        @inline(__always) get {
+            switch self {
+            case .gps: return .gps
+            case .glonass: return .glonass
+            case .galileo: return .galileo
+            case .beidou, .beidouLegacy: return .beidou
+            case .qzss, .qzssLegacy: return .qzss
+            case .navic: return .navic
+            default: return nil
+            }
         }
     }
 
@@ -196,8 +198,10 @@ public struct SentenceAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The talker of a standard or encapsulated sentence; `nil` for proprietary ones.
     public var talker: Talker? {
-        guard !isProprietary, count >= 2 else { return nil }
-        return Talker(self[0], self[1])
+        @inline(__always) get {
+            guard !isProprietary, count >= 2 else { return nil }
+            return Talker(self[0], self[1])
+        }
     }
 
     public var description: String {

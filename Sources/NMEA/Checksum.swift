@@ -17,7 +17,7 @@ public enum NMEAChecksum {
     static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x37 + nibble }
 
     /// The value of an ASCII hexadecimal digit (either case), or `nil`.
-    @inlinable
+    @inlinable @inline(__always)
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case 0x30...0x39: return byte &- 0x30

@@ -30,9 +30,9 @@ public struct EpochAssembler: Sendable {
     public internal(set) var counters = SentenceCounters()
 
     var fix = Fix()
-    /// A fix as `Fix()` makes it, copied over the epoch's fix at each change of time: one copy
-    /// instead of building the 64 entries of its satellite table anew.
-    private let emptyFix = Fix()
+    /// A fix as `Fix()` makes it, copied over the epoch's fix at each change of time (all but its
+    /// satellite table: see ``Fix/reset(from:)``). A variable only so that its address can be taken.
+    private var emptyFix = Fix()
     var epochTime: TimeOfDay?
     var epochHasData = false
     var epochEmitted = false
@@ -66,7 +66,12 @@ public struct EpochAssembler: Sendable {
     var distrusted = InlineArray<4, SentenceAddress?>(repeating: nil)
     var distrustedNext = 0
     /// The satellites-in-view table, kept across epochs (GSV is often sent less often than fixes).
-    var sky = SatelliteList()
+    /// It is the fix's own table: the fix is reset at each change of time without it, and is handed
+    /// out with the table as it stands then (its used flags marked first), so no copy is made.
+    var sky: SatelliteList {
+        @inline(__always) get { fix.satellites }
+        @inline(__always) _modify { yield &fix.satellites }
+    }
     /// Each satellite's series in the sky table, `system code << 9 | signal key`
     /// (`EpochAssemblerSeries.swift`), for finding a series' satellites with one comparison each.
     var skyKeys = InlineArray<64, UInt16>(repeating: 0)
@@ -180,7 +185,8 @@ public struct EpochAssembler: Sendable {
         epochEmitted = false
         emittedAt = nil
         dateFromThisEpoch = false
-        fix = emptyFix
+        // The satellites are left as they are: they are the sky, kept across epochs.
+        withUnsafeMutablePointer(to: &emptyFix) { fix.reset(from: $0) }
         fix.provenance = options.provenance
         fix.timeOfDay = time
     }

@@ -1,4 +1,4 @@
-/// The end of an epoch's sky: the satellites in view copied into the fix with their used flags.
+/// The end of an epoch's sky: the satellites in view (the fix's own table) with their used flags.
 ///
 /// The used flags live in the assembler's sky table itself and say what the used set in
 /// `markedBits` says: a satellite added by GSV is marked from that set as it is added, and at the end
@@ -6,8 +6,8 @@
 /// receiver that keeps its satellites from one epoch to the next (most epochs) then costs one
 /// comparison of two small bit sets instead of a lookup per satellite in view.
 extension EpochAssembler {
-    /// Copies the sky table into the epoch's fix with each satellite marked used when the latest GSA
-    /// series named it with its system, or without one. The series is kept as a set of bits as GSA
+    /// Marks each satellite of the sky (the epoch's fix's table) used when the latest GSA series
+    /// named it with its system, or without one. The series is kept as a set of bits as GSA
     /// adds to it, one per (system + 1, PRN) for PRNs below 256 (all real ones); larger PRNs are
     /// looked for one by one.
     ///
@@ -26,7 +26,6 @@ extension EpochAssembler {
             markedBits = usedBits
             markedLarge = usedLarge
         }
-        fix.satellites = sky
     }
 
     /// Whether a satellite is in a used set (the one the sky was last marked from, for a satellite

@@ -14,6 +14,9 @@ struct FieldReader {
     let start: UnsafeRawPointer
     /// The number of bytes of the fields.
     let count: Int
+    /// The number of bytes that may be loaded from `start`: at least `count` (a sentence's `*hh`
+    /// follows its fields).
+    let readable: Int
     let sentence: SentenceType
     /// The number of fields (a sentence with no comma after the address has one, empty, field).
     /// Known from the parser's single pass over the sentence; only GSA, GSV and VTG ask.
@@ -29,9 +32,11 @@ struct FieldReader {
 
     /// A reader over `base` whose field count is already known.
     @inline(__always)
-    init(start: UnsafeRawPointer, count: Int, fieldCount: Int, sentence: SentenceType, strict: Bool = false) {
+    init(start: UnsafeRawPointer, count: Int, fieldCount: Int, sentence: SentenceType, strict: Bool = false,
+         readable: Int? = nil) {
         self.start = start
         self.count = count
+        self.readable = max(readable ?? count, count)
         self.fieldCount = fieldCount
         self.sentence = sentence
         self.strict = strict

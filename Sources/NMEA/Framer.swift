@@ -3,6 +3,11 @@ public protocol NMEAFramerSink {
     /// A complete NMEA sentence from `$` or `!` up to, not including, its line terminator.
     /// Its checksum has not been checked yet (``NMEAParser`` does that).
     mutating func framer(sentence: Span<UInt8>)
+    /// A complete sentence, as ``framer(sentence:)`` gives it, with what the framer learned of its
+    /// bytes while finding its end (their XOR and their commas), so that a parser need not read them
+    /// again. The framer calls this for a sentence found whole in one chunk; the default passes the
+    /// sentence to ``framer(sentence:)``.
+    mutating func framer(sentence: Span<UInt8>, digest: SentenceDigest)
     /// A u-blox UBX frame whose checksum is correct.
     mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>)
     /// An RTCM3 frame whose CRC-24Q is correct.
@@ -14,6 +19,8 @@ public protocol NMEAFramerSink {
 }
 
 extension NMEAFramerSink {
+    /// Default: the digest is not used.
+    public mutating func framer(sentence: Span<UInt8>, digest: SentenceDigest) { framer(sentence: sentence) }
     /// Default: UBX frames are ignored.
     public mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
     /// Default: RTCM3 frames are ignored.
@@ -237,12 +244,13 @@ struct FramerCore {
         while index < count {
             let byte = base[index]
             if state == .idle, byte == 0x24 || byte == 0x21 {
-                let stop = FramerCore.sentenceEnd(base, from: index &+ 1, to: count)
+                var digest = SentenceDigest()
+                let stop = FramerCore.sentenceEnd(base, from: index &+ 1, to: count, digest: &digest)
                 let length = stop &- index
                 if stop < count, length <= maximumSentenceLength, base[stop] == 0x0D || base[stop] == 0x0A {
                     counters.bytes = start &+ Int64(index)
                     flushGarbage(into: &sink)
-                    deliverWhole(base + index, length: length, at: counters.bytes, into: &sink)
+                    deliverWhole(base + index, length: length, at: counters.bytes, digest: digest, into: &sink)
                     // The LF of a CR LF ends nothing more (in `idle` it only marks a line start).
                     index = stop &+ 1
                     if base[stop] == 0x0D, index < count, base[index] == 0x0A { index &+= 1 }
@@ -254,48 +262,6 @@ struct FramerCore {
             index &+= 1
         }
         counters.bytes = start &+ Int64(count)
-    }
-
-    /// The index of the first byte from `from` on that cannot continue a sentence (a control or
-    /// non-ASCII byte, DEL, `$` or `!`), or `end` if there is none before it. Sixteen bytes at a time
-    /// while sixteen are left; the last few in one more load of the sixteen bytes that end at `end`
-    /// (those it shares with the loads before are known to continue the sentence), or one at a time
-    /// when the whole range is shorter than sixteen.
-    @inline(__always)
-    static func sentenceEnd(_ base: UnsafePointer<UInt8>, from: Int, to end: Int) -> Int {
-        var index = from
-        let raw = UnsafeRawPointer(base)
-        let space = SIMD16<UInt8>(repeating: 0x20)
-        let printable = SIMD16<UInt8>(repeating: 0x5F)   // 0x20...0x7E less 0x20
-        let dollar = SIMD16<UInt8>(repeating: 0x24)
-        let bang = SIMD16<UInt8>(repeating: 0x21)
-        let zero = SIMD16<UInt8>()
-        let ones = SIMD16<UInt8>(repeating: 0xFF)
-        while index &+ 16 <= end {
-            let bytes = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
-            let stops = ((bytes &- space) .>= printable) .| (bytes .== dollar) .| (bytes .== bang)
-            let lanes = unsafeBitCast(zero.replacing(with: ones, where: stops), to: (UInt64, UInt64).self)
-            if lanes.0 != 0 { return index &+ lanes.0.trailingZeroBitCount &>> 3 }
-            if lanes.1 != 0 { return index &+ 8 &+ lanes.1.trailingZeroBitCount &>> 3 }
-            index &+= 16
-        }
-        // The same test as the loop's, written out: as a shared helper it compiled to more
-        // instructions a sentence.
-        if index < end, end &- from >= 16 {
-            let last = end &- 16
-            let bytes = raw.loadUnaligned(fromByteOffset: last, as: SIMD16<UInt8>.self)
-            let stops = ((bytes &- space) .>= printable) .| (bytes .== dollar) .| (bytes .== bang)
-            let lanes = unsafeBitCast(zero.replacing(with: ones, where: stops), to: (UInt64, UInt64).self)
-            if lanes.0 != 0 { return last &+ lanes.0.trailingZeroBitCount &>> 3 }
-            if lanes.1 != 0 { return last &+ 8 &+ lanes.1.trailingZeroBitCount &>> 3 }
-            return end
-        }
-        while index < end {
-            let byte = base[index]
-            if byte &- 0x20 >= 0x5F || byte == 0x24 || byte == 0x21 { return index }
-            index &+= 1
-        }
-        return end
     }
 
     @inline(__always)

@@ -10,27 +10,35 @@ extension FramerCore {
         guard state == .idle, garbageCount == 0, let base = input.baseAddress else { return false }
         let count = input.count
         guard count >= 2, base[0] == 0x24 || base[0] == 0x21 else { return false }
-        let stop = FramerCore.sentenceEnd(base, from: 1, to: count)
+        var digest = SentenceDigest()
+        let stop = FramerCore.sentenceEnd(base, from: 1, to: count, digest: &digest)
         guard stop < count, stop <= maximumSentenceLength, base[stop] == 0x0D || base[stop] == 0x0A else { return false }
         // Nothing may follow but the sentence's own line end.
         let rest = count &- stop
         guard rest == 1 || (rest == 2 && base[stop] == 0x0D && base[stop &+ 1] == 0x0A) else { return false }
         let start = counters.bytes
-        deliverWhole(base, length: stop, at: start, into: &sink)
+        deliverWhole(base, length: stop, at: start, digest: digest, into: &sink)
         counters.bytes = start &+ Int64(count)
         return true
     }
 
     /// Hands the sink a whole sentence that lies in the caller's chunk (from its delimiter, `length`
     /// bytes, at stream offset `offset`), as a view with no copy: what `idle` and `emitSentence` do
-    /// for it byte by byte. The stream offset is left at the sentence's line end.
+    /// for it byte by byte, and with the digest of its bytes after the delimiter (when they are few
+    /// enough for the scan's per-lane comma counts, which real sentences always are). The stream
+    /// offset is left at the sentence's line end.
     @inline(__always)
     mutating func deliverWhole<Sink: NMEAFramerSink>(_ sentence: UnsafePointer<UInt8>, length: Int, at offset: Int64,
-                                                     into sink: inout Sink) {
+                                                     digest: SentenceDigest, into sink: inout Sink) {
         frameStart = offset
         counters.bytes = offset &+ Int64(length)
         counters.sentences &+= 1
-        sink.framer(sentence: UnsafeBufferPointer(start: sentence, count: length).span)
+        let view = UnsafeBufferPointer(start: sentence, count: length).span
+        if length <= SentenceDigest.maximumLength {
+            sink.framer(sentence: view, digest: digest)
+        } else {
+            sink.framer(sentence: view)
+        }
         atLineStart = true
     }
 }

@@ -163,10 +163,23 @@ public final class NMEAStream {
         let type: any NMEAStreamDelegate.Type
 
         mutating func framer(sentence: Span<UInt8>) {
+            take(sentence, digest: nil)
+        }
+
+        mutating func framer(sentence: Span<UInt8>, digest: SentenceDigest) {
+            take(sentence, digest: digest)
+        }
+
+        @inline(__always)
+        private func take(_ sentence: Span<UInt8>, digest: SentenceDigest?) {
             let delegate = self.delegate
             let type = self.type
             do throws(NMEAError) {
-                let parsed = try NMEAParser.parse(sentence, options: state.pointee.parserOptions)
+                let parsed = if let digest {
+                    try NMEAParser.parse(sentence, digest: digest, options: state.pointee.parserOptions)
+                } else {
+                    try NMEAParser.parse(sentence, options: state.pointee.parserOptions)
+                }
                 Self.deliver(sentence: parsed, bytes: sentence, to: delegate, as: type)
                 state.pointee.add(parsed) { Self.deliver(fix: $0, to: delegate, as: type) }
             } catch {

@@ -82,6 +82,15 @@ public enum NMEAParser {
                                  strictFields: !options.toleratesUnreadableFields)
     }
 
+    /// ``parse(_:options:)`` for a sentence the framer found whole, with its digest: the XOR and
+    /// the commas of every byte after the delimiter.
+    @inline(__always)
+    static func parse(_ sentence: Span<UInt8>, digest: SentenceDigest, options: NMEAParserOptions) throws(NMEAError) -> ParsedSentence {
+        let (start, count) = sentence.withUnsafeBufferPointer { ($0.baseAddress, $0.count) }
+        return try parseSentence(start, count, requireChecksum: options.requireChecksum,
+                                 strictFields: !options.toleratesUnreadableFields, digest: digest)
+    }
+
     /// Validates only the delimiter, checksum and address of a sentence, without decoding its fields.
     public static func validate(_ sentence: Span<UInt8>, options: NMEAParserOptions = NMEAParserOptions())
         throws(NMEAError) -> SentenceAddress
@@ -95,7 +104,8 @@ public enum NMEAParser {
     /// finds the address's comma and counts the fields. Errors come in this order: delimiter,
     /// checksum (malformed, mismatched, missing), address.
     @inline(__always)
-    static func scan(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions) throws(NMEAError) -> ScannedSentence {
+    static func scan(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions,
+                     digest: SentenceDigest? = nil) throws(NMEAError) -> ScannedSentence {
         let count = bytes.count
         guard count >= 2, let p = bytes.baseAddress else { throw .missingStartDelimiter }
         let delimiter = p.load(as: UInt8.self)
@@ -107,13 +117,21 @@ public enum NMEAParser {
             let high = hexDigit(p.load(fromByteOffset: count &- 2, as: UInt8.self))
             let low = hexDigit(p.load(fromByteOffset: count &- 1, as: UInt8.self))
             guard high | low < 16 else { throw .malformedChecksum }
-            pass = BodyPass(p, from: 1, to: end)
+            if let digest {
+                // The framer's digest covers `*hh` too: two hex digits (checked just above) and
+                // the star, none of them a comma.
+                let tail = p.load(fromByteOffset: end, as: UInt8.self) ^ p.load(fromByteOffset: end &+ 1, as: UInt8.self)
+                    ^ p.load(fromByteOffset: end &+ 2, as: UInt8.self)
+                pass = BodyPass(checksum: digest.xor ^ tail, commas: digest.commas)
+            } else {
+                pass = BodyPass(p, from: 1, to: end)
+            }
             let found = high << 4 | low
             guard pass.checksum == found else { throw .checksumMismatch(calculated: pass.checksum, found: found) }
         } else {
             try checkUnstarred(bytes, options: options)
             end = count
-            pass = BodyPass(p, from: 1, to: end)
+            pass = digest.map { BodyPass(checksum: $0.xor, commas: $0.commas) } ?? BodyPass(p, from: 1, to: end)
         }
         // The address: usually fewer than eight characters, so its comma is in the eight bytes after
         // the delimiter (all before `end`: what follows `end` is `*hh`, and those are hex digits).
@@ -157,8 +175,9 @@ public enum NMEAParser {
     }
 
     @inline(__always)
-    static func parse(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions) throws(NMEAError) -> ParsedSentence {
-        let scanned = try scan(bytes, options: options)
+    static func parse(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions,
+                      digest: SentenceDigest? = nil) throws(NMEAError) -> ParsedSentence {
+        let scanned = try scan(bytes, options: options, digest: digest)
         let address = scanned.address
         let p = bytes.baseAddress.unsafelyUnwrapped
         let fields = p + scanned.fieldsStart
@@ -168,7 +187,8 @@ public enum NMEAParser {
         let strict = !options.toleratesUnreadableFields
         @inline(__always)
         func reader(_ type: SentenceType) -> FieldReader {
-            FieldReader(start: fields, count: fieldBytes, fieldCount: fieldCount, sentence: type, strict: strict)
+            FieldReader(start: fields, count: fieldBytes, fieldCount: fieldCount, sentence: type, strict: strict,
+                        readable: bytes.count &- scanned.fieldsStart)
         }
         /// Decodes with `decode` and keeps what the reader found unreadable.
         @inline(__always)
@@ -243,10 +263,14 @@ public enum NMEAParser {
 
 /// The body of ``NMEAParser/parse(_:options:)``: a free function (no metatype argument to drop,
 /// so the optimizer keeps it whole instead of wrapping it in a copying thunk).
+/// With a `digest` (from ``NMEAFramer``, of the same bytes), the checksum and the commas are
+/// taken from it instead of from a pass over the bytes.
 @usableFromInline
-func parseSentence(_ start: UnsafePointer<UInt8>?, _ count: Int, requireChecksum: Bool, strictFields: Bool) throws(NMEAError) -> ParsedSentence {
+func parseSentence(_ start: UnsafePointer<UInt8>?, _ count: Int, requireChecksum: Bool, strictFields: Bool,
+                   digest: SentenceDigest? = nil) throws(NMEAError) -> ParsedSentence {
     try NMEAParser.parse(UnsafeRawBufferPointer(start: start, count: count),
-                         options: NMEAParserOptions(requireChecksum: requireChecksum, toleratesUnreadableFields: !strictFields))
+                         options: NMEAParserOptions(requireChecksum: requireChecksum, toleratesUnreadableFields: !strictFields),
+                         digest: digest)
 }
 
 /// One pass over `bytes[from..<to]` (the sentence between the delimiter and `*`), eight bytes at a

@@ -162,6 +162,7 @@ public struct EpochMerger: Sendable {
     }
 
     /// Notes a timed NMEA sentence: until the assembler delivers its fix, NAV-EOE of that epoch waits.
+    @inline(__always)
     public mutating func noteSentence(time: TimeOfDay) {
         lastSentenceTime = Self.milliseconds(time)
     }
