@@ -65,6 +65,8 @@ public struct EpochAssembler: Sendable {
     /// Sentences seen to be followed by more timed sentences of the same epoch (a small ring).
     var distrusted = InlineArray<4, SentenceAddress?>(repeating: nil)
     var distrustedNext = 0
+    /// The last conversions of values receivers repeat (`EpochAssemblerMemo.swift`).
+    var memos = AssemblerMemos()
     /// The satellites-in-view table, kept across epochs (GSV is often sent less often than fixes).
     /// It is the fix's own table: the fix is reset at each change of time without it, and is handed
     /// out with the table as it stands then (its used flags marked first), so no copy is made.
@@ -282,8 +284,9 @@ public struct EpochAssembler: Sendable {
     /// returns whether there was one.
     mutating func setAltitude(_ altitude: FixedDecimal?, separation: FixedDecimal?) -> Bool {
         guard let altitude else { return false }
-        fix.altitudeMSL = altitude.doubleValue
-        fix.altitudeHAE = separation.map { altitude.doubleValue + $0.doubleValue }
+        let metres = altitude.doubleValue
+        fix.altitudeMSL = metres
+        fix.altitudeHAE = separation.map { metres + $0.doubleValue }
         return true
     }
 
@@ -291,8 +294,8 @@ public struct EpochAssembler: Sendable {
         guard let latitude, let longitude else { return }
         fix.rawLatitude = latitude
         fix.rawLongitude = longitude
-        fix.latitude = latitude.degrees
-        fix.longitude = longitude.degrees
+        fix.latitude = memos.latitude.degrees(of: latitude)
+        fix.longitude = memos.longitude.degrees(of: longitude)
     }
 
     @inline(__always)

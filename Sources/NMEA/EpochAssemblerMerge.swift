@@ -27,8 +27,8 @@ extension EpochAssembler {
         } else if s.isValid != true {
             propose(.noFix)
         }
-        if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
-        if let course = s.courseTrue { fix.course = course.doubleValue }
+        if let knots = s.speedKnots { fix.speed = memos.speed.value(of: knots) { $0.doubleValue * 1852.0 / 3600.0 } }
+        if let course = s.courseTrue { fix.course = memos.course.value(of: course) { $0.doubleValue } }
         // gpsd: "some GPS set 0.0,E, or 0,w instead of blank".
         if let variation = s.magneticVariation, abs(variation.doubleValue) > 0.09 { fix.magneticVariation = variation.doubleValue }
     }
@@ -57,7 +57,7 @@ extension EpochAssembler {
             propose(.noFix)
         }
         if let used = s.satellitesUsed { fix.satellitesUsed = used }
-        if let hdop = Self.dop(s.hdop) { fix.hdop = hdop }
+        if let hdop = Self.dop(s.hdop, &memos.hdop) { fix.hdop = hdop }
     }
 
     mutating func mergeGNS(_ s: GNS) {
@@ -113,8 +113,8 @@ extension EpochAssembler {
         // course or the speed in knots (u-blox sends `,,T,,M,0.117,N` when still), is not
         // believed; the epoch's RMC speed stands, or the speed is derived. QUIRKS.md E-3.
         guard Self.believed(s) else { return }
-        if let knots = s.speedKnots { fix.speed = knots.doubleValue * 1852.0 / 3600.0 }
-        if let course = s.courseTrue { fix.course = course.doubleValue }
+        if let knots = s.speedKnots { fix.speed = memos.speed.value(of: knots) { $0.doubleValue * 1852.0 / 3600.0 } }
+        if let course = s.courseTrue { fix.course = memos.course.value(of: course) { $0.doubleValue } }
     }
 
     mutating func mergeZDA(_ s: ZDA) {
@@ -163,9 +163,9 @@ extension EpochAssembler {
             }
         }
         // gpsd: BT-451 sends 99.99 for invalid DOPs, Jackson Labs 99.00, Skytraq 0.00.
-        if let pdop = Self.dop(s.pdop) { fix.pdop = pdop }
-        if let hdop = Self.dop(s.hdop) { fix.hdop = hdop }
-        if let vdop = Self.dop(s.vdop) { fix.vdop = vdop }
+        if let pdop = Self.dop(s.pdop, &memos.pdop) { fix.pdop = pdop }
+        if let hdop = Self.dop(s.hdop, &memos.hdop) { fix.hdop = hdop }
+        if let vdop = Self.dop(s.vdop, &memos.vdop) { fix.vdop = vdop }
     }
 
     mutating func mergeGSV(_ s: GSV, talker: Talker?) {

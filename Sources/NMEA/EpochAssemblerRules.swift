@@ -21,9 +21,13 @@ extension EpochAssembler {
         vtg.courseTrue != nil && vtg.speedKnots != nil && vtg.mode != .notValid && vtg.mode != .estimated
     }
 
-    /// A DOP a receiver means: 0.01...89.99 (99.99, 99.00 and 0.00 are "invalid" markers).
-    static func dop(_ value: FixedDecimal?) -> Double? {
-        guard let value = value?.doubleValue, value >= 0.01, value <= 89.99 else { return nil }
+    /// A DOP a receiver means: 0.01...89.99 (99.99, 99.00 and 0.00 are "invalid" markers),
+    /// converted through `memo`.
+    @inline(__always)
+    static func dop(_ value: FixedDecimal?, _ memo: inout DecimalMemo) -> Double? {
+        guard let decimal = value else { return nil }
+        let value = memo.value(of: decimal) { $0.doubleValue }
+        guard value >= 0.01, value <= 89.99 else { return nil }
         return value
     }
 }

@@ -51,15 +51,19 @@ public struct GSV: Sendable {
         // value is absent (a satellite without a readable number is left out). See QUIRKS.md.
         s.satellitesInView = try f.optionalInteger(in: 0...999)
         for _ in 0..<groups {
-            let prn: Int?, elevation: Int?, azimuth: Int?, snr: Int?
             if let group = f.standardSatellite() {
-                (prn, elevation, azimuth, snr) = group
-            } else {
-                prn = try f.optionalInteger(in: 0...999)
-                elevation = try f.optionalInteger(in: -90...90)
-                azimuth = try f.optionalInteger(in: 0...360)
-                snr = try f.optionalInteger(in: 0...99)
+                // Stored here with its elevation and azimuth known to be present.
+                guard group.prn > 0, s.satelliteCount < 4 else { continue }
+                s.satellites[s.satelliteCount] = SatelliteView(
+                    prn: UInt16(truncatingIfNeeded: group.prn), elevation: Int16(truncatingIfNeeded: group.elevation),
+                    azimuth: UInt16(truncatingIfNeeded: group.azimuth), snr: group.snr.map { UInt8(truncatingIfNeeded: $0) })
+                s.satelliteCount &+= 1
+                continue
             }
+            let prn = try f.optionalInteger(in: 0...999)
+            let elevation = try f.optionalInteger(in: -90...90)
+            let azimuth = try f.optionalInteger(in: 0...360)
+            let snr = try f.optionalInteger(in: 0...99)
             guard let prn, prn > 0, s.satelliteCount < 4 else { continue }
             // Each value is within its bounds (checked as it was read), so no conversion loses anything.
             s.satellites[s.satelliteCount] = SatelliteView(
