@@ -325,7 +325,7 @@ public struct EpochAssembler: Sendable {
         case .gsv: mergeGSV(payload.load(as: GSV.self), talker: parsed.talker)
         case .gst: mergeGST(payload.load(as: GST.self), time: time)
         case .gbs: mergeGBS(payload.load(as: GBS.self))
-        case .hdt, .hdg, .ths, .txt, .dtm, .proprietary, .encapsulated, .other:
+        case .hdt, .hdg, .ths, .txt, .dtm, .proprietary, .encapsulated, .other, .failed:
             break
         }
     }

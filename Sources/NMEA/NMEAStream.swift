@@ -179,6 +179,7 @@ public final class NMEAStream {
                 // boundary less at every sentence.
                 let bytes = sentence.withUnsafeBytes { $0 }
                 let parsed = try NMEAParser.parse(bytes, options: state.pointee.parserOptions, digest: digest)
+                if case .failed = parsed.kind { throw parsed.failure() }
                 Self.deliver(sentence: parsed, bytes: sentence, to: delegate, as: type)
                 state.pointee.add(parsed) { Self.deliver(fix: $0, to: delegate, as: type) }
             } catch {

@@ -78,8 +78,11 @@ public enum NMEAParser {
         // its address can be taken out of the closure; returning the large result through the
         // closure instead would copy it twice.
         let (start, count) = sentence.withUnsafeBufferPointer { ($0.baseAddress, $0.count) }
-        return try parseSentence(start, count, requireChecksum: options.requireChecksum,
-                                 strictFields: !options.toleratesUnreadableFields)
+        let parsed = try parseSentence(start, count, requireChecksum: options.requireChecksum,
+                                       strictFields: !options.toleratesUnreadableFields)
+        // An error in the fields comes back in the result (see `ParserDecode.swift`).
+        if case .failed = parsed.kind { throw parsed.failure() }
+        return parsed
     }
 
     /// ``parse(_:options:)`` for a sentence the framer found whole, with its digest: the XOR and
@@ -87,8 +90,10 @@ public enum NMEAParser {
     @inline(__always)
     static func parse(_ sentence: Span<UInt8>, digest: SentenceDigest, options: NMEAParserOptions) throws(NMEAError) -> ParsedSentence {
         let (start, count) = sentence.withUnsafeBufferPointer { ($0.baseAddress, $0.count) }
-        return try parseSentence(start, count, requireChecksum: options.requireChecksum,
-                                 strictFields: !options.toleratesUnreadableFields, digest: digest)
+        let parsed = try parseSentence(start, count, requireChecksum: options.requireChecksum,
+                                       strictFields: !options.toleratesUnreadableFields, digest: digest)
+        if case .failed = parsed.kind { throw parsed.failure() }
+        return parsed
     }
 
     /// Validates only the delimiter, checksum and address of a sentence, without decoding its fields.
@@ -174,6 +179,8 @@ public enum NMEAParser {
         if options.requireChecksum { throw .missingChecksum }
     }
 
+    /// The parser's body: frame errors are thrown, an error in the fields comes back as a parsed
+    /// sentence of kind `failed` (each caller throws it).
     @inline(__always)
     static func parse(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions,
                       digest: SentenceDigest? = nil) throws(NMEAError) -> ParsedSentence {
@@ -182,89 +189,59 @@ public enum NMEAParser {
         let p = bytes.baseAddress.unsafelyUnwrapped
         let fields = p + scanned.fieldsStart
         let fieldBytes = scanned.end &- scanned.fieldsStart
-        // A sentence with no comma after the address has one, empty, field.
-        let fieldCount = max(scanned.commas, 1)
         let strict = !options.toleratesUnreadableFields
-        @inline(__always)
-        func reader(_ type: SentenceType) -> FieldReader {
-            FieldReader(start: fields, count: fieldBytes, fieldCount: fieldCount, sentence: type, strict: strict,
-                        readable: bytes.count &- scanned.fieldsStart)
-        }
-        /// Decodes with `decode` and keeps what the reader found unreadable.
-        @inline(__always)
-        func decoded(_ type: SentenceType,
-                     _ decode: (inout FieldReader, SentenceAddress) throws(NMEAError) -> ParsedSentence)
-            throws(NMEAError) -> ParsedSentence
-        {
-            var f = reader(type)
-            return try decode(&f, address)
-        }
-        /// A sentence passed through (its type known from where it is built).
-        @inline(__always)
-        func passThrough(_ type: SentenceType, _ kind: SentenceKind) -> ParsedSentence {
-            ParsedSentence(address: address, kind: kind, payload: SentencePayload(PassThrough(address: address, fieldCount: scanned.commas)),
-                           unreadableFields: UnreadableFields(), type: type, epochTime: nil)
-        }
-        if address.delimiter == 0x21 {
-            return passThrough(.encapsulated, .encapsulated)
-        }
+        // The decoder is chosen first and called in one place, last: the caller then reads the
+        // parsed sentence where the decoder wrote it (see `ParserDecode.swift`). An error in the
+        // fields comes back as a parsed sentence of kind `failed`.
+        var type = SentenceType.otherStandard
+        var decode: (inout FieldReader, SentenceAddress) -> ParsedSentence = decodedPassThrough
+        var passes = true
         let letters = address.low
         // Quectel EC21/EC25 send QZSS and BeiDou satellites as $PQGSA/$PQGSV: standard GSA/GSV
         // under a proprietary-looking address (gpsd decodes them as GSA/GSV). QUIRKS.md Q-GSA-4.
         let quectelSatellites = address.count == 5 && letters >> 48 == 0x50_51
             && (letters >> 24 & 0xFF_FF_FF == 0x47_53_41 || letters >> 24 & 0xFF_FF_FF == 0x47_53_56)
-        if letters >> 56 == 0x50, !quectelSatellites {   // P: proprietary
+        if address.delimiter == 0x21 {
+            type = .encapsulated
+        } else if letters >> 56 == 0x50, !quectelSatellites {   // P: proprietary
+            type = .proprietary
             // PGRMZ: Garmin altitude.
-            if address.count == 5, letters >> 24 == 0x50_47_52_4D_5A {
-                return try decoded(.proprietary, decodedPGRMZ)
+            if address.count == 5, letters >> 24 == 0x50_47_52_4D_5A { (decode, passes) = (decodedPGRMZ, false) }
+        } else if address.count == 5 {
+            guard bytes.count <= maximumStandardLength else { throw .tooLong(length: bytes.count) }
+            switch UInt32(truncatingIfNeeded: letters >> 24 & 0xFF_FF_FF) {
+            case 0x52_4D_43: (type, decode, passes) = (.rmc, decodedRMC, false)   // RMC
+            case 0x47_47_41: (type, decode, passes) = (.gga, decodedGGA, false)   // GGA
+            case 0x47_53_41: (type, decode, passes) = (.gsa, decodedGSA, false)   // GSA
+            case 0x47_53_56: (type, decode, passes) = (.gsv, decodedGSV, false)   // GSV
+            case 0x56_54_47: (type, decode, passes) = (.vtg, decodedVTG, false)   // VTG
+            case 0x47_4C_4C: (type, decode, passes) = (.gll, decodedGLL, false)   // GLL
+            case 0x5A_44_41: (type, decode, passes) = (.zda, decodedZDA, false)   // ZDA
+            case 0x47_4E_53: (type, decode, passes) = (.gns, decodedGNS, false)   // GNS
+            case 0x47_53_54: (type, decode, passes) = (.gst, decodedGST, false)   // GST
+            case 0x47_42_53: (type, decode, passes) = (.gbs, decodedGBS, false)   // GBS
+            case 0x48_44_54: (type, decode, passes) = (.hdt, decodedHDT, false)   // HDT
+            case 0x48_44_47: (type, decode, passes) = (.hdg, decodedHDG, false)   // HDG
+            case 0x54_48_53: (type, decode, passes) = (.ths, decodedTHS, false)   // THS
+            case 0x54_58_54: (type, decode, passes) = (.txt, decodedTXT, false)   // TXT
+            case 0x44_54_4D: (type, decode, passes) = (.dtm, decodedDTM, false)   // DTM
+            default: break
             }
-            return passThrough(.proprietary, .proprietary)
         }
-        guard address.count == 5 else {
-            return passThrough(.otherStandard, .other)
-        }
-        guard bytes.count <= maximumStandardLength else { throw .tooLong(length: bytes.count) }
-        switch UInt32(truncatingIfNeeded: letters >> 24 & 0xFF_FF_FF) {
-        case 0x52_4D_43: // RMC
-            return try decoded(.rmc, decodedRMC)
-        case 0x47_47_41: // GGA
-            return try decoded(.gga, decodedGGA)
-        case 0x47_53_41: // GSA
-            return try decoded(.gsa, decodedGSA)
-        case 0x47_53_56: // GSV
-            return try decoded(.gsv, decodedGSV)
-        case 0x56_54_47: // VTG
-            return try decoded(.vtg, decodedVTG)
-        case 0x47_4C_4C: // GLL
-            return try decoded(.gll, decodedGLL)
-        case 0x5A_44_41: // ZDA
-            return try decoded(.zda, decodedZDA)
-        case 0x47_4E_53: // GNS
-            return try decoded(.gns, decodedGNS)
-        case 0x47_53_54: // GST
-            return try decoded(.gst, decodedGST)
-        case 0x47_42_53: // GBS
-            return try decoded(.gbs, decodedGBS)
-        case 0x48_44_54: // HDT
-            return try decoded(.hdt, decodedHDT)
-        case 0x48_44_47: // HDG
-            return try decoded(.hdg, decodedHDG)
-        case 0x54_48_53: // THS
-            return try decoded(.ths, decodedTHS)
-        case 0x54_58_54: // TXT
-            return try decoded(.txt, decodedTXT)
-        case 0x44_54_4D: // DTM
-            return try decoded(.dtm, decodedDTM)
-        default:
-            return passThrough(.otherStandard, .other)
-        }
+        // A pass-through's reader counts the commas after the address (its field count); a
+        // decoder's counts a sentence with none as one empty field.
+        var f = FieldReader(start: fields, count: fieldBytes, fieldCount: passes ? scanned.commas : max(scanned.commas, 1),
+                            sentence: type, strict: strict, readable: bytes.count &- scanned.fieldsStart)
+        return decode(&f, address)
     }
 }
 
 /// The body of ``NMEAParser/parse(_:options:)``: a free function (no metatype argument to drop,
 /// so the optimizer keeps it whole instead of wrapping it in a copying thunk).
 /// With a `digest` (from ``NMEAFramer``, of the same bytes), the checksum and the commas are
-/// taken from it instead of from a pass over the bytes.
+/// taken from it instead of from a pass over the bytes. Errors of the sentence's frame (delimiter,
+/// checksum, address, length) are thrown; an error in its fields comes back as a parsed sentence
+/// of kind `failed`, which the callers throw.
 @usableFromInline
 func parseSentence(_ start: UnsafePointer<UInt8>?, _ count: Int, requireChecksum: Bool, strictFields: Bool,
                    digest: SentenceDigest? = nil) throws(NMEAError) -> ParsedSentence {

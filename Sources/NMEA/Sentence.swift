@@ -55,9 +55,9 @@ public struct ParsedSentence: Sendable {
     /// The address field, for example `GNRMC`.
     public let address: SentenceAddress
     /// The decoded content (built from the stored payload at each read).
-    public var sentence: Sentence { Sentence(kind, payload) }
+    public var sentence: Sentence { Sentence(kind, payload, address: address) }
     /// The case of ``sentence`` and its fields, as the parser stored them (see ``SentencePayload``).
-    let kind: SentenceKind
+    @usableFromInline let kind: SentenceKind
     let payload: SentencePayload
     /// The optional fields that could not be read and are absent from ``sentence`` (see
     /// ``NMEAParserOptions/toleratesUnreadableFields``). Empty for nearly every sentence.
@@ -76,6 +76,20 @@ public struct ParsedSentence: Sendable {
         self.unreadableFields = unreadableFields
         sentenceType = type
         self.epochTime = epochTime
+    }
+
+    /// A sentence whose fields could not be decoded: `error` kept in the payload, for the parser's
+    /// callers to throw (see `ParserDecode.swift`).
+    @inline(__always)
+    init(failure error: NMEAError, address: SentenceAddress) {
+        self.init(address: address, kind: .failed, payload: SentencePayload(error), unreadableFields: UnreadableFields(),
+                  type: .otherStandard, epochTime: nil)
+    }
+
+    /// The error of a sentence whose kind is `failed`.
+    @usableFromInline
+    func failure() -> NMEAError {
+        payload.load(as: NMEAError.self)
     }
 
     /// The talker (`GP`, `GN`, ...), or `nil` for proprietary sentences.

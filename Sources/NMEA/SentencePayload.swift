@@ -1,7 +1,10 @@
-/// Which case of ``Sentence`` a parsed sentence holds.
+/// Which case of ``Sentence`` a parsed sentence holds; `failed` for a sentence whose fields could
+/// not be decoded, holding the error (never handed out: the parser's callers throw it).
+@usableFromInline
 enum SentenceKind: UInt8, Sendable {
     case rmc, gga, gsa, gsv, vtg, gll, zda, gns, gst, gbs, hdt, hdg, ths, txt, dtm, pgrmz
     case proprietary, encapsulated, other
+    case failed
 }
 
 /// A decoded sentence's fields as the bytes of its payload struct (every payload is a plain value:
@@ -36,7 +39,7 @@ struct SentencePayload: Sendable {
 
 extension Sentence {
     /// The sentence held as `kind` in `payload`.
-    init(_ kind: SentenceKind, _ payload: SentencePayload) {
+    init(_ kind: SentenceKind, _ payload: SentencePayload, address: SentenceAddress) {
         switch kind {
         case .rmc: self = .rmc(payload.load(as: RMC.self))
         case .gga: self = .gga(payload.load(as: GGA.self))
@@ -57,6 +60,10 @@ extension Sentence {
         case .proprietary: self = .proprietary(payload.load(as: PassThrough.self))
         case .encapsulated: self = .encapsulated(payload.load(as: PassThrough.self))
         case .other: self = .other(payload.load(as: PassThrough.self))
+        case .failed:
+            // Never reached: a failed sentence is thrown as its error, not handed out. Its address
+            // with no fields, should one be asked for.
+            self = .other(PassThrough(address: address, fieldCount: 0))
         }
     }
 }
