@@ -42,6 +42,8 @@ extension FramerCore {
         let zero = SIMD16<UInt8>()
         let ones = SIMD16<UInt8>(repeating: 0xFF)
         let one = SIMD16<UInt8>(repeating: 1)
+        // Each lane's number, as signed bytes (a signed comparison of bytes is one SSE2 instruction).
+        let lane = SIMD16<Int8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
         var xor = SIMD16<UInt8>()
         var commas = SIMD16<UInt8>()
         while index &+ 16 <= end {
@@ -51,7 +53,7 @@ extension FramerCore {
             if lanes.0 | lanes.1 != 0 {
                 let stop = lanes.0 != 0 ? lanes.0.trailingZeroBitCount &>> 3 : 8 &+ lanes.1.trailingZeroBitCount &>> 3
                 // The bytes before the stop (a zero byte changes neither the XOR nor the count).
-                let taken = bytes & Self.beforeFirst(lanes, and: (UInt64.max, UInt64.max))
+                let taken = bytes.replacing(with: zero, where: lane .>= SIMD16<Int8>(repeating: Int8(truncatingIfNeeded: stop)))
                 xor ^= taken
                 commas &+= one.replacing(with: zero, where: taken .!= comma)
                 digest = Self.digest(xor, commas)
@@ -76,10 +78,8 @@ extension FramerCore {
             }
             // Lanes below `index - last` were in the blocks before (and are not stops); lanes from
             // the stop on are not the sentence's.
-            let seen = index &- last   // 1...15
-            let shift = UInt64(truncatingIfNeeded: seen &* 8)
-            let fresh = seen < 8 ? (UInt64.max &<< shift, UInt64.max) : (0, UInt64.max &<< shift)
-            let taken = bytes & Self.beforeFirst(lanes, and: fresh)
+            let seen = SIMD16<Int8>(repeating: Int8(truncatingIfNeeded: index &- last))   // 1...15
+            let taken = bytes.replacing(with: zero, where: (lane .< seen) .| (lane .>= SIMD16<Int8>(repeating: Int8(truncatingIfNeeded: stop))))
             xor ^= taken
             commas &+= one.replacing(with: zero, where: taken .!= comma)
             digest = Self.digest(xor, commas)
@@ -98,16 +98,6 @@ extension FramerCore {
         digest.xor ^= sum
         digest.commas &+= count
         return index
-    }
-
-    /// All ones in the lanes before the first lane set in `stops` (lanes of 0 or 0xFF, as two words)
-    /// and set in `mask`; with no stop, the lanes of `mask`. `x & -x` keeps a word's lowest set bit;
-    /// less one, it sets every bit below it.
-    @inline(__always)
-    static func beforeFirst(_ stops: (UInt64, UInt64), and mask: (UInt64, UInt64)) -> SIMD16<UInt8> {
-        let low = (stops.0 & (0 &- stops.0)) &- 1
-        let high = stops.0 == 0 ? (stops.1 & (0 &- stops.1)) &- 1 : 0
-        return unsafeBitCast(SIMD2<UInt64>(low & mask.0, high & mask.1), to: SIMD16<UInt8>.self)
     }
 
     /// The XOR of sixteen lanes and the sum of sixteen per-lane counts (each at most 127).
