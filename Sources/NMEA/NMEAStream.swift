@@ -2,6 +2,12 @@
 public protocol NMEAStreamDelegate {
     /// The fix of a completed epoch.
     mutating func stream(fix: Fix)
+    /// The fix of a completed epoch, where the stream holds it (valid only during the call). The
+    /// stream calls this; its default passes the fix to ``stream(fix:)``. The default is compiled
+    /// with the conforming type, so a delegate that reads a few fields of the fix reads them where
+    /// they lie: the stream calls its delegate through the delegate's type only, and a fix passed
+    /// by value that way (about 1.8 kilobytes) was copied first at every epoch.
+    mutating func stream(fixAt fix: UnsafePointer<Fix>)
     /// A sentence that passed the checksum and was parsed; `bytes` is valid only during the call.
     mutating func stream(sentence: ParsedSentence, bytes: Span<UInt8>)
     /// A sentence that was rejected, with the reason; `bytes` is valid only during the call.
@@ -16,6 +22,8 @@ public protocol NMEAStreamDelegate {
 
 extension NMEAStreamDelegate {
     public mutating func stream(fix: Fix) {}
+    @inlinable
+    public mutating func stream(fixAt fix: UnsafePointer<Fix>) { stream(fix: fix.pointee) }
     public mutating func stream(sentence: ParsedSentence, bytes: Span<UInt8>) {}
     public mutating func stream(rejected error: NMEAError, bytes: Span<UInt8>) {}
     public mutating func stream(framingError: FramingError) {}
@@ -214,7 +222,7 @@ public final class NMEAStream {
         }
         /// The fix read where it is (the assembler's own), not copied first.
         private static func deliver<D: NMEAStreamDelegate>(fix: UnsafePointer<Fix>, to raw: UnsafeMutableRawPointer, as: D.Type) {
-            raw.assumingMemoryBound(to: D.self).pointee.stream(fix: fix.pointee)
+            raw.assumingMemoryBound(to: D.self).pointee.stream(fixAt: fix)
         }
         private static func deliver<D: NMEAStreamDelegate>(sentence: ParsedSentence, bytes: Span<UInt8>,
                                                            to raw: UnsafeMutableRawPointer, as: D.Type) {

@@ -68,3 +68,41 @@ struct FieldFailureTests {
         #expect(failing.count > 1_000 && passing.count > 1_000, "failing \(failing.count), passing \(passing.count)")
     }
 }
+
+/// The stream hands each fix to `stream(fixAt:)`, whose default passes it on to `stream(fix:)`.
+@Suite("Fix delivery in place")
+struct FixAtTests {
+    struct ByValue: NMEAStreamDelegate {
+        var times: [String] = []
+        mutating func stream(fix: Fix) { times.append(fix.time?.description ?? "-") }
+    }
+    struct InPlace: NMEAStreamDelegate {
+        var times: [String] = []
+        var byValue = 0
+        mutating func stream(fixAt fix: UnsafePointer<Fix>) { times.append(fix.pointee.time?.description ?? "-") }
+        mutating func stream(fix: Fix) { byValue += 1 }
+    }
+
+    @Test("a delegate that takes the fix in place gets every fix a delegate by value gets, and stream(fix:) is not called for it")
+    func sameFixes() throws {
+        var lines: [String] = []
+        for second in 0..<50 {
+            let time = "1235" + (second < 10 ? "0" : "") + String(second)
+            lines.append(withChecksum("$GPRMC,\(time),A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W"))
+            lines.append(withChecksum("$GPGGA,\(time),4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"))
+        }
+        let bytes = Array(lines.map { $0 + "\r\n" }.joined().utf8)
+        var byValue = ByValue()
+        var inPlace = InPlace()
+        let first = NMEAStream()
+        let second = NMEAStream()
+        first.feed(bytes.span, delegate: &byValue)
+        first.finish(delegate: &byValue)
+        second.feed(bytes.span, delegate: &inPlace)
+        second.finish(delegate: &inPlace)
+        #expect(byValue.times.count == 50)
+        #expect(inPlace.times == byValue.times)
+        // `finish` hands its last fix by value (it is no longer the assembler's own).
+        #expect(inPlace.byValue <= 1)
+    }
+}

@@ -79,9 +79,10 @@ struct FramerDigestTests {
         let shared = try #require(sharedFolder())
         var random = SplitMix(state: 17)
         var total = 0
-        for name in FileProbe.list(shared + "/corpus/gpsd") where name.hasSuffix(".log") {
+        for (number, name) in FileProbe.list(shared + "/corpus/gpsd").filter({ $0.hasSuffix(".log") }).enumerated() {
             let bytes = try #require(FileProbe.read(shared + "/corpus/gpsd/" + name))
-            // 64 KiB reads; then one line (its line end included) per feed; then random bursts.
+            // 64 KiB reads; then one line (its line end included) per feed; then, for every third
+            // log (the test runs beside the others on two cores), random bursts.
             var chunkings: [[Range<Int>]] = [stride(from: 0, to: bytes.count, by: 65_536).map { $0..<min($0 + 65_536, bytes.count) }]
             var lines: [Range<Int>] = []
             var start = 0
@@ -91,14 +92,16 @@ struct FramerDigestTests {
             }
             if start < bytes.count { lines.append(start..<bytes.count) }
             chunkings.append(lines)
-            var bursts: [Range<Int>] = []
-            start = 0
-            while start < bytes.count {
-                let end = min(bytes.count, start + 1 + Int(random.next() % 300))
-                bursts.append(start..<end)
-                start = end
+            if number % 3 == 0 {
+                var bursts: [Range<Int>] = []
+                start = 0
+                while start < bytes.count {
+                    let end = min(bytes.count, start + 1 + Int(random.next() % 300))
+                    bursts.append(start..<end)
+                    start = end
+                }
+                chunkings.append(bursts)
             }
-            chunkings.append(bursts)
             var counts: [Int] = []
             for chunks in chunkings {
                 let framer = NMEAFramer()
@@ -112,7 +115,7 @@ struct FramerDigestTests {
             // The same sentences however the bytes come; a line at a time, all of them whole.
             #expect(Set(counts).count == 1, "\(name): \(counts)")
         }
-        #expect(total > 50_000)
+        #expect(total > 30_000)
     }
 
     @Test("a sentence parsed with its digest gives what it gives without: every line of the gpsd corpus, and each with one byte changed",
@@ -124,7 +127,8 @@ struct FramerDigestTests {
         var failures = 0
         for name in FileProbe.list(shared + "/corpus/gpsd") where name.hasSuffix(".log") {
             let bytes = try #require(FileProbe.read(shared + "/corpus/gpsd/" + name))
-            for line in bytes.split(separator: 0x0A) {
+            // Every second line (the test runs beside the others on two cores).
+            for (index, line) in bytes.split(separator: 0x0A).enumerated() where index % 2 == 0 {
                 var sentence = Array(line)
                 if sentence.last == 0x0D { sentence.removeLast() }
                 guard let first = sentence.first, first == 0x24 || first == 0x21 else { continue }
@@ -156,7 +160,7 @@ struct FramerDigestTests {
                 }
             }
         }
-        #expect(compared > 90_000)
-        #expect(failures > 10_000, "the changed sentences fail their checksum, with the digest as without")
+        #expect(compared > 45_000)
+        #expect(failures > 5_000, "the changed sentences fail their checksum, with the digest as without")
     }
 }
