@@ -14,180 +14,100 @@
 // temporary and are copied (about 220 bytes a sentence) just after the decoder wrote them, and
 // the copy's wide loads stall on the decoder's narrower stores still in flight.
 
-@inline(never)
-func decodedRMC(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
+/// A decoder's body, inlined into each: `parse` reads the fields, and its value is stored as the
+/// payload of a parsed sentence of `kind` and `type` with the time `time` gives; a field error
+/// becomes a parsed sentence of kind `failed`.
+@inline(__always)
+private func decode<Payload>(_ f: inout FieldReader, _ address: SentenceAddress, _ kind: SentenceKind, _ type: SentenceType,
+                             _ parse: (inout FieldReader) throws(NMEAError) -> Payload,
+                             time: (Payload) -> TimeOfDay? = { _ in nil }) -> ParsedSentence {
     do throws(NMEAError) {
-        let value = try RMC.parse(&f)
-        return ParsedSentence(address: address, kind: .rmc, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .rmc, epochTime: value.time)
+        let value = try parse(&f)
+        return ParsedSentence(address: address, kind: kind, payload: SentencePayload(value),
+                              unreadableFields: UnreadableFields(f.unreadable), type: type, epochTime: time(value))
     } catch {
         return ParsedSentence(failure: error, address: address)
     }
+}
+
+@inline(never)
+func decodedRMC(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
+    decode(&f, address, .rmc, .rmc, RMC.parse) { $0.time }
 }
 
 @inline(never)
 func decodedGGA(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try GGA.parse(&f)
-        return ParsedSentence(address: address, kind: .gga, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .gga, epochTime: value.time)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .gga, .gga, GGA.parse) { $0.time }
 }
 
 @inline(never)
 func decodedGSA(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try GSA.parse(&f)
-        return ParsedSentence(address: address, kind: .gsa, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .gsa, epochTime: nil)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .gsa, .gsa, GSA.parse)
 }
 
 @inline(never)
 func decodedGSV(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try GSV.parse(&f)
-        return ParsedSentence(address: address, kind: .gsv, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .gsv, epochTime: nil)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .gsv, .gsv, GSV.parse)
 }
 
 @inline(never)
 func decodedVTG(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try VTG.parse(&f)
-        return ParsedSentence(address: address, kind: .vtg, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .vtg, epochTime: nil)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .vtg, .vtg, VTG.parse)
 }
 
 @inline(never)
 func decodedGLL(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try GLL.parse(&f)
-        return ParsedSentence(address: address, kind: .gll, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .gll, epochTime: value.time)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .gll, .gll, GLL.parse) { $0.time }
 }
 
 @inline(never)
 func decodedZDA(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try ZDA.parse(&f)
-        return ParsedSentence(address: address, kind: .zda, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .zda, epochTime: value.time)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .zda, .zda, ZDA.parse) { $0.time }
 }
 
 @inline(never)
 func decodedGNS(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try GNS.parse(&f)
-        return ParsedSentence(address: address, kind: .gns, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .gns, epochTime: value.time)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .gns, .gns, GNS.parse) { $0.time }
 }
 
 @inline(never)
 func decodedGST(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try GST.parse(&f)
-        return ParsedSentence(address: address, kind: .gst, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .gst, epochTime: value.time)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .gst, .gst, GST.parse) { $0.time }
 }
 
 @inline(never)
 func decodedGBS(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try GBS.parse(&f)
-        return ParsedSentence(address: address, kind: .gbs, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .gbs, epochTime: value.time)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .gbs, .gbs, GBS.parse) { $0.time }
 }
 
 @inline(never)
 func decodedHDT(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try HDT.parse(&f)
-        return ParsedSentence(address: address, kind: .hdt, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .hdt, epochTime: nil)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .hdt, .hdt, HDT.parse)
 }
 
 @inline(never)
 func decodedHDG(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try HDG.parse(&f)
-        return ParsedSentence(address: address, kind: .hdg, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .hdg, epochTime: nil)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .hdg, .hdg, HDG.parse)
 }
 
 @inline(never)
 func decodedTHS(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try THS.parse(&f)
-        return ParsedSentence(address: address, kind: .ths, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .ths, epochTime: nil)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .ths, .ths, THS.parse)
 }
 
 @inline(never)
 func decodedTXT(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try TXT.parse(&f)
-        return ParsedSentence(address: address, kind: .txt, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .txt, epochTime: nil)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .txt, .txt, TXT.parse)
 }
 
 @inline(never)
 func decodedDTM(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try DTM.parse(&f)
-        return ParsedSentence(address: address, kind: .dtm, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .dtm, epochTime: nil)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .dtm, .dtm, DTM.parse)
 }
 
 @inline(never)
 func decodedPGRMZ(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
-    do throws(NMEAError) {
-        let value = try PGRMZ.parse(&f)
-        return ParsedSentence(address: address, kind: .pgrmz, payload: SentencePayload(value),
-                              unreadableFields: UnreadableFields(f.unreadable), type: .proprietary, epochTime: nil)
-    } catch {
-        return ParsedSentence(failure: error, address: address)
-    }
+    decode(&f, address, .pgrmz, .proprietary, PGRMZ.parse)
 }
 
 /// A sentence passed through with its field count (for this decoder the reader's `fieldCount` is
