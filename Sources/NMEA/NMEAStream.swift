@@ -183,11 +183,7 @@ public final class NMEAStream {
             let delegate = self.delegate
             let type = self.type
             do throws(NMEAError) {
-                // The parser's body inlined here (not called through `parseSentence`): one call
-                // boundary less at every sentence.
-                let bytes = sentence.withUnsafeBytes { $0 }
-                let parsed = try NMEAParser.parse(bytes, options: state.pointee.parserOptions, digest: digest)
-                if case .failed = parsed.kind { throw parsed.failure() }
+                let parsed = try NMEAParser.parse(sentence, digest: digest, options: state.pointee.parserOptions)
                 Self.deliver(sentence: parsed, bytes: sentence, to: delegate, as: type)
                 state.pointee.add(parsed) { Self.deliver(fix: $0, to: delegate, as: type) }
             } catch {

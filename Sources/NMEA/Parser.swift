@@ -85,13 +85,15 @@ public enum NMEAParser {
         return parsed
     }
 
-    /// ``parse(_:options:)`` for a sentence the framer found whole, with its digest: the XOR and
-    /// the commas of every byte after the delimiter.
+    /// ``parse(_:options:)`` for the stream: the parser's body inlined into the caller (not called
+    /// through `parseSentence`, one call boundary less a sentence, and the caller reads the parsed
+    /// sentence where the decoder wrote it), with the framer's digest of the sentence when there is
+    /// one (the XOR and the commas of every byte after the delimiter).
     @inline(__always)
-    static func parse(_ sentence: Span<UInt8>, digest: SentenceDigest, options: NMEAParserOptions) throws(NMEAError) -> ParsedSentence {
-        let (start, count) = sentence.withUnsafeBufferPointer { ($0.baseAddress, $0.count) }
-        let parsed = try parseSentence(start, count, requireChecksum: options.requireChecksum,
-                                       strictFields: !options.toleratesUnreadableFields, digest: digest)
+    static func parse(_ sentence: Span<UInt8>, digest: SentenceDigest?, options: NMEAParserOptions) throws(NMEAError) -> ParsedSentence {
+        // The span's memory stays in place for the whole call (see `parse(_:options:)`).
+        let bytes = sentence.withUnsafeBytes { $0 }
+        let parsed = try parse(bytes, options: options, digest: digest)
         if case .failed = parsed.kind { throw parsed.failure() }
         return parsed
     }
