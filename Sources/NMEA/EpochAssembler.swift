@@ -290,6 +290,13 @@ public struct EpochAssembler: Sendable {
         return true
     }
 
+    /// Takes RMC's or VTG's speed over ground (knots, as m/s) and true course, each when given.
+    @inline(__always)
+    mutating func setMotion(knots: FixedDecimal?, course: FixedDecimal?) {
+        if let knots { fix.speed = memos.speed.value(of: knots) { $0.doubleValue * 1852.0 / 3600.0 } }
+        if let course { fix.course = memos.course.value(of: course) { $0.doubleValue } }
+    }
+
     mutating func setPosition(_ latitude: Coordinate?, _ longitude: Coordinate?) {
         guard let latitude, let longitude else { return }
         fix.rawLatitude = latitude

@@ -27,8 +27,7 @@ extension EpochAssembler {
         } else if s.isValid != true {
             propose(.noFix)
         }
-        if let knots = s.speedKnots { fix.speed = memos.speed.value(of: knots) { $0.doubleValue * 1852.0 / 3600.0 } }
-        if let course = s.courseTrue { fix.course = memos.course.value(of: course) { $0.doubleValue } }
+        setMotion(knots: s.speedKnots, course: s.courseTrue)
         // gpsd: "some GPS set 0.0,E, or 0,w instead of blank".
         if let variation = s.magneticVariation, abs(variation.doubleValue) > 0.09 { fix.magneticVariation = variation.doubleValue }
     }
@@ -113,8 +112,7 @@ extension EpochAssembler {
         // course or the speed in knots (u-blox sends `,,T,,M,0.117,N` when still), is not
         // believed; the epoch's RMC speed stands, or the speed is derived. QUIRKS.md E-3.
         guard Self.believed(s) else { return }
-        if let knots = s.speedKnots { fix.speed = memos.speed.value(of: knots) { $0.doubleValue * 1852.0 / 3600.0 } }
-        if let course = s.courseTrue { fix.course = memos.course.value(of: course) { $0.doubleValue } }
+        setMotion(knots: s.speedKnots, course: s.courseTrue)
     }
 
     mutating func mergeZDA(_ s: ZDA) {
