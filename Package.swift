@@ -29,13 +29,15 @@
 // CBluetooth the kernel's HCI socket structures and ioctls):
 //   LinuxHardware        ──► HardwareInterfaces, BluetoothHCI, DBusWire, CI2C, CGPIOD, CRefclock, CBluetooth, Glibc
 // Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
-// FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon and fieldlocd; swift-log only in the last two):
+// FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon, FieldLocationConsole and fieldlocd; swift-log
+// only in the last three; swift-prometheus and swift-metrics only in FieldLocationConsole (the status page and /metrics) and fieldlocd):
 //   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol, Beacons, NTRIP
 //   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
 //   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore, Beacons
 //   FieldLocationClient  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, LocationServices, HardwareInterfaces, LinuxHardware, NIOCore, NIOPosix, Beacons
 //   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle, Beacons
-//   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocationWire, FieldLocation, BoardConfig, LinuxHardware, HardwareInterfaces, LocationServices, ArgumentParser, Logging, ServiceLifecycle
+//   FieldLocationConsole ──► FieldLocation, FieldLocationOutput, FieldLocationDaemon, LocationServices, NMEA, NIOCore, NIOHTTP1, NIOPosix, Logging, ServiceLifecycle, Prometheus
+//   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocationConsole, FieldLocationWire, FieldLocation, BoardConfig, LinuxHardware, HardwareInterfaces, LocationServices, ArgumentParser, Logging, ServiceLifecycle, Metrics, Prometheus
 //   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser, Beacons
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
 //   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
@@ -71,6 +73,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
     ],
     targets: [
         // Pure: standard library only.
@@ -166,10 +170,25 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The unit's HTTP console: the live status page, its event stream and Prometheus /metrics (SwiftNIO's HTTP/1.1 codec).
+        .target(
+            name: "FieldLocationConsole",
+            dependencies: [
+                "FieldLocation", "FieldLocationOutput", "FieldLocationDaemon", "LocationServices", "NMEA",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .executableTarget(
             name: "fieldlocd",
             dependencies: [
-                "FieldLocationDaemon", "FieldLocationWire", "FieldLocation", "BoardConfig", "LinuxHardware", "HardwareInterfaces", "LocationServices",
+                "FieldLocationDaemon", "FieldLocationConsole", "FieldLocationWire",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"), "FieldLocation", "BoardConfig", "LinuxHardware", "HardwareInterfaces", "LocationServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -222,6 +241,17 @@ let package = Package(
                 .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The HTTP console in process (routes, limits, metrics) and against real Prometheus and Chromium.
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: [
+                "FieldLocationConsole", "FieldLocation", "FieldLocationOutput", "FieldLocationDaemon", "BoardConfig", "LocationServices", "NMEA",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["page_check.py"]
         ),
         .testTarget(
             name: "LocationManagerTests",

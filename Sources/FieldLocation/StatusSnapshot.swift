@@ -39,6 +39,10 @@ public struct StatusSnapshot: Sendable {
     public var remote = false
     /// The NTRIP corrections (link, age, message types, RTK state), when a client is attached.
     public var corrections: CorrectionStatus?
+    /// The unit's health counters and gauges (see ``UnitHealth``).
+    public var health = UnitHealth()
+    /// Every client's monitored regions and their states.
+    public var regions: [RegionOverview] = []
 
     /// Creates a snapshot.
     public init(board: String, boardTitle: String, receiver: String, fix: Fix?, fixAge: Double?, heading: HeadingUpdate?,
@@ -69,8 +73,17 @@ public final class StatusMonitor: @unchecked Sendable {
     private let observer: Int
     private let started: MonotonicInstant
 
-    /// Starts watching `engine` (its demand: best accuracy, headings when the board has sensors).
-    public init(engine: LocationEngine) {
+    /// When the stored magnetometer calibration was made (ISO 8601, as the file says), for the
+    /// health block; the caller that loaded it sets it.
+    public var calibrationCreated: String? {
+        get { errorBox.lock.withLock { errorBox.calibrationCreated } }
+        set { errorBox.lock.withLock { errorBox.calibrationCreated = newValue } }
+    }
+
+    /// Starts watching `engine`. With `demand` (the default) the monitor is a client that wants
+    /// locations at the best accuracy and headings when the board has sensors; without, it only
+    /// observes what other clients make the engine produce (``setDemand(_:)`` changes it).
+    public init(engine: LocationEngine, demand: Bool = true) {
         self.engine = engine
         started = engine.clock.now()
         let box = ErrorBox()
@@ -78,25 +91,35 @@ public final class StatusMonitor: @unchecked Sendable {
             if case .error(let e) = event { box.add(e.description) }
         }.id
         errorBox = box
-        engine.update(client) { s in
-            s.updatingLocation = true
-            s.desiredAccuracy = .best
-            s.pausesAutomatically = false
-            s.updatingHeading = engine.headingAvailable
-            s.headingFilter = nil
-        }
         let fixBox = FixBox()
         observer = engine.observe { observation in
             if case .fix(let fix, let at) = observation { fixBox.set(fix, at) }
         }
         self.fixBox = fixBox
+        if demand { setDemand(true) }
     }
     private let errorBox: ErrorBox
     private let fixBox: FixBox
 
+    /// Makes the monitor want locations (best accuracy) and headings, or nothing.
+    public func setDemand(_ on: Bool) {
+        let engine = self.engine
+        engine.update(client) { s in
+            s.updatingLocation = on
+            s.desiredAccuracy = .best
+            s.pausesAutomatically = false
+            s.updatingHeading = on && engine.headingAvailable
+            s.headingFilter = nil
+        }
+    }
+
     final class ErrorBox: @unchecked Sendable {
         let lock = NSLock()
         var messages: [String] = []
+        var calibrationCreated: String?
+        /// The fix count and time of the last fix-rate sample, and the rate it gave.
+        var rateSample: (fixes: Int, at: MonotonicInstant)?
+        var fixRate: Double?
         func add(_ m: String) { lock.withLock { if !messages.contains(m) { messages.append(m); if messages.count > 8 { messages.removeFirst() } } } }
     }
 
@@ -140,6 +163,23 @@ public final class StatusMonitor: @unchecked Sendable {
                               counters: engine.statistics, warnings: warnings)
         snapshot.pps = pps
         snapshot.corrections = engine.correctionStatus
+        var health = UnitHealth.gather(engine: engine, fix: fix?.0, fixAge: snapshot.fixAge, uptime: snapshot.uptime)
+        health.fixRate = errorBox.lock.withLock { () -> Double? in
+            // A rate over at least 5 s of the engine's clock: the newest sample replaces the old one then.
+            guard let sample = errorBox.rateSample else {
+                errorBox.rateSample = (health.fixes, now)
+                return nil
+            }
+            let seconds = (now - sample.at).secondsDouble
+            if seconds >= 5 {
+                errorBox.fixRate = Double(health.fixes - sample.fixes) / seconds
+                errorBox.rateSample = (health.fixes, now)
+            }
+            return errorBox.fixRate
+        }
+        health.calibrationCreated = errorBox.lock.withLock { errorBox.calibrationCreated }
+        snapshot.health = health
+        snapshot.regions = engine.regionOverview()
         if let c = snapshot.corrections, c.link != "streaming" { warnings.append("NTRIP \(c.source): \(c.linkDescription)") }
         snapshot.warnings = warnings
         return snapshot

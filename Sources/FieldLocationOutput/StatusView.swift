@@ -83,12 +83,23 @@ public enum StatusView {
             out.append("Receiver   \(s.receiver)   \(s.counters.bytes) bytes, \(s.counters.fixes) epochs, \(s.counters.headings) headings")
         }
         if let c = s.corrections { out.append(contentsOf: correctionLines(c)) }
+        for (i, r) in s.regions.prefix(8).enumerated() {
+            out.append((i == 0 ? "Regions    " : "           ") + "\(r.identifier) (\(r.client)): \(r.state.rawValue)")
+        }
+        out.append(contentsOf: HealthView.lines(health(s), remote: s.remote))
         if s.warnings.isEmpty {
             out.append("Warnings   none")
         } else {
             for (i, w) in s.warnings.enumerated() { out.append((i == 0 ? "Warnings   " : "           ") + w) }
         }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The snapshot's health with the time service's offsets, when the readout runs one.
+    static func health(_ s: StatusSnapshot) -> UnitHealth {
+        var h = s.health
+        if let t = s.time { (h.ppsOffset, h.serialTimeOffset) = (t.pulseOffset, t.serialOffset) }
+        return h
     }
 
     /// The attitude filter's state (boards with a gyroscope): what it believed for the last
@@ -131,11 +142,12 @@ public enum StatusView {
             if let t = fix.time { fields.append("\"time\":\"\(t.iso8601(fractionDigits: 3))\"") }
             num("lat", fix.latitude, 9); num("lon", fix.longitude, 9); num("alt", fix.altitudeMSL, 3)
             num("eph", fix.horizontalAccuracy, 2); num("epv", fix.verticalAccuracy, 2)
-            num("speed", fix.speed, 3); num("course", fix.course, 2)
+            num("speed", fix.speed, 3); num("course", fix.course, 2); num("hdop", fix.hdop, 2)
             fields.append("\"satellites_used\":\(fix.satellitesUsed ?? 0)")
             let sats = fix.satellites.array.map { sat in
                 "{\"prn\":\(sat.prn)" + (sat.snr.map { ",\"snr\":\($0)" } ?? "") + (sat.elevation.map { ",\"el\":\($0)" } ?? "")
-                    + (sat.azimuth.map { ",\"az\":\($0)" } ?? "") + ",\"used\":\(sat.used)}"
+                    + (sat.azimuth.map { ",\"az\":\($0)" } ?? "") + ",\"used\":\(sat.used)"
+                    + (sat.constellation.map { ",\"gnssid\":\(HealthView.gnssid($0)),\"system\":\"\($0)\"" } ?? "") + "}"
             }
             fields.append("\"satellites\":[" + sats.joined(separator: ",") + "]")
         }
@@ -164,6 +176,11 @@ public enum StatusView {
         }
         if !s.remote { num("energy_mAh", s.energy.charge(.receiver), 4) }
         if let c = s.corrections { fields.append("\"corrections\":" + correctionJSON(c)) }
+        fields.append("\"health\":" + HealthView.json(health(s)))
+        let regions = s.regions.map {
+            "{\"client\":" + JSONText.quote($0.client) + ",\"identifier\":" + JSONText.quote($0.identifier) + ",\"state\":\"\($0.state.rawValue)\"}"
+        }
+        fields.append("\"regions\":[" + regions.joined(separator: ",") + "]")
         num("uptime", s.uptime, 1)
         fields.append("\"warnings\":[" + s.warnings.map(JSONText.quote).joined(separator: ",") + "]")
         return "{" + fields.joined(separator: ",") + "}"

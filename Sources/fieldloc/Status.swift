@@ -145,10 +145,12 @@ extension FieldLoc {
             } catch {
                 throw ValidationError(error.description)
             }
+            var calibrationCreated: String?
             if let mag = description.magnetometer {
                 let store = CalibrationStore(directory: stateDirectory ?? CalibrationStore.defaultDirectory())
                 if let stored = try? store.load(board: description.name, sensor: mag.chip.rawValue) {
                     engine.calibration = try? stored.calibration(file: store.path(board: description.name, sensor: mag.chip.rawValue))
+                    calibrationCreated = stored.created
                 }
             }
             do {
@@ -158,6 +160,7 @@ extension FieldLoc {
                 throw ValidationError(error.description)
             }
             let monitor = StatusMonitor(engine: engine)
+            monitor.calibrationCreated = calibrationCreated
             let time = StatusTimeReadout(engine: engine, simTimeOffset: simTimeOffset, speed: speed)
             engine.runInBackground(speed: speed, started: time.started)
             defer { monitor.close(); time.close(); engine.shutdown() }

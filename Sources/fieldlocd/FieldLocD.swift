@@ -6,8 +6,11 @@ import FieldLocationWire
 import HardwareInterfaces
 import LocationServices
 import Foundation
+import FieldLocationConsole
 import LinuxHardware
 import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 
 /// `fieldlocd`: one process owns one board and serves gpsd's JSON protocol on a loopback TCP port.
@@ -111,6 +114,16 @@ struct FieldLocD: AsyncParsableCommand {
             help: "Simulated board only: run the simulated receiver's clock on the system clock, SECONDS ahead (negative: behind), so its time can feed --chrony-sock / --ntp-shm.")
     var simTimeOffset: Double?
 
+    @Option(name: .customLong("http"),
+            help: "Serve the status page (/), its live stream (/events), /status.json and Prometheus /metrics on HOST:PORT (loopback unless --http-listen-any; remote peers need --allow-remote).")
+    var http: String?
+
+    @Flag(name: .customLong("http-listen-any"), help: "Allow a wildcard --http address (0.0.0.0, ::): every interface.")
+    var httpListenAny = false
+
+    @Flag(name: .customLong("metrics-position"), help: "Put the position (latitude, longitude, altitude) in /metrics; off by default, since metrics leave the unit.")
+    var metricsPosition = false
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -147,6 +160,9 @@ struct FieldLocD: AsyncParsableCommand {
         }
         if (nmeaTCP != nil || nmeaUDP != nil) && replay != nil { throw ValidationError("--nmea-tcp and --nmea-udp need a board, not --replay") }
         _ = try nmeaOutput()
+        if http != nil && replay != nil { throw ValidationError("--http needs a board, not --replay") }
+        if metricsPosition && http == nil { throw ValidationError("--metrics-position needs --http HOST:PORT") }
+        _ = try console()
         if let simTimeOffset, !(simTimeOffset.isFinite && abs(simTimeOffset) <= 31_622_400) {
             throw ValidationError("--sim-time-offset must be within ±366 days (in seconds)")
         }
@@ -168,6 +184,21 @@ struct FieldLocD: AsyncParsableCommand {
             throw ValidationError("--nmea-sentences/--nmea-every: \(problem.description)")
         }
         return nmea
+    }
+
+    /// The HTTP console the flags ask for, or `nil`.
+    func console() throws -> ConsoleConfiguration? {
+        guard let http else { return nil }
+        guard let endpoint = ConsoleConfiguration.endpoint(http) else {
+            throw ValidationError("--http '\(http)' is not HOST:PORT (for example 127.0.0.1:8947)")
+        }
+        var console = ConsoleConfiguration()
+        (console.host, console.port) = endpoint
+        console.listenAny = httpListenAny
+        console.allowRemote = allowRemote
+        console.metricsPosition = metricsPosition
+        if let problem = console.problem() { throw ValidationError(problem) }
+        return console
     }
 
     /// Whether any time output was asked for.
@@ -233,6 +264,7 @@ struct FieldLocD: AsyncParsableCommand {
         var clientEngine: LocationEngine?
         let feed: any GPSDFeed
         var timeService: TimeService?
+        var consoleParts: (configuration: ConsoleConfiguration, monitor: StatusMonitor)?
         if let replay {
             timeService = try self.timeService(board: nil, logger: logger)
             let replayFeed = ReplayFeed(path: replay, speed: speed, once: replayOnce, logger: Logger(label: "fieldlocd.replay"))
@@ -242,7 +274,14 @@ struct FieldLocD: AsyncParsableCommand {
                                   successTerminationBehavior: replayOnce ? .gracefullyShutdownGroup : .cancelGroup,
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "replay"))
         } else {
-            let engine = try openEngine(logger: logger)
+            let (engine, calibrationCreated) = try openEngine(logger: logger)
+            if var console = try console() {
+                console.policy = policySource.current
+                console.policySource = policySource
+                let monitor = StatusMonitor(engine: engine, demand: false)
+                monitor.calibrationCreated = calibrationCreated
+                consoleParts = (console, monitor)
+            }
             var simulatedTime: SimulatedSystemTime?
             if engine.board.simulated {
                 if servesTime && speed != 1 {
@@ -288,6 +327,24 @@ struct FieldLocD: AsyncParsableCommand {
             services.append(.init(service: ClientSocketServer(engine: engine, configuration: clients, logger: Logger(label: "fieldlocd.clients")),
                                   failureTerminationBehavior: .ignore, serviceName: "client-socket"))
         }
+        // The HTTP console (page and metrics); a port that cannot be bound stops the daemon with the reason.
+        if let (configuration, monitor) = consoleParts {
+            let source = StatusTime.source(of: monitor.engine.board)
+            let offset = timeOffset ?? monitor.engine.board.receiver?.timeOffset ?? 0
+            let time: (@Sendable () -> StatusTime?)? = timeService.map { service in
+                { @Sendable in
+                    let status = service.status
+                    return StatusTime(source: source, serialOffset: status.lastSerialOffset, pulseOffset: status.lastPulseOffset,
+                                      sentenceDelay: status.measuredSentenceDelay, configuredOffset: offset,
+                                      serialSamples: status.serialSamples, pulseSamples: status.pulseSamples, refusal: status.lastRefusal)
+                }
+            }
+            let console = ConsoleServer(monitor: monitor, configuration: configuration, logger: Logger(label: "fieldlocd.http"), time: time)
+            // Metrics that libraries emit through swift-metrics land in the same registry.
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: console.registry))
+            do { try await console.start() } catch { logger.error("\(error)"); throw ExitCode(1) }
+            services.append(.init(service: console, failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "http"))
+        }
         services.append(.init(service: policySource, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore,
                               serviceName: "access-policy"))
         if releaseStartupCode > 0 {
@@ -305,7 +362,8 @@ struct FieldLocD: AsyncParsableCommand {
         logger.info("stopped")
     }
 
-    private func openEngine(logger: Logger) throws -> LocationEngine {
+    private func openEngine(logger: Logger) throws -> (engine: LocationEngine, calibrationCreated: String?) {
+        var calibrationCreated: String?
         var description: BoardDescription
         do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
         if let mode = receiverConfig.flatMap(ReceiverConfigMode.init(rawValue:)) { description.receiver?.configMode = mode }
@@ -329,6 +387,7 @@ struct FieldLocD: AsyncParsableCommand {
             if let stored = try? store.load(board: description.name, sensor: magnetometer.chip.rawValue),
                let calibration = try? stored.calibration(file: path) {
                 engine.calibration = calibration
+                calibrationCreated = stored.created
                 logger.info("calibration loaded from \(path)")
             } else {
                 logger.notice("no stored calibration for \(description.name)/\(magnetometer.chip.rawValue) in \(directory): headings are degraded until `fieldloc calibrate --board \(board) --save`")
@@ -346,7 +405,7 @@ struct FieldLocD: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        return engine
+        return (engine, calibrationCreated)
     }
 }
 

@@ -217,6 +217,19 @@ final class ClientRegistry: @unchecked Sendable {
     /// A client's monitored regions.
     func monitoredRegions(_ id: Int) -> [CircularRegion] { lock.withLock { clients[id]?.regions.regions ?? [] } }
 
+    /// Every client's regions with their states (client name, region identifier), by client id then region.
+    func regionStates(fresh: Location?) -> [RegionOverview] {
+        lock.withLock {
+            clients.keys.sorted().flatMap { id -> [RegionOverview] in
+                guard let client = clients[id] else { return [] }
+                return client.regions.regions.map {
+                    RegionOverview(client: client.name, identifier: $0.identifier,
+                                   state: client.regions.state(of: $0.identifier, location: fresh))
+                }
+            }
+        }
+    }
+
     /// The state of a client's region, from the monitor or `fresh`, a recent location.
     func state(_ id: Int, of identifier: String, fresh: Location?) -> RegionState {
         lock.withLock { clients[id]?.regions.state(of: identifier, location: fresh) ?? .unknown }

@@ -86,6 +86,7 @@ public final class LocationEngine: @unchecked Sendable {
             (c.portFailures, c.portReopens) = (r.portFailures, r.portReopens)
             (c.watchdogWakes, c.powerCycles) = (r.watchdogWakes, r.powerCycles)
             (c.autobaudRuns, c.autobaudRecoveries) = (r.autobaudRuns, r.autobaudRecoveries)
+            (c.timeToFirstFix, c.acquisitions) = (r.timeToFirstFix, r.acquisitions)
             let s = sensorCounters
             (c.headingFailures, c.sensorFailures, c.sensorReopens) = (s.headingFailures, s.sensorFailures, s.sensorReopens)
             return c
@@ -135,6 +136,11 @@ public final class LocationEngine: @unchecked Sendable {
         public var watchdogWakes = 0, powerCycles = 0, autobaudRuns = 0, autobaudRecoveries = 0
         /// Sensor reads that failed and sensor re-openings.
         public var sensorFailures = 0, sensorReopens = 0
+        /// Seconds from the receiver's last start or wake to its first fix with a position, as the
+        /// host measured it; `nil` until there was one.
+        public var timeToFirstFix: Double?
+        /// Starts and wakes that reached a fix with a position.
+        public var acquisitions = 0
     }
 
     /// Opens a board on the platform its board file asks for: a simulated one on its simulated
@@ -225,6 +231,12 @@ public final class LocationEngine: @unchecked Sendable {
         let now = clock.now()
         let fresh = lastLocation.flatMap { $0.age(at: now) <= 30 ? $0 : nil }
         return registry.state(id, of: identifier, fresh: fresh)
+    }
+
+    /// Every client's monitored regions with their states now, for status readouts.
+    public func regionOverview() -> [RegionOverview] {
+        let now = clock.now()
+        return registry.regionStates(fresh: lastLocation.flatMap { $0.age(at: now) <= 30 ? $0 : nil })
     }
 
     /// A client's region's last event and its time (CLMonitor's record), `nil` when none.

@@ -27,6 +27,10 @@ final class ReceiverSubsystem {
         var portFailures = 0, portReopens = 0
         /// Watchdog actions.
         var watchdogWakes = 0, powerCycles = 0, autobaudRuns = 0, autobaudRecoveries = 0
+        /// Seconds from the last start or wake of the receiver to its first fix with a position
+        /// (time to first fix as the host saw it), and how many such acquisitions there were.
+        var timeToFirstFix: Double?
+        var acquisitions = 0
     }
 
     /// What the policy needs to know about recent fixes.
@@ -72,6 +76,8 @@ final class ReceiverSubsystem {
     private var acceptedSoFar = 0
     private var watchdogStage = 0
     private var wasAwake = true
+    /// When the receiver started or woke and has not had a fix with a position since.
+    private var acquiringSince: MonotonicInstant?
     private var nextWatchdogAction = MonotonicInstant.zero
 
     /// A receiver on `board`'s port of `platform`, awake or asleep at the start.
@@ -80,6 +86,7 @@ final class ReceiverSubsystem {
         self.platform = platform
         clock = platform.hardware.clock
         self.initiallyAwake = initiallyAwake
+        acquiringSince = initiallyAwake ? clock.now() : nil
         stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: platform.provenance,
                                                                        ecefConversion: Geodesy.wgs84ECEF))
     }
@@ -181,6 +188,11 @@ final class ReceiverSubsystem {
     /// A fix with a position arrived at `now`: it counts for the policy, and a tracking receiver
     /// has collected its ephemerides after `upkeepDuration` seconds.
     func noteFix(_ location: Location, _ fix: Fix, at now: MonotonicInstant, upkeepDuration: Double) {
+        if let since = acquiringSince {
+            counters.timeToFirstFix = (now - since).secondsDouble
+            counters.acquisitions += 1
+            acquiringSince = nil
+        }
         lastFixAt = now
         lastSatellites = fix.satellitesUsed ?? 0
         recentSpeeds.append((now, fix.speed ?? 0))
@@ -205,7 +217,7 @@ final class ReceiverSubsystem {
         executor?.apply(decision, lastFix: lastFixAt, ephemerisFresh: ephemerisFresh)
         if let executor, !executor.awake { trackingSince = nil }
         let awakeNow = executor?.awake ?? true
-        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0 }
+        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0; acquiringSince = clock.now() }
         wasAwake = awakeNow
     }
 
