@@ -234,21 +234,11 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "FieldLocationDaemon", "FieldLocationWire", "FieldLocationClient", "FieldLocation", "GPSDProtocol", "LocationServices",
+                "FieldLocationDaemon", "FieldLocationConsole", "FieldLocationWire", "FieldLocationClient", "FieldLocation", "GPSDProtocol", "LocationServices",
                 "BoardConfig", "SimulatedHardware", "NMEA", "HardwareInterfaces", "Beacons",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // The HTTP console in process (routes, limits, metrics) and against real Prometheus and Chromium.
-        .testTarget(
-            name: "ConsoleTests",
-            dependencies: [
-                "FieldLocationConsole", "FieldLocation", "FieldLocationOutput", "FieldLocationDaemon", "BoardConfig", "LocationServices", "NMEA",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["page_check.py"]

@@ -14,11 +14,11 @@ extension FieldLoc {
             commandName: "beacons",
             abstract: "Range Bluetooth LE beacons (iBeacon, AltBeacon) with a board's radio and print them.",
             discussion: """
-            Scans with the adapter the board file names (bluetooth = "hci0") and prints, once a second,
-            every beacon of the ranged UUIDs: proximity (immediate, near, far, unknown), the estimated
-            distance in metres and the smoothed RSSI. With --json, one object per ranging update:
-            {"beacons":[{"uuid":…,"major":…,"minor":…,"proximity":"near","accuracy_m":…,"rssi":…}]}.
-            The default board 'sim' walks past the beacons its board file places (on a virtual clock,
+            Scans with the adapter the board file names (bluetooth = "hci0") and prints, once a second, \
+            every beacon of the ranged UUIDs: proximity (immediate, near, far, unknown), the estimated \
+            distance in metres and the smoothed RSSI. With --json, one object per ranging update: \
+            {"beacons":[{"uuid":…,"major":…,"minor":…,"proximity":"near","accuracy_m":…,"rssi":…}]}. \
+            The default board 'sim' walks past the beacons its board file places (on a virtual clock, \
             so its minutes pass in moments); its UUIDs are ranged unless --uuid names others.
             """)
 

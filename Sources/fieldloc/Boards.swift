@@ -9,8 +9,8 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "List the built-in boards, or validate board files.",
             discussion: """
-            Without arguments lists every built-in board with its receiver, sensors and GPIO lines. With
-            names or paths, loads each and prints it, or the error naming the file, line and key; exits
+            Without arguments lists every built-in board with its receiver, sensors and GPIO lines. With \
+            names or paths, loads each and prints it, or the error naming the file, line and key; exits \
             non-zero when any is invalid.
             """)
 

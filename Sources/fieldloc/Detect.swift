@@ -12,11 +12,11 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Find the sensors on the I2C buses and the GNSS receivers on the serial ports.",
             discussion: """
-            Probes every address a supported chip can have and identifies chips by their identity registers
-            (the QMC5883L by its behaviour); probes each likely serial port at 9600, 38400, 115200, 57600,
-            4800 and 19200 baud for valid NMEA or UBX, then asks for the receiver's identity (UBX-MON-VER,
-            $PMTK605, $PCAS06, $PAIR021, $PGKC462). Prints what it found, and what to check where nothing
-            answered. With --board, only that board's bus and port are probed; --board sim probes the
+            Probes every address a supported chip can have and identifies chips by their identity registers \
+            (the QMC5883L by its behaviour); probes each likely serial port at 9600, 38400, 115200, 57600, \
+            4800 and 19200 baud for valid NMEA or UBX, then asks for the receiver's identity (UBX-MON-VER, \
+            $PMTK605, $PCAS06, $PAIR021, $PGKC462). Prints what it found, and what to check where nothing \
+            answered. With --board, only that board's bus and port are probed; --board sim probes the \
             simulated devices.
             """)
 

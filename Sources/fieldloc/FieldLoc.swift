@@ -27,6 +27,30 @@ struct FieldLoc: AsyncParsableCommand {
             ReceiverCommand.self,
         ]
     )
+
+    /// Parses, validates and runs the subcommand. A mistake in the arguments (found while parsing
+    /// or in a command's `validate()`) prints the usage and exits 64, as ArgumentParser does; a
+    /// failure while the command runs (a missing file, an absent device) prints only the error and
+    /// exits 1, even where the command reports it as a `ValidationError`.
+    static func main() async {
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ValidationError {
+            exit(withError: CommandFailure(error.message))
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// A command that failed for a reason other than its arguments (a file that cannot be read or

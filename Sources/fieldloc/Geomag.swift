@@ -11,8 +11,8 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Magnetic field from WMM2025: declination, inclination and intensity.",
             discussion: """
-            With LAT LON prints one point (heights are above the WGS84 ellipsoid). With --csv FILE reads
-            rows 'decimal_year,height_km,lat_deg,lon_deg' (with that header) and prints them followed by
+            With LAT LON prints one point (heights are above the WGS84 ellipsoid). With --csv FILE reads \
+            rows 'decimal_year,height_km,lat_deg,lon_deg' (with that header) and prints them followed by \
             X_nT,Y_nT,Z_nT,H_nT,F_nT,I_deg,D_deg.
             """)
 

@@ -15,13 +15,13 @@ extension FieldLoc {
             commandName: "heading",
             abstract: "Tilt-compensated (or, with gyroscope columns, fused) magnetic and true heading of recorded samples.",
             discussion: """
-            Reads rows 'acc_x_g,acc_y_g,acc_z_g,mag_x_uT,mag_y_uT,mag_z_uT' (optional 'declination_deg'), in
-            the body frame (x forward, y right, z down; a level still unit reads acc_z_g = -1), calibrated.
-            Prints 'magnetic_heading_deg,true_heading_deg' per row; true heading is empty without a
-            declination, and both are empty (with a warning naming the line) where no heading exists.
-            With 't_s,gyro_x_dps,gyro_y_dps,gyro_z_dps' as well (seconds; body rates in degrees per
-            second) the rows go through the attitude filter in time order (docs/ATTITUDE.md) and each
-            row gets the filter's heading after it. --lat/--lon give the filter the WMM2025 field there
+            Reads rows 'acc_x_g,acc_y_g,acc_z_g,mag_x_uT,mag_y_uT,mag_z_uT' (optional 'declination_deg'), in \
+            the body frame (x forward, y right, z down; a level still unit reads acc_z_g = -1), calibrated. \
+            Prints 'magnetic_heading_deg,true_heading_deg' per row; true heading is empty without a \
+            declination, and both are empty (with a warning naming the line) where no heading exists. \
+            With 't_s,gyro_x_dps,gyro_y_dps,gyro_z_dps' as well (seconds; body rates in degrees per \
+            second) the rows go through the attitude filter in time order (docs/ATTITUDE.md) and each \
+            row gets the filter's heading after it. --lat/--lon give the filter the WMM2025 field there \
             (magnitude and dip checks) and a declination for rows without one.
             """)
 
@@ -72,11 +72,11 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Fit a hard- and soft-iron magnetometer calibration and judge its quality.",
             discussion: """
-            With --samples FILE.csv (columns mx_uT,my_uT,mz_uT: raw samples in sensor axes) fits an
-            ellipsoid (sphere first) and prints the offset, the matrix, the residual, the orientation
-            coverage and the verdict. A small residual is not enough: samples taken only near level
-            are judged poor because they do not cover the sphere. --field-ut or --lat/--lon scale
-            the result to the expected field (WMM2025 total intensity). --save stores it for a board
+            With --samples FILE.csv (columns mx_uT,my_uT,mz_uT: raw samples in sensor axes) fits an \
+            ellipsoid (sphere first) and prints the offset, the matrix, the residual, the orientation \
+            coverage and the verdict. A small residual is not enough: samples taken only near level \
+            are judged poor because they do not cover the sphere. --field-ut or --lat/--lon scale \
+            the result to the expected field (WMM2025 total intensity). --save stores it for a board \
             and sensor, atomically; a worse calibration never replaces a better one without --force.
             """)
 

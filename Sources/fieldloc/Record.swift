@@ -13,14 +13,14 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Record a board: the receiver's raw bytes, and the decoded fixes and headings with timestamps.",
             discussion: """
-            Writes OUT (the raw byte stream exactly as read: replay it with 'fieldloc replay OUT', or feed it to
-            gpsfake) and OUT.events.jsonl (one JSON line per event with "t", seconds since the start on the
-            board's clock: CHUNK lines give the offset and length of each read, so the timing can be replayed;
-            FIX and HEADING lines are the decoded values, as 'fieldloc watch' prints them). On a board with a
-            gyroscope (gyro = true) it records headings at 50 Hz and also writes OUT.samples.csv: t_s, the
-            body-frame accelerometer (g) and calibrated magnetometer (µT) and gyro_x_dps,gyro_y_dps,gyro_z_dps
-            of every sample the attitude filter took, which
-            'fieldloc heading --samples OUT.samples.csv' runs through the attitude filter again. A simulated
+            Writes OUT (the raw byte stream exactly as read: replay it with 'fieldloc replay OUT', or feed it to \
+            gpsfake) and OUT.events.jsonl (one JSON line per event with "t", seconds since the start on the \
+            board's clock: CHUNK lines give the offset and length of each read, so the timing can be replayed; \
+            FIX and HEADING lines are the decoded values, as 'fieldloc watch' prints them). On a board with a \
+            gyroscope (gyro = true) it records headings at 50 Hz and also writes OUT.samples.csv: t_s, the \
+            body-frame accelerometer (g) and calibrated magnetometer (µT) and gyro_x_dps,gyro_y_dps,gyro_z_dps \
+            of every sample the attitude filter took, which \
+            'fieldloc heading --samples OUT.samples.csv' runs through the attitude filter again. A simulated \
             board records on its virtual clock, so an hour takes moments.
             """)
 
@@ -146,8 +146,8 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Export fixes as a GPX 1.1 track (accepted by gpsbabel).",
             discussion: """
-            INPUT is either JSON lines with FIX records ('fieldloc watch', 'fieldloc replay --json', a recording's
-            .events.jsonl) or an NMEA log (a recording's raw file, a receiver capture), which is replayed through
+            INPUT is either JSON lines with FIX records ('fieldloc watch', 'fieldloc replay --json', a recording's \
+            .events.jsonl) or an NMEA log (a recording's raw file, a receiver capture), which is replayed through \
             the NMEA engine. Fixes without a position are skipped.
             """)
 

@@ -9,8 +9,8 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Add, list and remove monitored regions (persisted per manager name).",
             discussion: """
-            Regions live in the state folder, one file per manager name (regions-NAME.json), written atomically.
-            A LocationManager created with that name (or the daemon's clients of that name) monitors them again
+            Regions live in the state folder, one file per manager name (regions-NAME.json), written atomically. \
+            A LocationManager created with that name (or the daemon's clients of that name) monitors them again \
             after a restart.
             """,
             subcommands: [Add.self, List.self, Remove.self])
@@ -37,8 +37,8 @@ extension FieldLoc {
             static let configuration = CommandConfiguration(
                 abstract: "Monitor a circular region (LAT LON RADIUS) or a polygon (--polygon).",
                 discussion: """
-                A polygon's edges are great-circle arcs (geodesics); its vertices are "lat,lon;lat,lon;..." and a '|'
-                starts a hole. --expires takes a duration from now (90s, 45m, 2h, 7d) or an ISO 8601 date with a zone;
+                A polygon's edges are great-circle arcs (geodesics); its vertices are "lat,lon;lat,lon;..." and a '|' \
+                starts a hole. --expires takes a duration from now (90s, 45m, 2h, 7d) or an ISO 8601 date with a zone; \
                 the region is removed with an expiry event when it lapses.
                 """)
             @Argument(help: "Identifier (replaces a region of the same identifier).") var identifier: String

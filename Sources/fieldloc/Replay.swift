@@ -10,8 +10,8 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Replay a recorded NMEA log (binary UBX/RTCM frames may be interleaved).",
             discussion: """
-            Prints one line per navigation epoch. With --json each line is a JSON object with time, mode,
-            lat, lon, alt (MSL), speed (m/s), course (degrees true) and accuracy fields; missing values
+            Prints one line per navigation epoch. With --json each line is a JSON object with time, mode, \
+            lat, lon, alt (MSL), speed (m/s), course (degrees true) and accuracy fields; missing values \
             are omitted. Counters of accepted and rejected sentences go to standard error at the end.
             """)
 

@@ -11,8 +11,8 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Run the power policy against the simulated receiver and report energy and accuracy.",
             discussion: """
-            Seconds of wall time for an hour of simulated time. Prints mean current, energy, the energy of
-            the same scenario at 'best' (continuous), the 95th percentile error of the delivered locations
+            Seconds of wall time for an hour of simulated time. Prints mean current, energy, the energy of \
+            the same scenario at 'best' (continuous), the 95th percentile error of the delivered locations \
             against the truth (what an application believes, sampled every second), and fixes delivered.
             """)
 

@@ -14,15 +14,15 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Show a board's live status: fix, time, position, accuracy, satellites, heading, power, warnings.",
             discussion: """
-            Runs the board in this process (the default board 'sim' simulates receiver and sensors) and redraws
-            the screen every second: fix and UTC time, position with its accuracy, speed and course, the
-            satellites with signal bars, true and magnetic heading with accuracy and calibration quality, the
-            power policy's receiver mode and the energy used, the receiver, and warnings. When the output is
-            not a terminal each frame is printed after the last. --once waits for the first fix (and heading),
+            Runs the board in this process (the default board 'sim' simulates receiver and sensors) and redraws \
+            the screen every second: fix and UTC time, position with its accuracy, speed and course, the \
+            satellites with signal bars, true and magnetic heading with accuracy and calibration quality, the \
+            power policy's receiver mode and the energy used, the receiver, and warnings. When the output is \
+            not a terminal each frame is printed after the last. --once waits for the first fix (and heading), \
             prints one frame, and exits; with --json that frame is one JSON object for scripts.
 
-            When a daemon (fieldlocd, or any gpsd) answers on 127.0.0.1:2947 and no --board is given, the
-            readout shows what it serves instead of opening the hardware (--daemon HOST:PORT to choose,
+            When a daemon (fieldlocd, or any gpsd) answers on 127.0.0.1:2947 and no --board is given, the \
+            readout shows what it serves instead of opening the hardware (--daemon HOST:PORT to choose, \
             --daemon off to always run the board in this process).
             """)
 

@@ -12,18 +12,18 @@ extension FieldLoc {
         static let configuration = CommandConfiguration(
             abstract: "Run a board and print its fixes and headings as JSON lines.",
             discussion: """
-            Opens the board's receiver and sensors (the default board 'sim' simulates both, on a virtual
-            clock, so its minutes pass in moments), runs the receiver's NMEA through the NMEA engine and
-            the sensors through their drivers and the heading engine, and prints one JSON line per fix
-            (class FIX) and per heading (class HEADING). True heading appears once a fix gives the
-            position for the World Magnetic Model. A stored calibration for the board's magnetometer is
+            Opens the board's receiver and sensors (the default board 'sim' simulates both, on a virtual \
+            clock, so its minutes pass in moments), runs the receiver's NMEA through the NMEA engine and \
+            the sensors through their drivers and the heading engine, and prints one JSON line per fix \
+            (class FIX) and per heading (class HEADING). True heading appears once a fix gives the \
+            position for the World Magnetic Model. A stored calibration for the board's magnetometer is \
             applied when there is one (fieldloc calibrate --board NAME --save).
 
-            --interval SECONDS asks for one fix each interval (the receiver sleeps between them) and
-            prints only those. When fixes stop for longer than the watch's fix-loss timeout, a line
-            {"class":"STATUS","status":"fix lost","mode":1,...} says so, and {"class":"STATUS",
-            "status":"fix recovered",...} comes before the next fix; both carry "flags", the diagnostic
-            flags (locationUnavailable, receiverSilent, paused, ...). On a simulated board,
+            --interval SECONDS asks for one fix each interval (the receiver sleeps between them) and \
+            prints only those. When fixes stop for longer than the watch's fix-loss timeout, a line \
+            {"class":"STATUS","status":"fix lost","mode":1,...} says so, and {"class":"STATUS", \
+            "status":"fix recovered",...} comes before the next fix; both carry "flags", the diagnostic \
+            flags (locationUnavailable, receiverSilent, paused, ...). On a simulated board, \
             --scenario outage takes the sky away for 20 s, 30 s after the start (default duration 90 s).
             """)
 

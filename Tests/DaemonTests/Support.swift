@@ -132,6 +132,16 @@ final class LineClient {
         throw TestFailure("no awaited line within \(seconds) s; got \(lines.count) lines: \(lines.suffix(3))")
     }
 
+    /// Exactly `count` bytes, or nil at the deadline or EOF.
+    func readBytes(_ count: Int, seconds: Double = 5) -> [UInt8]? {
+        let deadline = Deadline(seconds: seconds)
+        while buffer.count < count {
+            if deadline.expired || !fill(deadline) { if deadline.expired || sawEOF { return nil } }
+        }
+        defer { buffer.removeFirst(count) }
+        return Array(buffer[..<count])
+    }
+
     /// Whatever arrives within `seconds` (for asserting silence).
     func drain(seconds: Double) -> [UInt8] {
         let deadline = Deadline(seconds: seconds)
@@ -242,15 +252,21 @@ enum Programs {
     }
 
     /// The `fieldlocd` built beside this test bundle (or `$FIELDLOCD_BINARY`).
-    static var fieldlocd: String? {
-        if let explicit = ProcessInfo.processInfo.environment["FIELDLOCD_BINARY"], access(explicit, X_OK) == 0 { return explicit }
+    static var fieldlocd: String? { built("fieldlocd", variable: "FIELDLOCD_BINARY") }
+
+    /// The `fieldloc` CLI built beside this test bundle (or `$FIELDLOC_BIN`).
+    static var fieldloc: String? { built("fieldloc", variable: "FIELDLOC_BIN") }
+
+    /// A product built beside this test bundle, or the one `variable` names.
+    static func built(_ name: String, variable: String) -> String? {
+        if let explicit = ProcessInfo.processInfo.environment[variable], access(explicit, X_OK) == 0 { return explicit }
         var folders: [URL] = []
         let argument0 = URL(fileURLWithPath: CommandLine.arguments.first ?? "")
         folders.append(argument0.deletingLastPathComponent())
         folders.append(argument0.deletingLastPathComponent().deletingLastPathComponent())
         folders.append(URL(fileURLWithPath: Bundle.main.bundlePath).deletingLastPathComponent())
         for folder in folders {
-            let candidate = folder.appendingPathComponent("fieldlocd").path
+            let candidate = folder.appendingPathComponent(name).path
             if access(candidate, X_OK) == 0 { return candidate }
         }
         return nil
