@@ -163,7 +163,7 @@ public final class StatusMonitor: @unchecked Sendable {
                               counters: engine.statistics, warnings: warnings)
         snapshot.pps = pps
         snapshot.corrections = engine.correctionStatus
-        var health = UnitHealth.gather(engine: engine, fix: fix?.0, fixAge: snapshot.fixAge, uptime: snapshot.uptime)
+        var health = engine.health(fixAge: snapshot.fixAge, uptime: snapshot.uptime)
         health.fixRate = errorBox.lock.withLock { () -> Double? in
             // A rate over at least 5 s of the engine's clock: the newest sample replaces the old one then.
             guard let sample = errorBox.rateSample else {

@@ -102,9 +102,19 @@ public struct UnitHealth: Sendable, Equatable {
     }
 }
 
+extension LocationEngine {
+    /// The unit's health now (see ``UnitHealth``): uptime counts from the engine's creation and the
+    /// fix age from the last location; a status readout that observes fixes passes its own.
+    public func health(fixAge: Double? = nil, uptime: Double? = nil) -> UnitHealth {
+        let now = clock.now()
+        return UnitHealth.gather(engine: self, fixAge: fixAge ?? lastLocation?.age(at: now),
+                                 uptime: uptime ?? (now - createdAt).secondsDouble)
+    }
+}
+
 extension UnitHealth {
-    /// The health of `engine` now, with the last fix the caller observed and its age.
-    static func gather(engine: LocationEngine, fix: Fix?, fixAge: Double?, uptime: Double) -> UnitHealth {
+    /// The health of `engine` now, with the caller's fix age and uptime.
+    static func gather(engine: LocationEngine, fixAge: Double?, uptime: Double) -> UnitHealth {
         var h = UnitHealth()
         let c = engine.statistics
         h.uptime = uptime
@@ -116,7 +126,7 @@ extension UnitHealth {
         (h.portFailures, h.portReopens) = (c.portFailures, c.portReopens)
         (h.watchdogWakes, h.powerCycles, h.autobaudRuns, h.autobaudRecoveries) = (c.watchdogWakes, c.powerCycles, c.autobaudRuns, c.autobaudRecoveries)
         (h.sensorFailures, h.sensorReopens, h.headingFailures) = (c.sensorFailures, c.sensorReopens, c.headingFailures)
-        if let status = fix?.receiverStatus {
+        if let status = engine.published.withLock({ $0.lastReceiverStatus }) {
             h.receiverTimeToFirstFix = status.timeToFirstFix
             h.jamming = status.jamming
             h.jammingIndicator = status.jammingIndicator

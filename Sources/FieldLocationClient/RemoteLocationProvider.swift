@@ -139,6 +139,13 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
         return reply.location
     }
 
+    /// The daemon's unit health (one round trip; `nil` when the daemon does not answer in time or
+    /// the access policy does not allow this user locations).
+    public var health: UnitHealth? {
+        guard case .success(let reply) = core.call(ClientRequest(op: "health")) else { return nil }
+        return reply.health
+    }
+
     /// The engine's last heading (one round trip; `nil` when the daemon does not answer in time).
     public var lastHeading: HeadingUpdate? {
         guard case .success(let reply) = core.call(ClientRequest(op: "last")) else { return nil }

@@ -164,6 +164,8 @@ extension ClientSocketConnection {
         case "visits":
             let (_, c) = try client(request)
             reply.visits = c.session?.history ?? []
+        case "health":
+            reply.health = engine.health()
         default:
             throw .invalidArgument("unknown op '\(request.op.prefix(64))'")
         }

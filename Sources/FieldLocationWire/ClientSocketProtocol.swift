@@ -47,6 +47,7 @@ import Foundation
 /// | `unregister` | `client` | — |
 /// | `ack` | `client`, `seq` | — (the queued events numbered up to `seq` leave the queue) |
 /// | `visits` | `client` | `visits` (a persistent client's visit history, oldest first) |
+/// | `health` | | `health`: the unit's health counters and gauges (`UnitHealth`, the keys of `fieldloc status --json`'s `health`) |
 ///
 /// `services` is the whole set a client runs (``ClientServices``): `updatingLocation`,
 /// `desiredAccuracy` (`best`, `bestForNavigation`, `nearestTenMeters`, `hundredMeters`, `kilometer`,
@@ -133,5 +134,5 @@ public enum ClientSocketProtocol {
     /// The ops a daemon of this version answers.
     package static let operations = ["hello", "register", "services", "request", "monitor", "unmonitor", "regions", "state",
                              "fullAccuracy", "record", "last", "unregister", "ack", "visits",
-                             "monitorBeacon", "unmonitorBeacon", "beaconRegions", "beaconState"]
+                             "monitorBeacon", "unmonitorBeacon", "beaconRegions", "beaconState", "health"]
 }

@@ -122,6 +122,8 @@ package struct ClientMessage: Codable, Sendable {
     package var pending: Int?
     /// `visits`: the persisted visit history, oldest first.
     package var visits: [Visit]?
+    /// The unit's health (`health` op).
+    package var health: UnitHealth?
     // hello (also the reply to the hello op)
     package var version: Int?
     package var server: String?

@@ -212,7 +212,10 @@ extension LocationEngine {
         // While the privacy switch is on, nothing the receiver still says leaves the engine.
         guard !privacy.engaged else { return }
         let now = clock.now()
-        published.withLock { $0.counters.fixes += 1 }
+        published.withLock {
+            $0.counters.fixes += 1
+            if let status = fix.receiverStatus { $0.lastReceiverStatus = status }
+        }
         registry.notify(.fix(fix, now))
         if let time = fix.time, let sample = timing.fix(utc: time.secondsSinceEpoch, receivedAt: now) { registry.notify(.pps(sample)) }
         guard var location = Location(fix, receivedAt: now) else { return }

@@ -60,6 +60,8 @@ public final class LocationEngine: @unchecked Sendable {
     struct Published {
         var lastLocation: Location?
         var lastHeading: HeadingUpdate?
+        /// What the receiver last said about itself (TTFF, jamming, spoofing), from any fix.
+        var lastReceiverStatus: ReceiverStatus?
         var decision: PowerDecision?
         /// The coordinator's own counts (fixes, headings, mode changes); the subsystems' beside them.
         var counters = Counters()
@@ -95,6 +97,8 @@ public final class LocationEngine: @unchecked Sendable {
 
     let registry: ClientRegistry
     let published = Mutex(Published())
+    /// When the engine was made, on its clock (its uptime counts from here).
+    let createdAt: MonotonicInstant
     let runLock = NSLock()
     // Under `runLock`.
     let receiver: ReceiverSubsystem
@@ -184,6 +188,7 @@ public final class LocationEngine: @unchecked Sendable {
         beacons = BeaconSubsystem(board: board, platform: platform)
         energy = EnergyAccounting(profile: profile)
         nextTick = clock.now()
+        createdAt = nextTick
         publishState()
     }
 
