@@ -77,7 +77,8 @@ public enum GPSDReport {
     ///
     /// `magtrack` is `track - magvar` (declination east-positive), the true magnetic course; gpsd 3.22
     /// prints `track + magvar`, so comparisons against gpsd must skip `magtrack`. `magvar` has gpsd's sign
-    /// (east positive).
+    /// (east positive). `jam` is the receiver's CW jamming indicator (0-255, UBX MON-RF/MON-HW), as
+    /// gpsd names it.
     public static func tpv(_ fix: Fix, device: String? = nil, extras: GPSDTPVExtras = GPSDTPVExtras()) -> String {
         var out = GPSDObjectWriter(class: "TPV")
         out.add("device", device)
@@ -116,6 +117,7 @@ public enum GPSDReport {
         out.add("sep", GPSDAccuracy.sep(fix), digits: 3)
         out.add("dgpsAge", status >= 2 ? extras.dgpsAge : nil, digits: 1)
         out.add("dgpsSta", status >= 2 ? extras.dgpsStation : nil)
+        out.add("jam", fix.receiverStatus?.jammingIndicator)
         return out.json
     }
 

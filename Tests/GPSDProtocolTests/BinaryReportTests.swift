@@ -35,6 +35,16 @@ struct BinaryReportTests {
         #expect(json.contains("\"sep\":22.813"), "hypot(13.223, 18.59)")
     }
 
+    @Test("TPV carries the receiver's jamming indicator as gpsd's jam, only when the receiver reported one")
+    func jam() {
+        var fix = Self.ubloxFix()
+        #expect(!GPSDReport.tpv(fix).contains("\"jam\""))
+        var status = ReceiverStatus()
+        status.jammingIndicator = 42
+        fix.receiverStatus = status
+        #expect(GPSDReport.tpv(fix).contains("\"jam\":42"))
+    }
+
     @Test("without receiver estimates the 95 % conversion is unchanged")
     func tpvFromNMEA() {
         let json = GPSDReport.tpv(transcriptFix())
