@@ -1,6 +1,11 @@
-"""A line-for-line Python model of Sources/Heading/AttitudeFilter.swift, for tuning on the
-recordings cheaply (eval.py --prototype). Frames: body as the sensor gives it, earth NED;
-inputs rad/s, specific force (any unit), field (µT)."""
+"""The first Python model of Sources/Heading/AttitudeFilter.swift (eval.py --prototype K=V,...),
+kept for cheap experiments with the structure: strapdown x inclination x heading, gravity
+low-passed in the strapdown frame, a learnt field reference, bias from the corrections. The
+Swift filter has since gained what the simulated checks asked for (a weight for samples far from
+the estimated gravity, faster recovery from large heading errors, GNSS centripetal compensation,
+the north test before a new field is adopted) and other default time constants; the figures in
+docs/ATTITUDE.md are the Swift filter's, through fieldloc. Frames: body as the sensor gives it,
+earth NED; inputs rad/s, specific force (any unit), field (µT)."""
 import math
 
 import numpy as np

@@ -70,6 +70,10 @@ public struct AttitudeFilter: Sendable {
     private var courseAidSpeedSquared = 0.0
     private var newFieldRateSquared = 0.0
     private var disagreementScale = 0.0
+    private var stillAccelerationSquared = 0.0
+    private var magnitudeLowerSquared = 0.0, magnitudeUpperSquared = 0.0, cosDipSquared = 0.0
+    /// The per-step coefficients, recomputed only when the step changes.
+    private var step = StepCoefficients(dt: 0, gains: AttitudeFilterGains())
     // The GNSS speed last seen, the time since it changed, and the acceleration it implies (m/s²).
     private var lastSpeed = Double.nan, speedClock = 0.0, longitudinal = 0.0
     private var recoveryScale = 0.0
@@ -88,6 +92,11 @@ public struct AttitudeFilter: Sendable {
     public mutating func setGains(_ newGains: AttitudeFilterGains) {
         gains = newGains
         cosDipTolerance = Double.cos(newGains.dipTolerance / degreesPerRadian)
+        cosDipSquared = cosDipTolerance * cosDipTolerance
+        magnitudeLowerSquared = max(0, 1 - newGains.fieldMagnitudeTolerance) * max(0, 1 - newGains.fieldMagnitudeTolerance)
+        magnitudeUpperSquared = (1 + newGains.fieldMagnitudeTolerance) * (1 + newGains.fieldMagnitudeTolerance)
+        stillAccelerationSquared = newGains.stillAccelerationThreshold * newGains.stillAccelerationThreshold
+        step = StepCoefficients(dt: 0, gains: newGains)
         fieldChord = 2 * Double.sin(newGains.stillFieldThreshold / degreesPerRadian / 2)
         courseAidSpeedSquared = newGains.courseAidMinimumSpeed * newGains.courseAidMinimumSpeed
         let rate = newGains.newFieldRate / degreesPerRadian
@@ -179,7 +188,8 @@ extension AttitudeFilter {
         }
 
         // Stillness: rates small, force and field direction steady. Bias from the rates then.
-        let kShort = dt / (Self.stillAverageTime + dt)
+        if dt != step.dt { step = StepCoefficients(dt: dt, gains: gains) }
+        let kShort = step.short
         rateAverage = rateAverage + (g - rateAverage) * kShort
         let rate = g - gyroscopeBias
         let threshold = gains.stillRateThreshold
@@ -187,7 +197,8 @@ extension AttitudeFilter {
             && abs(rate.z) < threshold
         if accelerationUsable {
             forceAverage = forceAverage + (a - forceAverage) * kShort
-            still = still && (a - forceAverage).length < gains.stillAccelerationThreshold
+            let deviation = a - forceAverage
+            still = still && deviation.dot(deviation) < stillAccelerationSquared
         }
         if still, fieldUsable {
             let direction = m * (1 / mLength)
@@ -200,7 +211,7 @@ extension AttitudeFilter {
         if still {
             stillTimer += dt
             if stillTimer >= gains.stillTime {
-                gyroscopeBias = gyroscopeBias + (rateAverage - gyroscopeBias) * (dt / (gains.biasTimeConstant + dt))
+                gyroscopeBias = gyroscopeBias + (rateAverage - gyroscopeBias) * step.rest
             }
         } else {
             stillTimer = 0
@@ -209,14 +220,16 @@ extension AttitudeFilter {
 
         // Strapdown integration of the bias-corrected rates.
         let omega = (g - gyroscopeBias) * (1 / degreesPerRadian)
-        strapdown = (strapdown * Self.rotation(omega, over: dt)).normalized
+        strapdown = Self.renormalised(strapdown * Self.rotation(omega, over: dt))
         var believed: AttitudeSources = [.gyroscope]
 
         // Gravity: the force low-passed in the strapdown frame, pulled to vertical. With a GNSS
         // speed the centripetal acceleration ω × v (x forward) is taken off first.
         if accelerationUsable {
             var force = a
+            var speedCompensated = false
             if let speed, speed.isFinite, speed > Self.centripetalSpeed {
+                speedCompensated = true
                 // The fix's change of speed gives the longitudinal acceleration (held between changes).
                 speedClock += dt
                 if speed != lastSpeed {
@@ -234,10 +247,11 @@ extension AttitudeFilter {
             // A sample that disagrees with the estimated gravity counts less (half at the
             // disagreement angle, compared through 1 - cos without trigonometry).
             let down = quaternion.downInBody
-            let forceLength = force.length
+            let forceLength = speedCompensated ? force.length : aLength
             let separation = forceLength > 0 ? 1 + force.dot(down) / forceLength : 0
             let weight = 1 / (1 + separation * separation * disagreementScale)
-            let k = max(weight * dt / (gains.accelerationTimeConstant + dt), dt / accelerationTime)
+            var k = weight * step.acceleration
+            if accelerationTime < gains.accelerationTimeConstant + dt { k = max(k, dt / accelerationTime) }
             filteredForce = filteredForce + (strapdown.rotate(force) - filteredForce) * k
             if !filteredForce.isFinite { filteredForce = strapdown.rotate(a) }
             let level = inclination.rotate(filteredForce)
@@ -248,14 +262,12 @@ extension AttitudeFilter {
                 let correction = d.z > -1 + 1e-9
                     ? AttitudeQuaternion(w: 1 + d.z, x: d.y, y: -d.x, z: 0).normalized
                     : AttitudeQuaternion(w: 0, x: 1, y: 0, z: 0)
-                inclination = (correction * inclination).normalized
+                inclination = Self.renormalised(correction * inclination)
                 believed.insert(.accelerometer)
                 if learning, accelerationTime > gains.accelerationTimeConstant, correction.x * correction.x + correction.y * correction.y < 1e-4 {
                     // The correction is the drift of the strapdown frame: feed it back into the bias.
                     let drift = Vector3(2 * correction.x, 2 * correction.y, 0)
-                    let bodyToLevel = inclination * strapdown
-                    let k = degreesPerRadian / (gains.motionBiasTimeConstant + dt)
-                    gyroscopeBias = gyroscopeBias - bodyToLevel.conjugate.rotate(drift) * k
+                    gyroscopeBias = gyroscopeBias - (inclination * strapdown).conjugate.rotate(drift) * step.bias
                 }
             }
         }
@@ -289,7 +301,7 @@ extension AttitudeFilter {
         let level = bodyToLevel.rotate(m)
         let h = (level.x * level.x + level.y * level.y).squareRoot(), v = level.z
         if agrees(h, v, length, fieldH, fieldV) {
-            let kReference = dt / (gains.referenceTimeConstant + dt)
+            let kReference = step.reference
             fieldH += (h - fieldH) * kReference
             fieldV += (v - fieldV) * kReference
             referenceConfirmed = true
@@ -299,14 +311,15 @@ extension AttitudeFilter {
             // The field's horizontal direction after the heading factor: north when right.
             let c = headingHalf.c * headingHalf.c - headingHalf.s * headingHalf.s
             let s = 2 * headingHalf.c * headingHalf.s
-            let error = Double.atan2(y: s * level.x + c * level.y, x: c * level.x - s * level.y)
+            let error = Self.angle(y: s * level.x + c * level.y, x: c * level.x - s * level.y)
             let speedUp = 1 + error * error * recoveryScale
-            let k = min(1, max(speedUp * dt / (gains.fieldTimeConstant + dt), dt / fieldTime))
+            var k = speedUp * step.field
+            if fieldTime < gains.fieldTimeConstant + dt { k = max(k, dt / fieldTime) }
+            k = min(1, k)
             let turn = -k * error
             turnHeading(by: turn)
             if learning, fieldTime > gains.fieldTimeConstant, abs(error) < Self.biasLearningError {
-                let k = degreesPerRadian / (gains.motionBiasTimeConstant + dt)
-                gyroscopeBias = gyroscopeBias - bodyToLevel.conjugate.rotate(Vector3(0, 0, turn)) * k
+                gyroscopeBias = gyroscopeBias - bodyToLevel.conjugate.rotate(Vector3(0, 0, turn)) * step.bias
             }
             return true
         }
@@ -322,7 +335,7 @@ extension AttitudeFilter {
         } else {
             candidateTime = 0
         }
-        let kCandidate = dt / (1 + dt)
+        let kCandidate = step.candidate
         candidateH += (h - candidateH) * kCandidate
         candidateV += (v - candidateV) * kCandidate
         if candidateTime > (referenceConfirmed ? gains.newFieldTime : gains.newFieldFirstTime) {
@@ -339,9 +352,31 @@ extension AttitudeFilter {
     /// the reference (`rh`, `rv`) in norm and dip.
     @inline(__always)
     private func agrees(_ h: Double, _ v: Double, _ length: Double, _ rh: Double, _ rv: Double) -> Bool {
-        let norm = (rh * rh + rv * rv).squareRoot()
-        return abs(length - norm) <= gains.fieldMagnitudeTolerance * norm
-            && h * rh + v * rv >= cosDipTolerance * length * norm
+        // Compared squared: no square root.
+        let normSquared = rh * rh + rv * rv, lengthSquared = length * length
+        let dot = h * rh + v * rv
+        return lengthSquared >= magnitudeLowerSquared * normSquared && lengthSquared <= magnitudeUpperSquared * normSquared
+            && dot > 0 && dot * dot >= cosDipSquared * lengthSquared * normSquared
+    }
+
+    /// A quaternion within rounding of unit norm brought back to it by one Newton step of
+    /// 1/sqrt (no square root, no division); one far from it by the full normalisation.
+    @inline(__always)
+    static func renormalised(_ q: AttitudeQuaternion) -> AttitudeQuaternion {
+        let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
+        guard abs(n2 - 1) < 1e-3 else { return q.normalized }
+        let k = 1.5 - 0.5 * n2
+        return AttitudeQuaternion(w: q.w * k, x: q.x * k, y: q.y * k, z: q.z * k)
+    }
+
+    /// atan2(y, x), from its series while |y| < 0.2 x (within 2e-6 rad; most samples).
+    @inline(__always)
+    static func angle(y: Double, x: Double) -> Double {
+        if x > 0, abs(y) < 0.2 * x {
+            let t = y / x, t2 = t * t
+            return t * (1 - t2 * (1.0 / 3 - t2 * (0.2 - t2 / 7)))
+        }
+        return Double.atan2(y: y, x: x)
     }
 
     /// Turns the heading factor by `angle` radians about down.
@@ -357,13 +392,17 @@ extension AttitudeFilter {
             s = Double.sin(half)
         }
         let nc = headingHalf.c * c - headingHalf.s * s, ns = headingHalf.s * c + headingHalf.c * s
-        let n = (nc * nc + ns * ns).squareRoot()
-        headingHalf = n > 0 && n.isFinite ? (nc / n, ns / n) : (1, 0)
+        // One Newton step of 1/sqrt: the product of two unit rotations is off unit by rounding only.
+        let k = 1.5 - 0.5 * (nc * nc + ns * ns)
+        headingHalf = k.isFinite && k > 0.5 ? (nc * k, ns * k) : (1, 0)
     }
 
     /// heading ⊗ inclination ⊗ strapdown.
     private func composed() -> AttitudeQuaternion {
-        (AttitudeQuaternion(w: headingHalf.c, x: 0, y: 0, z: headingHalf.s) * inclination * strapdown).normalized
+        // (c, 0, 0, s) ⊗ inclination written out; every factor is kept at unit norm.
+        let (c, s) = headingHalf, i = inclination
+        let levelled = AttitudeQuaternion(w: c * i.w - s * i.z, x: c * i.x - s * i.y, y: c * i.y + s * i.x, z: c * i.z + s * i.w)
+        return levelled * strapdown
     }
 
     /// Starts from one sample: the tilt-compensated sensor solution, and the first field reference
@@ -418,5 +457,25 @@ extension AttitudeFilter {
         guard length > 1e-9 * m.length, length.isFinite else { return nil }
         let e = east / length
         return AttitudeQuaternion(north: e.cross(d), east: e, down: d).normalized
+    }
+}
+
+/// The low-pass coefficients `dt / (τ + dt)` of one step length, so that a steady sample rate
+/// pays for the divisions once.
+struct StepCoefficients: Sendable {
+    var dt: Double
+    var short: Double, rest: Double, acceleration: Double, field: Double, reference: Double, candidate: Double
+    /// Degrees per radian over the motion bias time constant plus the step.
+    var bias: Double
+
+    init(dt: Double, gains: AttitudeFilterGains) {
+        self.dt = dt
+        short = dt / (AttitudeFilter.stillAverageTime + dt)
+        rest = dt / (gains.biasTimeConstant + dt)
+        acceleration = dt / (gains.accelerationTimeConstant + dt)
+        field = dt / (gains.fieldTimeConstant + dt)
+        reference = dt / (gains.referenceTimeConstant + dt)
+        candidate = dt / (1 + dt)
+        bias = degreesPerRadian / (gains.motionBiasTimeConstant + dt)
     }
 }

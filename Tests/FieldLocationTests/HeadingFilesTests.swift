@@ -20,6 +20,14 @@ struct HeadingFilesTests {
         #expect(noDeclination.csv == "magnetic_heading_deg,true_heading_deg,pitch_deg,roll_deg\n180.000,,0.000,0.000\n")
     }
 
+    @Test("headings print in [0, 360) after rounding: never 360.000")
+    func headingText() {
+        #expect(HeadingCSV.headingText(359.9996) == "0.000")
+        #expect(HeadingCSV.headingText(-0.0001) == "0.000")
+        #expect(HeadingCSV.headingText(359.9994) == "359.999")
+        #expect(HeadingCSV.headingText(720.5) == "0.500")
+    }
+
     @Test("bad CSV input names file, line and column", arguments: [
         ("mx_uT,my_uT\n1,2\n", "c.csv: line 1: the header has no column 'mz_uT' (header: 'mx_uT,my_uT')"),
         ("mx_uT,my_uT,mz_uT,extra\n", "c.csv: line 1: unknown or repeated column 'extra'"),
