@@ -222,6 +222,9 @@ extension AttitudeFilter {
         let omega = (g - gyroscopeBias) * (1 / degreesPerRadian)
         strapdown = Self.renormalised(strapdown * Self.rotation(omega, over: dt))
         var believed: AttitudeSources = [.gyroscope]
+        // inclination ⊗ strapdown (body to the levelled frame), once the inclination is final.
+        var bodyToLevel = AttitudeQuaternion.identity
+        var levelKnown = false
 
         // Gravity: the force low-passed in the strapdown frame, pulled to vertical. With a GNSS
         // speed the centripetal acceleration ω × v (x forward) is taken off first.
@@ -263,17 +266,21 @@ extension AttitudeFilter {
                     ? AttitudeQuaternion(w: 1 + d.z, x: d.y, y: -d.x, z: 0).normalized
                     : AttitudeQuaternion(w: 0, x: 1, y: 0, z: 0)
                 inclination = Self.renormalised(correction * inclination)
+                bodyToLevel = inclination * strapdown
+                levelKnown = true
                 believed.insert(.accelerometer)
-                if learning, accelerationTime > gains.accelerationTimeConstant, correction.x * correction.x + correction.y * correction.y < 1e-4 {
+                if learning, accelerationTime > gains.accelerationTimeConstant,
+                   correction.x * correction.x + correction.y * correction.y < 1e-4 {
                     // The correction is the drift of the strapdown frame: feed it back into the bias.
                     let drift = Vector3(2 * correction.x, 2 * correction.y, 0)
-                    gyroscopeBias = gyroscopeBias - (inclination * strapdown).conjugate.rotate(drift) * step.bias
+                    gyroscopeBias = gyroscopeBias - bodyToLevel.conjugate.rotate(drift) * step.bias
                 }
             }
         }
 
         // Field: heading about the vertical, while it agrees with the learnt reference.
-        if fieldUsable, fieldStep(m, length: mLength, omega: omega, dt: dt, learning: learning) {
+        if !levelKnown { bodyToLevel = inclination * strapdown }
+        if fieldUsable, fieldStep(m, length: mLength, omega: omega, dt: dt, learning: learning, bodyToLevel: bodyToLevel) {
             believed.insert(.magnetometer)
         }
 
@@ -281,7 +288,7 @@ extension AttitudeFilter {
         if gains.gnssCourseAid, let speed, let course, course.isFinite, speed.isFinite,
            speed * speed >= courseAidSpeedSquared {
             let magneticCourse = course - (reference?.declination ?? 0)
-            let yaw = composed().yaw
+            let yaw = composed(bodyToLevel).yaw
             let error = wrap180(magneticCourse - yaw) / degreesPerRadian
             turnHeading(by: min(1, gains.courseGain * dt) * error)
             believed.insert(.gnssCourse)
@@ -289,15 +296,15 @@ extension AttitudeFilter {
         let limit = gains.biasLimit
         gyroscopeBias = Vector3(max(-limit, min(limit, gyroscopeBias.x)), max(-limit, min(limit, gyroscopeBias.y)),
                                 max(-limit, min(limit, gyroscopeBias.z)))
-        quaternion = composed()
+        quaternion = composed(bodyToLevel)
         sources = believed
         return believed
     }
 
     /// One field sample: the disturbance test against the learnt reference, then either the
     /// heading correction (and the reference follows) or the candidate for a new reference.
-    private mutating func fieldStep(_ m: Vector3, length: Double, omega: Vector3, dt: Double, learning: Bool) -> Bool {
-        let bodyToLevel = inclination * strapdown
+    private mutating func fieldStep(_ m: Vector3, length: Double, omega: Vector3, dt: Double, learning: Bool,
+                                    bodyToLevel: AttitudeQuaternion) -> Bool {
         let level = bodyToLevel.rotate(m)
         let h = (level.x * level.x + level.y * level.y).squareRoot(), v = level.z
         if agrees(h, v, length, fieldH, fieldV) {
@@ -398,11 +405,10 @@ extension AttitudeFilter {
     }
 
     /// heading ⊗ inclination ⊗ strapdown.
-    private func composed() -> AttitudeQuaternion {
-        // (c, 0, 0, s) ⊗ inclination written out; every factor is kept at unit norm.
-        let (c, s) = headingHalf, i = inclination
-        let levelled = AttitudeQuaternion(w: c * i.w - s * i.z, x: c * i.x - s * i.y, y: c * i.y + s * i.x, z: c * i.z + s * i.w)
-        return levelled * strapdown
+    private func composed(_ bodyToLevel: AttitudeQuaternion) -> AttitudeQuaternion {
+        // (c, 0, 0, s) ⊗ (inclination ⊗ strapdown) written out; every factor is kept at unit norm.
+        let (c, s) = headingHalf, i = bodyToLevel
+        return AttitudeQuaternion(w: c * i.w - s * i.z, x: c * i.x - s * i.y, y: c * i.y + s * i.x, z: c * i.z + s * i.w)
     }
 
     /// Starts from one sample: the tilt-compensated sensor solution, and the first field reference
