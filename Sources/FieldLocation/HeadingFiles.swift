@@ -88,6 +88,18 @@ public enum HeadingCSV {
     /// (body FRD to magnetic NED) follows the tilt.
     public static let fusedOutputHeader = outputHeader + ",q_w,q_x,q_y,q_z"
 
+    /// The decimal years `--year` accepts: recordings older (or newer) than the model are
+    /// normal, so anything plausible is taken.
+    public static let plausibleYears: ClosedRange<Double> = 1900...2100
+
+    /// The warning for a decimal year outside WMM2025's validity (its field is still the best
+    /// prior there is), or `nil` inside it.
+    public static func modelYearWarning(_ year: Double) -> String? {
+        guard !(2024.9...2030.1).contains(year) else { return nil }
+        return "--year \(year) is outside WMM2025's validity (2025.0 to 2030.0): using the model there anyway; "
+            + "declination may be off by a few tenths of a degree a year"
+    }
+
     /// A heading as printed: three decimals, in [0, 360) after the rounding (359.9996 prints
     /// `0.000`, never `360.000`).
     public static func headingText(_ degrees: Double) -> String {

@@ -44,7 +44,7 @@ extension FieldLoc {
             if (lat == nil) != (lon == nil) { throw ValidationError("give both --lat and --lon, or neither") }
             if let lat, !(lat.isFinite && (-90...90).contains(lat)) { throw ValidationError("--lat \(lat) is outside -90...90") }
             if let lon, !(lon.isFinite && (-180...360).contains(lon)) { throw ValidationError("--lon \(lon) is outside -180...360") }
-            if let year, !(year.isFinite && (1900...2100).contains(year)) {
+            if let year, !(year.isFinite && HeadingCSV.plausibleYears.contains(year)) {
                 throw ValidationError("--year \(year) is not a plausible decimal year (1900 to 2100)")
             }
         }
@@ -54,9 +54,8 @@ extension FieldLoc {
                 throw ValidationError("cannot read \(samples): no such file or no permission")
             }
             var reference: ReferenceField? = nil
-            if let year, !(2024.9...2030.1).contains(year), lat != nil {
-                // Recordings older than the model are normal: its field is still the best prior there is.
-                FileHandle.standardError.write(Data("warning: --year \(year) is outside WMM2025's validity (2025.0 to 2030.0): using the model there anyway; declination may be off by a few tenths of a degree a year\n".utf8))
+            if let year, lat != nil, let warning = HeadingCSV.modelYearWarning(year) {
+                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
             }
             if let lat, let lon {
                 let now = 1970 + Date().timeIntervalSince1970 / (365.2425 * 86_400)

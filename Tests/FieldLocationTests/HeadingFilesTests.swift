@@ -28,6 +28,14 @@ struct HeadingFilesTests {
         #expect(HeadingCSV.headingText(720.5) == "0.500")
     }
 
+    @Test("--year: recordings older than the model are taken with a warning, absurd years refused")
+    func modelYears() {
+        #expect(HeadingCSV.modelYearWarning(2027.5) == nil)
+        #expect(HeadingCSV.modelYearWarning(2016.5)?.hasPrefix("--year 2016.5 is outside WMM2025's validity") == true)
+        #expect(HeadingCSV.plausibleYears.contains(2016.5))
+        #expect(!HeadingCSV.plausibleYears.contains(1066))
+    }
+
     @Test("bad CSV input names file, line and column", arguments: [
         ("mx_uT,my_uT\n1,2\n", "c.csv: line 1: the header has no column 'mz_uT' (header: 'mx_uT,my_uT')"),
         ("mx_uT,my_uT,mz_uT,extra\n", "c.csv: line 1: unknown or repeated column 'extra'"),
