@@ -272,8 +272,9 @@ extension AttitudeFilter {
                 if learning, accelerationTime > gains.accelerationTimeConstant,
                    correction.x * correction.x + correction.y * correction.y < 1e-4 {
                     // The correction is the drift of the strapdown frame: feed it back into the bias.
-                    let drift = Vector3(2 * correction.x, 2 * correction.y, 0)
-                    gyroscopeBias = gyroscopeBias - bodyToLevel.conjugate.rotate(drift) * step.bias
+                    // Its rotation vector (2x, 2y, 0) in the body: the first two rows of bodyToLevel.
+                    let drift = bodyToLevel.northInBody * (2 * correction.x) + bodyToLevel.eastInBody * (2 * correction.y)
+                    gyroscopeBias = gyroscopeBias - drift * step.bias
                 }
             }
         }
@@ -326,7 +327,8 @@ extension AttitudeFilter {
             let turn = -k * error
             turnHeading(by: turn)
             if learning, fieldTime > gains.fieldTimeConstant, abs(error) < Self.biasLearningError {
-                gyroscopeBias = gyroscopeBias - bodyToLevel.conjugate.rotate(Vector3(0, 0, turn)) * step.bias
+                // The turn about down, in the body: down's row of bodyToLevel.
+                gyroscopeBias = gyroscopeBias - bodyToLevel.downInBody * (turn * step.bias)
             }
             return true
         }
