@@ -152,7 +152,10 @@ def run_ours(s, fieldloc, place):
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()
     names = out[0].split(",")
     cols = [names.index(c) for c in ("q_w", "q_x", "q_y", "q_z")]
-    q = np.array([[float(r.split(",")[c]) for c in cols] for r in out[1:]])
+    rows = [r.split(",") for r in out[1:]]
+    q = np.array([[float(r[c]) if r[c] else np.nan for c in cols] for r in rows])
+    # Rows before the filter has an attitude (none on this data) count as the identity.
+    q[~np.isfinite(q).all(1)] = [1.0, 0.0, 0.0, 0.0]
     return Rotation.from_quat(q[:, [1, 2, 3, 0]])
 
 
