@@ -82,8 +82,30 @@ struct NumericCSV {
 public enum HeadingCSV {
     /// The required input columns.
     public static let inputColumns = ["acc_x_g", "acc_y_g", "acc_z_g", "mag_x_uT", "mag_y_uT", "mag_z_uT"]
-    /// The output header.
-    public static let outputHeader = "magnetic_heading_deg,true_heading_deg"
+    /// The output header: headings, then the tilt (pitch nose up, roll right side down).
+    public static let outputHeader = "magnetic_heading_deg,true_heading_deg,pitch_deg,roll_deg"
+    /// The output header of rows that went through the attitude filter: the attitude quaternion
+    /// (body FRD to magnetic NED) follows the tilt.
+    public static let fusedOutputHeader = outputHeader + ",q_w,q_x,q_y,q_z"
+
+    /// The decimal years `--year` accepts: recordings older (or newer) than the model are
+    /// normal, so anything plausible is taken.
+    public static let plausibleYears: ClosedRange<Double> = 1900...2100
+
+    /// The warning for a decimal year outside WMM2025's validity (its field is still the best
+    /// prior there is), or `nil` inside it.
+    public static func modelYearWarning(_ year: Double) -> String? {
+        guard !(2024.9...2030.1).contains(year) else { return nil }
+        return "--year \(year) is outside WMM2025's validity (2025.0 to 2030.0): using the model there anyway; "
+            + "declination may be off by a few tenths of a degree a year"
+    }
+
+    /// A heading as printed: three decimals, in [0, 360) after the rounding (359.9996 prints
+    /// `0.000`, never `360.000`).
+    public static func headingText(_ degrees: Double) -> String {
+        let text = FixText.fixed(wrap360(degrees), 3)
+        return text == "360.000" ? "0.000" : text
+    }
 
     /// The optional columns that switch to the attitude filter: time and body rates.
     public static let motionColumns = ["t_s", "gyro_x_dps", "gyro_y_dps", "gyro_z_dps"]
@@ -119,15 +141,19 @@ public enum HeadingCSV {
         for (line, v) in table.rows {
             let a = Vector3(v[idx[0]], v[idx[1]], v[idx[2]])
             let m = Vector3(v[idx[3]], v[idx[4]], v[idx[5]])
+            let g = a.length
+            let tilt = g > 1e-9
+                ? FixText.fixed(asin(max(-1, min(1, a.x / g))) * 180 / Double.pi, 3) + "," + FixText.fixed(atan2(-a.y, -a.z) * 180 / Double.pi, 3)
+                : ","
             switch TiltCompensation.solve(acceleration: a, field: m) {
             case .success(let s):
-                var row = FixText.fixed(s.magneticHeading, 3) + ","
+                var row = headingText(s.magneticHeading) + ","
                 if let d = declinationIndex {
-                    row += FixText.fixed(wrap360(s.magneticHeading + v[d]), 3)
+                    row += headingText(s.magneticHeading + v[d])
                 }
-                out += row + "\n"
+                out += row + "," + tilt + "\n"
             case .failure(let reason):
-                out += ",\n"
+                out += ",," + tilt + "\n"
                 warnings.append("\(file): line \(line): no heading: \(reason)")
             }
         }

@@ -17,7 +17,7 @@ extension HeadingCSV {
         let declinationIndex = table.index("declination_deg")
         let order = table.rows.indices.sorted { (table.rows[$0].1[g[0]], $0) < (table.rows[$1].1[g[0]], $1) }
         var filter = AttitudeFilter(gains: gains, reference: reference)
-        var rows = [String](repeating: ",", count: table.rows.count)
+        var rows = [String](repeating: ",,,,,,,", count: table.rows.count)
         var warnings: [(Int, String)] = []
         let sinPitchLimit = sin(TiltCompensation.defaultPitchLimit * Double.pi / 180)
         var previous: Double? = nil
@@ -40,19 +40,23 @@ extension HeadingCSV {
                 warnings.append((line, "\(table.file): line \(line): no heading: the filter has no attitude yet (no gravity or no horizontal field)"))
                 continue
             }
-            if abs(filter.quaternion.downInBody.x) > sinPitchLimit {
+            let q = filter.quaternion
+            let attitude = "," + FixText.fixed(q.pitch, 3) + "," + FixText.fixed(q.roll, 3) + ","
+                + [q.w, q.x, q.y, q.z].map { FixText.fixed($0, 7) }.joined(separator: ",")
+            if abs(q.downInBody.x) > sinPitchLimit {
                 warnings.append((line, "\(table.file): line \(line): no heading: the x axis is within \(Int(90 - TiltCompensation.defaultPitchLimit))° of vertical"))
+                rows[i] = "," + attitude
                 continue
             }
-            var row = FixText.fixed(magnetic, 3) + ","
+            var row = headingText(magnetic) + ","
             if let d = declinationIndex {
-                row += FixText.fixed(wrap360(magnetic + v[d]), 3)
+                row += headingText(magnetic + v[d])
             } else if let reference {
-                row += FixText.fixed(wrap360(magnetic + reference.declination), 3)
+                row += headingText(magnetic + reference.declination)
             }
-            rows[i] = row
+            rows[i] = row + attitude
         }
         let sortedWarnings = warnings.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element.1)
-        return (outputHeader + "\n" + rows.map { $0 + "\n" }.joined(), sortedWarnings)
+        return (fusedOutputHeader + "\n" + rows.map { $0 + "\n" }.joined(), sortedWarnings)
     }
 }

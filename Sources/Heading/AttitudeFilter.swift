@@ -1,238 +1,24 @@
 import RealModule
 
-/// A unit quaternion that rotates body-frame (FRD) vectors into the earth frame (magnetic NED):
-/// `v_earth = q ⊗ v_body ⊗ q*`.
-public struct AttitudeQuaternion: Sendable, Hashable, CustomStringConvertible {
-    /// Scalar part.
-    public var w: Double
-    /// Vector part, x.
-    public var x: Double
-    /// Vector part, y.
-    public var y: Double
-    /// Vector part, z.
-    public var z: Double
-
-    /// Creates a quaternion from its four parts (not normalised).
-    @inlinable public init(w: Double, x: Double, y: Double, z: Double) {
-        self.w = w
-        self.x = x
-        self.y = y
-        self.z = z
-    }
-
-    /// No rotation: body axes along north, east, down.
-    public static let identity = AttitudeQuaternion(w: 1, x: 0, y: 0, z: 0)
-
-    /// The rotation R = Rz(yaw)·Ry(pitch)·Rx(roll) (aerospace order), angles in degrees.
-    public init(roll: Double, pitch: Double, yaw: Double) {
-        let hr = roll / degreesPerRadian / 2, hp = pitch / degreesPerRadian / 2, hy = yaw / degreesPerRadian / 2
-        let cr = Double.cos(hr), sr = Double.sin(hr)
-        let cp = Double.cos(hp), sp = Double.sin(hp)
-        let cy = Double.cos(hy), sy = Double.sin(hy)
-        self.init(w: cr * cp * cy + sr * sp * sy,
-                  x: sr * cp * cy - cr * sp * sy,
-                  y: cr * sp * cy + sr * cp * sy,
-                  z: cr * cp * sy - sr * sp * cy)
-    }
-
-    /// The rotation whose matrix has the given rows: the earth axes (north, east, down) written
-    /// in body coordinates. The rows must be orthonormal and right-handed.
-    @inlinable public init(north n: Vector3, east e: Vector3, down d: Vector3) {
-        // Shepperd's method on R = [n; e; d].
-        let trace = n.x + e.y + d.z
-        if trace > 0 {
-            let s = (trace + 1).squareRoot() * 2
-            self.init(w: 0.25 * s, x: (d.y - e.z) / s, y: (n.z - d.x) / s, z: (e.x - n.y) / s)
-        } else if n.x > e.y && n.x > d.z {
-            let s = (1 + n.x - e.y - d.z).squareRoot() * 2
-            self.init(w: (d.y - e.z) / s, x: 0.25 * s, y: (n.y + e.x) / s, z: (n.z + d.x) / s)
-        } else if e.y > d.z {
-            let s = (1 + e.y - n.x - d.z).squareRoot() * 2
-            self.init(w: (n.z - d.x) / s, x: (n.y + e.x) / s, y: 0.25 * s, z: (e.z + d.y) / s)
-        } else {
-            let s = (1 + d.z - n.x - e.y).squareRoot() * 2
-            self.init(w: (e.x - n.y) / s, x: (n.z + d.x) / s, y: (e.z + d.y) / s, z: 0.25 * s)
-        }
-    }
-
-    /// Hamilton product `self ⊗ o`.
-    @inlinable public static func * (a: AttitudeQuaternion, o: AttitudeQuaternion) -> AttitudeQuaternion {
-        AttitudeQuaternion(w: a.w * o.w - a.x * o.x - a.y * o.y - a.z * o.z,
-                           x: a.w * o.x + a.x * o.w + a.y * o.z - a.z * o.y,
-                           y: a.w * o.y - a.x * o.z + a.y * o.w + a.z * o.x,
-                           z: a.w * o.z + a.x * o.y - a.y * o.x + a.z * o.w)
-    }
-
-    /// The attitude after turning at body rate `omega` (rad/s) for `dt` seconds: one step of
-    /// q̇ = ½ q ⊗ (0, ω), normalised.
-    @inlinable public func integrated(_ omega: Vector3, over dt: Double) -> AttitudeQuaternion {
-        advanced(omega, over: dt).normalized
-    }
-
-    /// One step of q̇ = ½ q ⊗ (0, ω) without normalising: its norm grows by |ω dt / 2|²
-    /// (2.5e-4 at 180 °/s and 100 Hz), so it serves for one comparison before the next step.
-    @inlinable public func advanced(_ omega: Vector3, over dt: Double) -> AttitudeQuaternion {
-        let h = omega * (0.5 * dt)
-        return AttitudeQuaternion(w: w - x * h.x - y * h.y - z * h.z,
-                                  x: x + w * h.x + y * h.z - z * h.y,
-                                  y: y - x * h.z + w * h.y + z * h.x,
-                                  z: z + x * h.y - y * h.x + w * h.z)
-    }
-
-    /// The inverse rotation (the conjugate of a unit quaternion).
-    @inlinable public var conjugate: AttitudeQuaternion { AttitudeQuaternion(w: w, x: -x, y: -y, z: -z) }
-
-    /// The same rotation with norm 1 (identity when the norm is zero or not finite).
-    @inlinable public var normalized: AttitudeQuaternion {
-        let n = (w * w + x * x + y * y + z * z).squareRoot()
-        guard n > 0, n.isFinite else { return .identity }
-        let k = 1 / n
-        return AttitudeQuaternion(w: w * k, x: x * k, y: y * k, z: z * k)
-    }
-
-    /// Earth north written in body coordinates (first row of the rotation matrix).
-    @inlinable public var northInBody: Vector3 {
-        Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))
-    }
-
-    /// Earth east written in body coordinates (second row of the rotation matrix).
-    @inlinable public var eastInBody: Vector3 {
-        Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x))
-    }
-
-    /// Earth down (gravity's direction) written in body coordinates (third row).
-    @inlinable public var downInBody: Vector3 {
-        Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
-    }
-
-    /// Rotates a body-frame vector into the earth frame.
-    @inlinable public func rotate(_ v: Vector3) -> Vector3 {
-        Vector3(northInBody.dot(v), eastInBody.dot(v), downInBody.dot(v))
-    }
-
-    /// Roll (right side down positive), degrees.
-    public var roll: Double {
-        Double.atan2(y: 2 * (y * z + w * x), x: 1 - 2 * (x * x + y * y)) * degreesPerRadian
-    }
-
-    /// Pitch (nose up positive), degrees in [-90, 90].
-    public var pitch: Double {
-        Double.asin(max(-1, min(1, -2 * (x * z - w * y)))) * degreesPerRadian
-    }
-
-    /// Heading of the body x axis clockwise from the frame's north, degrees in [0, 360).
-    public var yaw: Double {
-        wrap360(Double.atan2(y: 2 * (x * y + w * z), x: 1 - 2 * (y * y + z * z)) * degreesPerRadian)
-    }
-
-    /// The angle of the rotation from `self` to `other`, degrees in [0, 180].
-    public func angle(to other: AttitudeQuaternion) -> Double {
-        let d = abs(w * other.w + x * other.x + y * other.y + z * other.z)
-        return 2 * Double.acos(min(1, d)) * degreesPerRadian
-    }
-
-    public var description: String { "(w: \(w), x: \(x), y: \(y), z: \(z))" }
-}
-
-/// Which sources an attitude update believed.
-public struct AttitudeSources: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
-    /// Creates a set from its bits.
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-
-    /// The gyroscope propagated the attitude.
-    public static let gyroscope = AttitudeSources(rawValue: 1 << 0)
-    /// The accelerometer corrected roll and pitch.
-    public static let accelerometer = AttitudeSources(rawValue: 1 << 1)
-    /// The magnetometer corrected heading.
-    public static let magnetometer = AttitudeSources(rawValue: 1 << 2)
-    /// The GNSS course over ground corrected heading.
-    public static let gnssCourse = AttitudeSources(rawValue: 1 << 3)
-
-    /// The sources' names, for JSON and the status readout.
-    public var names: [String] {
-        let all: [(AttitudeSources, String)] = [
-            (.gyroscope, "gyroscope"), (.accelerometer, "accelerometer"), (.magnetometer, "magnetometer"),
-            (.gnssCourse, "gnss-course"),
-        ]
-        return all.filter { contains($0.0) }.map(\.1)
-    }
-}
-
-/// The attitude filter's gains and thresholds. The defaults are those of docs/ATTITUDE.md.
-public struct AttitudeFilterGains: Sendable, Hashable {
-    /// Feedback gain of gravity and field errors, rad/s per unit error (Fusion's 0.5: a time
-    /// constant of about 2 s, long enough to average a 2 Hz gait, short enough to pull a few
-    /// degrees of gyroscope drift back within seconds).
-    public var gain: Double
-    /// Largest accepted deviation of |a| from 1 g, g.
-    public var accelerationMagnitudeTolerance: Double
-    /// Largest accepted angle between measured and estimated gravity, degrees.
-    public var accelerationRejection: Double
-    /// Largest accepted deviation of |B| from the reference total intensity, as a fraction of it.
-    public var fieldMagnitudeTolerance: Double
-    /// Largest accepted deviation of the measured dip from the reference inclination, degrees.
-    public var dipTolerance: Double
-    /// Largest accepted angle between measured and estimated magnetic east, degrees.
-    public var magneticRejection: Double
-    /// How long a source may disagree with the estimate (while agreeing with the reference)
-    /// before the filter resets to the sensor's own solution, seconds.
-    public var recoveryPeriod: Double
-    /// Rates (after the bias estimate) below which the unit may be still, degrees per second.
-    public var stillRateThreshold: Double
-    /// How long rates must stay below the threshold before the bias is learnt, seconds.
-    public var stillTime: Double
-    /// Time constant of the bias low-pass filter, seconds.
-    public var biasTimeConstant: Double
-    /// Integral gain of the feedback into the gyroscope bias while moving (Mahony's Ki), per
-    /// second: the bias follows what gravity and the field keep correcting, with a time constant
-    /// of ``gain`` / ``integralGain`` seconds. Zero turns it off.
-    public var integralGain: Double
-    /// Whether the GNSS course over ground aids heading (a board option: right for vehicles,
-    /// wrong for a walker whose body can face away from the course).
-    public var gnssCourseAid: Bool
-    /// Speed above which the course aids heading, m/s.
-    public var courseAidMinimumSpeed: Double
-    /// Feedback gain of the course, rad/s per radian of heading error.
-    public var courseGain: Double
-
-    /// Creates gains; every argument has the documented default.
-    public init(gain: Double = 0.5, accelerationMagnitudeTolerance: Double = 0.1, accelerationRejection: Double = 10,
-                fieldMagnitudeTolerance: Double = 0.1, dipTolerance: Double = 5, magneticRejection: Double = 10,
-                recoveryPeriod: Double = 5, stillRateThreshold: Double = 3, stillTime: Double = 1,
-                biasTimeConstant: Double = 5, integralGain: Double = 0.05, gnssCourseAid: Bool = false, courseAidMinimumSpeed: Double = 5,
-                courseGain: Double = 0.1) {
-        self.gain = gain
-        self.accelerationMagnitudeTolerance = accelerationMagnitudeTolerance
-        self.accelerationRejection = accelerationRejection
-        self.fieldMagnitudeTolerance = fieldMagnitudeTolerance
-        self.dipTolerance = dipTolerance
-        self.magneticRejection = magneticRejection
-        self.recoveryPeriod = recoveryPeriod
-        self.stillRateThreshold = stillRateThreshold
-        self.stillTime = stillTime
-        self.biasTimeConstant = biasTimeConstant
-        self.integralGain = integralGain
-        self.gnssCourseAid = gnssCourseAid
-        self.courseAidMinimumSpeed = courseAidMinimumSpeed
-        self.courseGain = courseGain
-    }
-}
-
-/// A complementary quaternion filter in the style of Madgwick/Mahony and x-io's Fusion AHRS:
-/// the gyroscope propagates the attitude, gravity and the calibrated field pull it back with
-/// a fixed gain, each only while it is believable.
+/// An attitude filter that keeps working through fast rotation, translation and magnetic
+/// disturbances (docs/ATTITUDE.md has the design and the measurements behind it).
 ///
-/// - The accelerometer is not believed while |a| is more than
-///   ``AttitudeFilterGains/accelerationMagnitudeTolerance`` from 1 g, or its direction is more than
-///   ``AttitudeFilterGains/accelerationRejection`` from the estimated gravity.
-/// - The magnetometer is not believed while |B| or the dip disagree with the reference field
-///   (World Magnetic Model), or its east is more than ``AttitudeFilterGains/magneticRejection``
-///   from the estimated east.
-/// - A disagreement with the estimate alone that lasts ``AttitudeFilterGains/recoveryPeriod``
-///   means the estimate is wrong: the filter resets that part of the attitude to the sensor.
-/// - While the bias-corrected rates stay small for ``AttitudeFilterGains/stillTime`` (and no
-///   GNSS speed says otherwise), the gyroscope bias is low-pass filtered from the raw rates.
+/// The attitude is kept as three factors, `q = heading ⊗ inclination ⊗ strapdown`:
+/// - **strapdown**: the bias-corrected gyroscope integrated on its own (body to a
+///   quasi-inertial frame that drifts only as slowly as the residual bias);
+/// - **inclination**: the specific force, rotated into that quasi-inertial frame and low-pass
+///   filtered there over ``AttitudeFilterGains/accelerationTimeConstant`` seconds, is pulled to
+///   vertical. Linear and centripetal accelerations of bounded velocity average out in that frame,
+///   gravity does not, so there is no gate on |a| that fast motion would keep shut;
+/// - **heading**: a rotation about the vertical, pulled toward the field's horizontal direction
+///   over ``AttitudeFilterGains/fieldTimeConstant`` seconds, only while the field agrees with a
+///   *learnt* reference norm and dip. The field never tilts the attitude.
+///
+/// The gyroscope bias is learnt quickly while the unit is still (rates, specific force *and* the
+/// field's direction in the body steady, so a slow turn is not taken for bias) and slowly from
+/// the corrections while it moves. A World Magnetic Model reference is a prior for the first
+/// field reference and gives declination; it is never a gate. Nothing resets the attitude from
+/// a single sensor.
 ///
 /// Inputs are body frame FRD: rates in degrees per second, specific force in g (level and still
 /// reads z = -1), field in µT. The filter is a value type that allocates nothing.
@@ -247,23 +33,51 @@ public struct AttitudeFilter: Sendable {
     public private(set) var sources: AttitudeSources = []
     /// Whether the filter has an attitude (after the first sample with gravity and field).
     public private(set) var isInitialised = false
-    /// Whether the unit counts as still (the bias is being learnt).
+    /// Whether the unit counts as still (the bias is being learnt from the rates).
     public var isStill: Bool { stillTimer >= gains.stillTime }
-    /// Number of resets to the sensor solution after a long rejection.
+    /// Number of times a new, steady field was adopted as the reference.
     public private(set) var recoveries = 0
-    /// The reference field; `nil` skips the magnitude and dip checks and gives no true heading.
+    /// The World Magnetic Model field where the unit is: declination for true heading, and the
+    /// prior for the first field reference. `nil` gives magnetic heading only.
     public private(set) var reference: ReferenceField?
+    /// The field reference in use, learnt from the data: total intensity (µT) and dip (degrees).
+    public var learntField: (intensity: Double, inclination: Double) {
+        ((fieldH * fieldH + fieldV * fieldV).squareRoot(), Double.atan2(y: fieldV, x: fieldH) * degreesPerRadian)
+    }
 
-    // Precomputed thresholds (no trigonometry per sample).
-    private var cosAccelerationRejection = 0.0
-    private var cosMagneticRejection = 0.0
-    private var fieldLower = 0.0, fieldUpper = Double.infinity
-    private var sinDipLower = -1.0, sinDipUpper = 1.0
-    private var courseAidSpeedSquared = 0.0
-    // Timers (seconds).
-    private var accelerationTrigger = 0.0
-    private var magneticTrigger = 0.0
+    // The three factors of the attitude.
+    private var strapdown: AttitudeQuaternion = .identity
+    private var inclination: AttitudeQuaternion = .identity
+    /// The heading factor as the half-angle cosine and sine of its rotation about down.
+    private var headingHalf = (c: 1.0, s: 0.0)
+    /// Specific force low-pass filtered in the strapdown frame, g.
+    private var filteredForce = Vector3.zero
+    // Elapsed times for the running-mean start of the two corrections, seconds.
+    private var accelerationTime = 0.0
+    private var fieldTime = 0.0
+    // The field reference (horizontal and vertical parts, µT), and a candidate for a new one.
+    private var fieldH = 0.0, fieldV = 0.0
+    private var referenceConfirmed = false
+    private var candidateH = 0.0, candidateV = 0.0, candidateTime = 0.0
+    // Stillness: short averages of rates and force, the field direction at its start, its timer.
+    private var rateAverage = Vector3.zero
+    private var forceAverage = Vector3.zero
+    private var fieldAnchor = Vector3.zero
     private var stillTimer = 0.0
+    // Precomputed from the gains.
+    private var cosDipTolerance = 0.0
+    private var fieldChord = 0.0
+    private var courseAidSpeedSquared = 0.0
+    private var newFieldRateSquared = 0.0
+    private var disagreementScale = 0.0
+    private var stillAccelerationSquared = 0.0
+    private var magnitudeLowerSquared = 0.0, magnitudeUpperSquared = 0.0, cosDipSquared = 0.0
+    /// The per-step coefficients, recomputed only when the step changes.
+    private var step = StepCoefficients(dt: 0, gains: AttitudeFilterGains())
+    // The GNSS speed last seen, the time since it changed, and the acceleration it implies (m/s²).
+    private var lastSpeed = Double.nan, speedClock = 0.0, longitudinal = 0.0
+    private var recoveryScale = 0.0
+    private var newFieldTangent = 0.0
 
     /// Creates a filter; `initialBias` is a bias known beforehand (degrees per second).
     public init(gains: AttitudeFilterGains = AttitudeFilterGains(), reference: ReferenceField? = nil,
@@ -277,34 +91,35 @@ public struct AttitudeFilter: Sendable {
     /// Replaces the gains (keeps the attitude and the bias).
     public mutating func setGains(_ newGains: AttitudeFilterGains) {
         gains = newGains
-        cosAccelerationRejection = Double.cos(newGains.accelerationRejection / degreesPerRadian)
-        cosMagneticRejection = Double.cos(newGains.magneticRejection / degreesPerRadian)
+        cosDipTolerance = Double.cos(newGains.dipTolerance / degreesPerRadian)
+        cosDipSquared = cosDipTolerance * cosDipTolerance
+        magnitudeLowerSquared = max(0, 1 - newGains.fieldMagnitudeTolerance) * max(0, 1 - newGains.fieldMagnitudeTolerance)
+        magnitudeUpperSquared = (1 + newGains.fieldMagnitudeTolerance) * (1 + newGains.fieldMagnitudeTolerance)
+        stillAccelerationSquared = newGains.stillAccelerationThreshold * newGains.stillAccelerationThreshold
+        step = StepCoefficients(dt: 0, gains: newGains)
+        fieldChord = 2 * Double.sin(newGains.stillFieldThreshold / degreesPerRadian / 2)
         courseAidSpeedSquared = newGains.courseAidMinimumSpeed * newGains.courseAidMinimumSpeed
-        setReference(reference)
+        let rate = newGains.newFieldRate / degreesPerRadian
+        newFieldRateSquared = rate * rate
+        let separation = 1 - Double.cos(newGains.accelerationDisagreement / degreesPerRadian)
+        disagreementScale = separation > 0 ? 1 / (separation * separation) : 0
+        newFieldTangent = Double.tan(min(89, max(0, newGains.newFieldAngle)) / degreesPerRadian)
+        let recovery = newGains.fieldRecoveryAngle / degreesPerRadian
+        recoveryScale = recovery > 0 ? 1 / (recovery * recovery) : 0
     }
 
-    /// Replaces the reference field (after a position fix, or when the unit has moved far).
+    /// Replaces the World Magnetic Model field (after a position fix, or when the unit has moved
+    /// far). A running filter keeps the reference it has learnt; the new one gives declination,
+    /// and is the prior the next start compares the field with.
     public mutating func setReference(_ newReference: ReferenceField?) {
         reference = newReference
-        if let r = newReference {
-            fieldLower = r.totalIntensity * (1 - gains.fieldMagnitudeTolerance)
-            fieldUpper = r.totalIntensity * (1 + gains.fieldMagnitudeTolerance)
-            sinDipLower = Double.sin(max(-90, r.inclination - gains.dipTolerance) / degreesPerRadian)
-            sinDipUpper = Double.sin(min(90, r.inclination + gains.dipTolerance) / degreesPerRadian)
-        } else {
-            fieldLower = 0
-            fieldUpper = .infinity
-            sinDipLower = -1
-            sinDipUpper = 1
-        }
     }
 
-    /// Forgets the attitude (the next sample initialises it again); the bias is kept.
+    /// Forgets the attitude and the learnt field (the next sample initialises them again); the
+    /// bias is kept.
     public mutating func reset() {
         isInitialised = false
         quaternion = .identity
-        accelerationTrigger = 0
-        magneticTrigger = 0
         stillTimer = 0
         sources = []
     }
@@ -330,6 +145,16 @@ extension AttitudeFilter {
     /// A gap between samples longer than this (seconds) re-initialises the attitude from the
     /// sensors instead of integrating the gyroscope across it.
     public static let maximumStep = 1.0
+    /// Time constant of the short averages the stillness test compares with, seconds.
+    static let stillAverageTime = 0.5
+    /// Above this GNSS speed (m/s) the centripetal acceleration ω × v of a vehicle whose x axis
+    /// points forward, and its longitudinal acceleration from the change of speed, are taken off
+    /// the accelerometer.
+    public static let centripetalSpeed = 2.0
+    /// m/s² per g.
+    static let standardGravity = 9.80665
+    /// Heading errors above this (radians, 10°) are transients, not bias: they do not feed it.
+    static let biasLearningError = 0.17
 
     /// Processes one sample set taken at the same time.
     ///
@@ -338,124 +163,298 @@ extension AttitudeFilter {
     ///   - acceleration: specific force, g, FRD (level and still reads (0, 0, -1)).
     ///   - field: calibrated field, µT, FRD.
     ///   - deltaTime: seconds since the previous sample.
-    ///   - speed: GNSS speed over ground, m/s, when known (stops bias learning while moving;
-    ///     enables the course aid).
+    ///   - speed: GNSS speed over ground, m/s, when known (stops bias learning from the rates
+    ///     while moving; enables the course aid).
     ///   - course: GNSS course over ground, degrees clockwise from true north, when known.
     /// - Returns: the sources believed (also kept in ``sources``).
     @discardableResult
     public mutating func update(gyroscope g: Vector3, acceleration a: Vector3, field m: Vector3, deltaTime dt: Double,
                                 speed: Double? = nil, course: Double? = nil) -> AttitudeSources {
         let aLength = a.length, mLength = m.length
-        let accelerationUsable = a.isFinite && aLength > 1e-6
-        let fieldUsable = m.isFinite && mLength > 1e-9
+        let accelerationUsable = a.isFinite && aLength > 1e-6 && aLength < 1e3
+        let fieldUsable = m.isFinite && mLength > 1e-9 && mLength < 1e6
         if isInitialised, !(dt.isFinite && dt > 0 && dt <= Self.maximumStep) { reset() }
         guard isInitialised else {
-            guard accelerationUsable, fieldUsable,
-                  let q = Self.sensorSolution(down: a * (-1 / aLength), field: m) else {
+            guard accelerationUsable, fieldUsable, start(acceleration: a, field: m, fieldLength: mLength) else {
                 sources = []
                 return []
             }
-            quaternion = q
-            isInitialised = true
             sources = [.accelerometer, .magnetometer]
             return sources
         }
-        guard g.isFinite else {
+        guard g.isFinite, abs(g.x) < 1e5, abs(g.y) < 1e5, abs(g.z) < 1e5 else {
             sources = []
             return []
         }
 
-        // Gyroscope bias, learnt while the bias-corrected rates stay small.
-        var rate = g - gyroscopeBias
+        // Stillness: rates small, force and field direction steady. Bias from the rates then.
+        if dt != step.dt { step = StepCoefficients(dt: dt, gains: gains) }
+        let kShort = step.short
+        rateAverage = rateAverage + (g - rateAverage) * kShort
+        let rate = g - gyroscopeBias
         let threshold = gains.stillRateThreshold
-        let moving = (speed ?? 0) > Self.stillSpeedLimit
-        if !moving, abs(rate.x) < threshold, abs(rate.y) < threshold, abs(rate.z) < threshold {
+        var still = (speed ?? 0) <= Self.stillSpeedLimit && abs(rate.x) < threshold && abs(rate.y) < threshold
+            && abs(rate.z) < threshold
+        if accelerationUsable {
+            forceAverage = forceAverage + (a - forceAverage) * kShort
+            let deviation = a - forceAverage
+            still = still && deviation.dot(deviation) < stillAccelerationSquared
+        }
+        if still, fieldUsable {
+            let direction = m * (1 / mLength)
+            if stillTimer == 0 {
+                fieldAnchor = direction
+            } else if (direction - fieldAnchor).length > fieldChord {
+                still = false
+            }
+        }
+        if still {
             stillTimer += dt
             if stillTimer >= gains.stillTime {
-                let k = dt / (gains.biasTimeConstant + dt)
-                gyroscopeBias = gyroscopeBias + (g - gyroscopeBias) * k
-                rate = g - gyroscopeBias
+                gyroscopeBias = gyroscopeBias + (rateAverage - gyroscopeBias) * step.rest
             }
         } else {
             stillTimer = 0
         }
+        let learning = stillTimer < gains.stillTime
 
-        // Propagate with the gyroscope first, so the sensors are compared with the attitude
-        // of their own time (normalised once, after the correction).
-        quaternion = quaternion.advanced(rate * (1 / degreesPerRadian), over: dt)
+        // Strapdown integration of the bias-corrected rates.
+        let omega = (g - gyroscopeBias) * (1 / degreesPerRadian)
+        strapdown = Self.renormalised(strapdown * Self.rotation(omega, over: dt))
         var believed: AttitudeSources = [.gyroscope]
-        var feedback = Vector3.zero
+        // inclination ⊗ strapdown (body to the levelled frame), once the inclination is final.
+        var bodyToLevel = AttitudeQuaternion.identity
+        var levelKnown = false
 
-        // Gravity.
-        if accelerationUsable, abs(aLength - 1) <= gains.accelerationMagnitudeTolerance {
-            let measured = a * (-1 / aLength)
-            let estimated = quaternion.downInBody
-            if measured.dot(estimated) >= cosAccelerationRejection {
-                believed.insert(.accelerometer)
-                feedback = feedback + Self.error(measured, estimated)
-                accelerationTrigger = max(0, accelerationTrigger - 9 * dt)
+        // Gravity: the force low-passed in the strapdown frame, pulled to vertical. With a GNSS
+        // speed the centripetal acceleration ω × v (x forward) is taken off first.
+        if accelerationUsable {
+            var force = a
+            var speedCompensated = false
+            if let speed, speed.isFinite, speed > Self.centripetalSpeed {
+                speedCompensated = true
+                // The fix's change of speed gives the longitudinal acceleration (held between changes).
+                speedClock += dt
+                if speed != lastSpeed {
+                    longitudinal = lastSpeed.isFinite ? (speed - lastSpeed) / speedClock : 0
+                    lastSpeed = speed
+                    speedClock = 0
+                }
+                let acceleration = omega.cross(Vector3(speed, 0, 0)) + Vector3(longitudinal, 0, 0)
+                force = force - acceleration * (1 / Self.standardGravity)
             } else {
-                accelerationTrigger += dt
-                if accelerationTrigger >= gains.recoveryPeriod,
-                   let q = Self.solution(down: measured, eastHint: quaternion.eastInBody) {
-                    quaternion = q
-                    accelerationTrigger = 0
-                    recoveries += 1
-                    believed.insert(.accelerometer)
+                lastSpeed = .nan
+                longitudinal = 0
+            }
+            accelerationTime += dt
+            // A sample that disagrees with the estimated gravity counts less (half at the
+            // disagreement angle, compared through 1 - cos without trigonometry).
+            let down = quaternion.downInBody
+            let forceLength = speedCompensated ? force.length : aLength
+            let separation = forceLength > 0 ? 1 + force.dot(down) / forceLength : 0
+            let weight = 1 / (1 + separation * separation * disagreementScale)
+            var k = weight * step.acceleration
+            if accelerationTime < gains.accelerationTimeConstant + dt { k = max(k, dt / accelerationTime) }
+            filteredForce = filteredForce + (strapdown.rotate(force) - filteredForce) * k
+            if !filteredForce.isFinite { filteredForce = strapdown.rotate(a) }
+            let level = inclination.rotate(filteredForce)
+            let length = level.length
+            if length > 1e-9 {
+                let d = level * (-1 / length)  // down, in the levelled frame
+                // The shortest rotation taking d onto (0, 0, 1).
+                let correction = d.z > -1 + 1e-9
+                    ? AttitudeQuaternion(w: 1 + d.z, x: d.y, y: -d.x, z: 0).normalized
+                    : AttitudeQuaternion(w: 0, x: 1, y: 0, z: 0)
+                inclination = Self.renormalised(correction * inclination)
+                bodyToLevel = inclination * strapdown
+                levelKnown = true
+                believed.insert(.accelerometer)
+                if learning, accelerationTime > gains.accelerationTimeConstant,
+                   correction.x * correction.x + correction.y * correction.y < 1e-4 {
+                    // The correction is the drift of the strapdown frame: feed it back into the bias.
+                    // Its rotation vector (2x, 2y, 0) in the body: the first two rows of bodyToLevel.
+                    let drift = bodyToLevel.northInBody * (2 * correction.x) + bodyToLevel.eastInBody * (2 * correction.y)
+                    gyroscopeBias = gyroscopeBias - drift * step.bias
                 }
             }
         }
 
-        // Field, against the reference and then against the estimate.
-        let down = quaternion.downInBody
-        if fieldUsable, mLength >= fieldLower, mLength <= fieldUpper {
-            let downComponent = m.dot(down)  // sin(dip) · |B|
-            let eastRaw = down.cross(m)
-            let eastLength = eastRaw.length
-            if downComponent >= sinDipLower * mLength, downComponent <= sinDipUpper * mLength,
-               eastLength > 1e-9 * mLength {
-                let measured = eastRaw * (1 / eastLength)
-                let estimated = quaternion.eastInBody
-                if measured.dot(estimated) >= cosMagneticRejection {
-                    believed.insert(.magnetometer)
-                    feedback = feedback + Self.error(measured, estimated)
-                    magneticTrigger = max(0, magneticTrigger - 9 * dt)
-                } else {
-                    magneticTrigger += dt
-                    if magneticTrigger >= gains.recoveryPeriod {
-                        quaternion = AttitudeQuaternion(north: measured.cross(down), east: measured, down: down).normalized
-                        magneticTrigger = 0
-                        recoveries += 1
-                        believed.insert(.magnetometer)
-                    }
-                }
-            }
+        // Field: heading about the vertical, while it agrees with the learnt reference.
+        if !levelKnown { bodyToLevel = inclination * strapdown }
+        if fieldUsable, fieldStep(m, length: mLength, omega: omega, dt: dt, learning: learning, bodyToLevel: bodyToLevel) {
+            believed.insert(.magnetometer)
         }
 
-        var omega = feedback * gains.gain
-        if gains.integralGain > 0, stillTimer < gains.stillTime {
-            gyroscopeBias = gyroscopeBias - feedback * (gains.integralGain * dt * degreesPerRadian)
-        }
-
-        // GNSS course (vehicles): a yaw correction about the earth's down axis.
+        // GNSS course (vehicles): a heading correction about the vertical.
         if gains.gnssCourseAid, let speed, let course, course.isFinite, speed.isFinite,
            speed * speed >= courseAidSpeedSquared {
             let magneticCourse = course - (reference?.declination ?? 0)
-            let error = wrap180(magneticCourse - quaternion.yaw) / degreesPerRadian
-            omega = omega + quaternion.downInBody * (gains.courseGain * error)
+            let yaw = composed(bodyToLevel).yaw
+            let error = wrap180(magneticCourse - yaw) / degreesPerRadian
+            turnHeading(by: min(1, gains.courseGain * dt) * error)
             believed.insert(.gnssCourse)
         }
-        quaternion = quaternion.integrated(omega, over: dt)
+        let limit = gains.biasLimit
+        gyroscopeBias = Vector3(max(-limit, min(limit, gyroscopeBias.x)), max(-limit, min(limit, gyroscopeBias.y)),
+                                max(-limit, min(limit, gyroscopeBias.z)))
+        quaternion = composed(bodyToLevel)
         sources = believed
         return believed
     }
 
-    /// The rate (per unit gain) that turns `estimated` toward `measured`: their cross product,
-    /// at full length once they are more than 90° apart (as Fusion does).
+    /// One field sample: the disturbance test against the learnt reference, then either the
+    /// heading correction (and the reference follows) or the candidate for a new reference.
+    private mutating func fieldStep(_ m: Vector3, length: Double, omega: Vector3, dt: Double, learning: Bool,
+                                    bodyToLevel: AttitudeQuaternion) -> Bool {
+        let level = bodyToLevel.rotate(m)
+        let h = (level.x * level.x + level.y * level.y).squareRoot(), v = level.z
+        if agrees(h, v, length, fieldH, fieldV) {
+            let kReference = step.reference
+            fieldH += (h - fieldH) * kReference
+            fieldV += (v - fieldV) * kReference
+            referenceConfirmed = true
+            candidateTime = 0
+            guard h > 1e-9 * length else { return false }
+            fieldTime += dt
+            // The field's horizontal direction after the heading factor: north when right.
+            let c = headingHalf.c * headingHalf.c - headingHalf.s * headingHalf.s
+            let s = 2 * headingHalf.c * headingHalf.s
+            let error = Self.angle(y: s * level.x + c * level.y, x: c * level.x - s * level.y)
+            let speedUp = 1 + error * error * recoveryScale
+            var k = speedUp * step.field
+            if fieldTime < gains.fieldTimeConstant + dt { k = max(k, dt / fieldTime) }
+            k = min(1, k)
+            let turn = -k * error
+            turnHeading(by: turn)
+            if learning, fieldTime > gains.fieldTimeConstant, abs(error) < Self.biasLearningError {
+                // The turn about down, in the body: down's row of bodyToLevel.
+                gyroscopeBias = gyroscopeBias - bodyToLevel.downInBody * (turn * step.bias)
+            }
+            return true
+        }
+        // Disturbed. A different field that stays steady (while turning, once the first
+        // reference is confirmed) long enough, and points where the attitude says north is,
+        // becomes the reference: the earth's field somewhere else, not a magnet beside the unit.
+        let c = headingHalf.c * headingHalf.c - headingHalf.s * headingHalf.s
+        let s = 2 * headingHalf.c * headingHalf.s
+        let northward = c * level.x - s * level.y, eastward = s * level.x + c * level.y
+        let pointsNorth = !referenceConfirmed || northward > 0 && abs(eastward) < newFieldTangent * northward
+        if pointsNorth, agrees(h, v, length, candidateH, candidateV) {
+            if !referenceConfirmed || omega.dot(omega) > newFieldRateSquared { candidateTime += dt }
+        } else {
+            candidateTime = 0
+        }
+        let kCandidate = step.candidate
+        candidateH += (h - candidateH) * kCandidate
+        candidateV += (v - candidateV) * kCandidate
+        if candidateTime > (referenceConfirmed ? gains.newFieldTime : gains.newFieldFirstTime) {
+            fieldH = candidateH
+            fieldV = candidateV
+            referenceConfirmed = true
+            candidateTime = 0
+            recoveries += 1
+        }
+        return false
+    }
+
+    /// Whether a field of horizontal part `h`, vertical part `v` and norm `length` agrees with
+    /// the reference (`rh`, `rv`) in norm and dip.
     @inline(__always)
-    static func error(_ measured: Vector3, _ estimated: Vector3) -> Vector3 {
-        let c = measured.cross(estimated)
-        return measured.dot(estimated) < 0 ? c.normalized : c
+    private func agrees(_ h: Double, _ v: Double, _ length: Double, _ rh: Double, _ rv: Double) -> Bool {
+        // Compared squared: no square root.
+        let normSquared = rh * rh + rv * rv, lengthSquared = length * length
+        let dot = h * rh + v * rv
+        return lengthSquared >= magnitudeLowerSquared * normSquared && lengthSquared <= magnitudeUpperSquared * normSquared
+            && dot > 0 && dot * dot >= cosDipSquared * lengthSquared * normSquared
+    }
+
+    /// A quaternion within rounding of unit norm brought back to it by one Newton step of
+    /// 1/sqrt (no square root, no division); one far from it by the full normalisation.
+    @inline(__always)
+    static func renormalised(_ q: AttitudeQuaternion) -> AttitudeQuaternion {
+        let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
+        guard abs(n2 - 1) < 1e-3 else { return q.normalized }
+        let k = 1.5 - 0.5 * n2
+        return AttitudeQuaternion(w: q.w * k, x: q.x * k, y: q.y * k, z: q.z * k)
+    }
+
+    /// atan2(y, x), from its series while |y| < 0.2 x (within 2e-6 rad; most samples).
+    @inline(__always)
+    static func angle(y: Double, x: Double) -> Double {
+        if x > 0, abs(y) < 0.2 * x {
+            let t = y / x, t2 = t * t
+            return t * (1 - t2 * (1.0 / 3 - t2 * (0.2 - t2 / 7)))
+        }
+        return Double.atan2(y: y, x: x)
+    }
+
+    /// Turns the heading factor by `angle` radians about down.
+    private mutating func turnHeading(by angle: Double) {
+        let half = angle / 2
+        let c: Double, s: Double
+        if abs(half) < 0.05 {
+            let h2 = half * half
+            c = 1 - h2 / 2
+            s = half * (1 - h2 / 6)
+        } else {
+            c = Double.cos(half)
+            s = Double.sin(half)
+        }
+        let nc = headingHalf.c * c - headingHalf.s * s, ns = headingHalf.s * c + headingHalf.c * s
+        // One Newton step of 1/sqrt: the product of two unit rotations is off unit by rounding only.
+        let k = 1.5 - 0.5 * (nc * nc + ns * ns)
+        headingHalf = k.isFinite && k > 0.5 ? (nc * k, ns * k) : (1, 0)
+    }
+
+    /// heading ⊗ inclination ⊗ strapdown.
+    private func composed(_ bodyToLevel: AttitudeQuaternion) -> AttitudeQuaternion {
+        // (c, 0, 0, s) ⊗ (inclination ⊗ strapdown) written out; every factor is kept at unit norm.
+        let (c, s) = headingHalf, i = bodyToLevel
+        return AttitudeQuaternion(w: c * i.w - s * i.z, x: c * i.x - s * i.y, y: c * i.y + s * i.x, z: c * i.z + s * i.w)
+    }
+
+    /// Starts from one sample: the tilt-compensated sensor solution, and the first field reference
+    /// (the measured one, unless a World Magnetic Model prior disagrees with it).
+    private mutating func start(acceleration a: Vector3, field m: Vector3, fieldLength: Double) -> Bool {
+        guard let q = Self.sensorSolution(down: a * (-1 / a.length), field: m) else { return false }
+        strapdown = .identity
+        inclination = q
+        headingHalf = (1, 0)
+        filteredForce = a
+        forceAverage = a
+        rateAverage = gyroscopeBias
+        accelerationTime = 0
+        fieldTime = 0
+        stillTimer = 0
+        candidateTime = 0
+        let level = q.rotate(m)
+        let h = (level.x * level.x + level.y * level.y).squareRoot(), v = level.z
+        candidateH = h
+        candidateV = v
+        if let reference, !agrees(h, v, fieldLength, reference.horizontalIntensity,
+                                  reference.totalIntensity * Double.sin(reference.inclination / degreesPerRadian)) {
+            fieldH = reference.horizontalIntensity
+            fieldV = reference.totalIntensity * Double.sin(reference.inclination / degreesPerRadian)
+            referenceConfirmed = false
+        } else {
+            fieldH = h
+            fieldV = v
+            referenceConfirmed = true
+        }
+        quaternion = q
+        isInitialised = true
+        return true
+    }
+
+    /// The rotation by `omega` (rad/s) over `dt` seconds, from the series of cos and sin (within
+    /// 4e-7 of exact up to 0.5 rad a step, 2,900 °/s at 100 Hz; normalised after).
+    @inline(__always)
+    static func rotation(_ omega: Vector3, over dt: Double) -> AttitudeQuaternion {
+        let h = omega * (0.5 * dt)
+        let t = h.dot(h)
+        let c = 1 - t / 2 + t * t / 24
+        let s = 1 - t / 6 + t * t / 120
+        return AttitudeQuaternion(w: c, x: s * h.x, y: s * h.y, z: s * h.z)
     }
 
     /// The attitude from one accelerometer direction (down, body) and one field sample: the
@@ -467,13 +466,24 @@ extension AttitudeFilter {
         let e = east / length
         return AttitudeQuaternion(north: e.cross(d), east: e, down: d).normalized
     }
+}
 
-    /// The attitude with the given down and the heading of `eastHint` (made orthogonal to it).
-    static func solution(down d: Vector3, eastHint: Vector3) -> AttitudeQuaternion? {
-        let east = eastHint - d * eastHint.dot(d)
-        let length = east.length
-        guard length > 1e-6, length.isFinite else { return nil }
-        let e = east / length
-        return AttitudeQuaternion(north: e.cross(d), east: e, down: d).normalized
+/// The low-pass coefficients `dt / (τ + dt)` of one step length, so that a steady sample rate
+/// pays for the divisions once.
+struct StepCoefficients: Sendable {
+    var dt: Double
+    var short: Double, rest: Double, acceleration: Double, field: Double, reference: Double, candidate: Double
+    /// Degrees per radian over the motion bias time constant plus the step.
+    var bias: Double
+
+    init(dt: Double, gains: AttitudeFilterGains) {
+        self.dt = dt
+        short = dt / (AttitudeFilter.stillAverageTime + dt)
+        rest = dt / (gains.biasTimeConstant + dt)
+        acceleration = dt / (gains.accelerationTimeConstant + dt)
+        field = dt / (gains.fieldTimeConstant + dt)
+        reference = dt / (gains.referenceTimeConstant + dt)
+        candidate = dt / (1 + dt)
+        bias = degreesPerRadian / (gains.motionBiasTimeConstant + dt)
     }
 }

@@ -16,7 +16,7 @@ public struct AttitudeEstimate: Sendable, Hashable {
     public var gyroscopeBias: Vector3
     /// Whether the filter counts the unit as still (it is learning the bias).
     public var isStill: Bool
-    /// Resets to the sensor solution after a long rejection, since the filter started.
+    /// New field references the filter adopted (a steady field somewhere else), since it started.
     public var recoveries: Int
 
     /// Creates an estimate from its values.
@@ -55,7 +55,9 @@ extension HeadingEngine {
     /// compensation's estimate for the filter's gravity instead of the measured one. Until the
     /// filter has an attitude the reading is the tilt compensation's.
     ///
-    /// The filter follows this engine's ``reference`` (magnitude and dip tests, declination). A
+    /// The filter follows this engine's ``reference`` (declination, and the prior of its learnt
+    /// field reference); the fix's speed also takes a vehicle's centripetal and longitudinal
+    /// acceleration off the accelerometer (see ``AttitudeFilter/centripetalSpeed``). A
     /// raw field of exactly zero (a magnetometer before its first conversion) is not given to it.
     public func fuse(into filter: inout AttitudeFilter, acceleration rawAcceleration: Vector3, field rawField: Vector3,
                      rotationRate rawRate: Vector3, deltaTime: Double, speed: Double? = nil,

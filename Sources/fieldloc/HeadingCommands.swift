@@ -17,12 +17,15 @@ extension FieldLoc {
             discussion: """
             Reads rows 'acc_x_g,acc_y_g,acc_z_g,mag_x_uT,mag_y_uT,mag_z_uT' (optional 'declination_deg'), in \
             the body frame (x forward, y right, z down; a level still unit reads acc_z_g = -1), calibrated. \
-            Prints 'magnetic_heading_deg,true_heading_deg' per row; true heading is empty without a \
-            declination, and both are empty (with a warning naming the line) where no heading exists. \
+            Prints 'magnetic_heading_deg,true_heading_deg,pitch_deg,roll_deg' per row (headings in \
+            [0, 360)); true heading is empty without a declination, and the headings are empty (with a \
+            warning naming the line) where no heading exists. \
             With 't_s,gyro_x_dps,gyro_y_dps,gyro_z_dps' as well (seconds; body rates in degrees per \
             second) the rows go through the attitude filter in time order (docs/ATTITUDE.md) and each \
-            row gets the filter's heading after it. --lat/--lon give the filter the WMM2025 field there \
-            (magnitude and dip checks) and a declination for rows without one.
+            row gets the filter's heading and tilt after it, and its attitude quaternion 'q_w,q_x,q_y,q_z' \
+            (body to magnetic north-east-down). --lat/--lon give the filter the WMM2025 field there (the \
+            prior of its field reference) and a declination for rows without one; --year before 2025 is \
+            accepted with a warning.
             """)
 
         @Option(help: "CSV file of body-frame samples.")
@@ -41,8 +44,8 @@ extension FieldLoc {
             if (lat == nil) != (lon == nil) { throw ValidationError("give both --lat and --lon, or neither") }
             if let lat, !(lat.isFinite && (-90...90).contains(lat)) { throw ValidationError("--lat \(lat) is outside -90...90") }
             if let lon, !(lon.isFinite && (-180...360).contains(lon)) { throw ValidationError("--lon \(lon) is outside -180...360") }
-            if let year, !(year.isFinite && (2024.9...2030.1).contains(year)) {
-                throw ValidationError("--year \(year) is outside WMM2025's validity (2025.0 to 2030.0)")
+            if let year, !(year.isFinite && HeadingCSV.plausibleYears.contains(year)) {
+                throw ValidationError("--year \(year) is not a plausible decimal year (1900 to 2100)")
             }
         }
 
@@ -51,6 +54,9 @@ extension FieldLoc {
                 throw ValidationError("cannot read \(samples): no such file or no permission")
             }
             var reference: ReferenceField? = nil
+            if let year, lat != nil, let warning = HeadingCSV.modelYearWarning(year) {
+                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            }
             if let lat, let lon {
                 let now = 1970 + Date().timeIntervalSince1970 / (365.2425 * 86_400)
                 let elements = WorldMagneticModel.wmm2025.evaluate(latitude: lat, longitude: lon, heightKm: 0,

@@ -14,10 +14,26 @@ struct HeadingFilesTests {
         -1,0,0,20,0,40,0
         """
         let result = try HeadingCSV.process(text, file: "s.csv")
-        #expect(result.csv == "magnetic_heading_deg,true_heading_deg\n0.000,10.000\n90.000,85.000\n,\n")
+        #expect(result.csv == "magnetic_heading_deg,true_heading_deg,pitch_deg,roll_deg\n0.000,10.000,0.000,0.000\n90.000,85.000,0.000,0.000\n,,-90.000,-180.000\n")
         #expect(result.warnings == ["s.csv: line 4: no heading: pitch -90° is within 10° of vertical: the heading of the x axis is undefined there"])
         let noDeclination = try HeadingCSV.process("acc_x_g,acc_y_g,acc_z_g,mag_x_uT,mag_y_uT,mag_z_uT\n0,0,-1,-20,0,40\n", file: "n.csv")
-        #expect(noDeclination.csv == "magnetic_heading_deg,true_heading_deg\n180.000,\n")
+        #expect(noDeclination.csv == "magnetic_heading_deg,true_heading_deg,pitch_deg,roll_deg\n180.000,,0.000,0.000\n")
+    }
+
+    @Test("headings print in [0, 360) after rounding: never 360.000")
+    func headingText() {
+        #expect(HeadingCSV.headingText(359.9996) == "0.000")
+        #expect(HeadingCSV.headingText(-0.0001) == "0.000")
+        #expect(HeadingCSV.headingText(359.9994) == "359.999")
+        #expect(HeadingCSV.headingText(720.5) == "0.500")
+    }
+
+    @Test("--year: recordings older than the model are taken with a warning, absurd years refused")
+    func modelYears() {
+        #expect(HeadingCSV.modelYearWarning(2027.5) == nil)
+        #expect(HeadingCSV.modelYearWarning(2016.5)?.hasPrefix("--year 2016.5 is outside WMM2025's validity") == true)
+        #expect(HeadingCSV.plausibleYears.contains(2016.5))
+        #expect(!HeadingCSV.plausibleYears.contains(1066))
     }
 
     @Test("bad CSV input names file, line and column", arguments: [

@@ -58,17 +58,17 @@ struct HeadingFusionCSVTests {
         let result = try HeadingCSV.process(text.joined(separator: "\n"), file: "d.csv")
         #expect(result.warnings == ["d.csv: line 2: no heading: the filter has no attitude yet (no gravity or no horizontal field)"])
         let rows = result.csv.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(rows[1] == ",")
+        #expect(rows[1] == ",,,,,,,")
         // Row 2 (t = 0.01) initialises from its own sensors: the tilt-compensated solution.
         let v = lines[1].split(separator: ",").compactMap { Double($0) }
         let solution = try TiltCompensation.solve(acceleration: Vector3(v[1], v[2], v[3]), field: Vector3(v[4], v[5], v[6])).get()
-        #expect(rows[2] == String(format: "%.3f,%.3f", solution.magneticHeading, solution.magneticHeading + 5))
+        #expect(rows[2].hasPrefix(String(format: "%.3f,%.3f,", solution.magneticHeading, solution.magneticHeading + 5)))
         // A gap re-initialises, with a warning; --lat/--lon's reference gives true heading.
         let gap = [Self.header, lines[0], lines[1], "5.00,0,0,-1,0,-23.3,43,0,0,0"]
         let reference = ReferenceField(declination: 12, inclination: 61.5, totalIntensity: 48.9)
         let restarted = try HeadingCSV.process(gap.joined(separator: "\n"), file: "g.csv", reference: reference)
         #expect(restarted.warnings == ["g.csv: line 4: 4.990 s after the previous sample: the filter starts again from this row"])
-        #expect(restarted.csv.hasSuffix("\n90.000,102.000\n"))
+        #expect(restarted.csv.split(separator: "\n").last?.hasPrefix("90.000,102.000,0.000,0.000,") == true)
     }
 
     @Test("motion columns come as a set", arguments: ["t_s", "gyro_x_dps", "gyro_y_dps", "gyro_z_dps"])

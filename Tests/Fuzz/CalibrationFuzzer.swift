@@ -139,15 +139,15 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         var empty = 0
         for row in rows {
             let cells = row.split(separator: ",", omittingEmptySubsequences: false)
-            require(cells.count == 2, "heading row with \(cells.count) cells: \(row)")
+            require(cells.count == 4, "heading row with \(cells.count) cells: \(row)")
             if cells[0].isEmpty {
                 empty += 1
                 require(cells[1].isEmpty, "a true heading without a magnetic one: \(row)")
                 continue
             }
-            for cell in cells where !cell.isEmpty {
+            for cell in cells.prefix(2) where !cell.isEmpty {
                 guard let value = Double(cell) else { require(false, "heading cell '\(cell)' is not a number"); continue }
-                require(value.isFinite && value >= 0 && value <= 360, "heading \(value) outside 0...360")
+                require(value.isFinite && value >= 0 && value < 360, "heading \(value) outside [0, 360)")
             }
             require(cells[1].isEmpty == (table.index("declination_deg") == nil), "true heading present without a declination or the reverse: \(row)")
         }

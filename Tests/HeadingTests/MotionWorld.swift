@@ -42,6 +42,10 @@ struct MotionWorld {
     var gyroscopeVibration = 0.0
     /// µT, 1σ per sample.
     var fieldNoise = 0.2
+    /// Sample-time jitter as a fraction of the period (uniform, ±half of it): irregular timestamps.
+    var timeJitter = 0.0
+    /// The gyroscope's full scale, degrees per second: rates beyond it read as the limit.
+    var gyroscopeRange = Double.infinity
 
     init(seed: UInt64) { rng = SplitMix(state: seed) }
 
@@ -53,8 +57,12 @@ struct MotionWorld {
         var samples: [MotionSample] = []
         samples.reserveCapacity(count)
         var previous: AttitudeQuaternion? = nil
+        var previousTime = 0.0
         for k in 0..<count {
-            let t = Double(k) * dt
+            var t = Double(k) * dt
+            if k > 0, timeJitter > 0 { t += timeJitter * dt * Double.random(in: -0.5...0.5, using: &rng) }
+            let step = t - previousTime
+            previousTime = t
             let s = state(t)
             let q = AttitudeQuaternion(roll: s.roll, pitch: s.pitch, yaw: s.yaw)
             // Mean body rate over the last interval, from the relative rotation.
@@ -64,12 +72,14 @@ struct MotionWorld {
                 if d.w < 0 { d = AttitudeQuaternion(w: -d.w, x: -d.x, y: -d.y, z: -d.z) }
                 let v = Vector3(d.x, d.y, d.z)
                 let n = v.length
-                if n > 1e-15 { omega = v * (2 * atan2(n, d.w) / n / dt * 180 / .pi) }
+                if n > 1e-15 { omega = v * (2 * atan2(n, d.w) / n / step * 180 / .pi) }
             }
             previous = q
             let toBody = q.conjugate
-            let gyro = omega * gyroscopeScale + gyroscopeBias
+            var gyro = omega * gyroscopeScale + gyroscopeBias
                 + noise(gyroscopeNoise) + noise(gyroscopeVibration)
+            let r = gyroscopeRange
+            gyro = Vector3(max(-r, min(r, gyro.x)), max(-r, min(r, gyro.y)), max(-r, min(r, gyro.z)))
             let specificForce = toBody.rotate(s.linear - Vector3(0, 0, 1))
             let accel = specificForce + noise(accelerationNoise) + noise(vibration)
             let field = toBody.rotate(earth + s.disturbance) + noise(fieldNoise)
@@ -124,14 +134,18 @@ struct SideBySide {
 
 /// Runs the tilt compensation and the attitude filter over the samples from `from` seconds on
 /// (the filter sees every sample). A tilt sample that cannot be solved counts as a 180° error.
+/// `reference` is the World Magnetic Model field the filter is given (`nil`: no place known);
+/// its errors are of magnetic heading plus the world's declination either way. `speed` is the
+/// GNSS speed the filter is told at a time (m/s), as the engine passes a recent fix's.
 func compare(_ samples: [MotionSample], from: Double = 0, gains: AttitudeFilterGains = AttitudeFilterGains(),
-             initialBias: Vector3 = .zero) -> SideBySide {
-    var filter = AttitudeFilter(gains: gains, reference: MotionWorld.reference, initialBias: initialBias)
+             initialBias: Vector3 = .zero, reference: ReferenceField? = MotionWorld.reference,
+             speed: (Double) -> Double? = { _ in nil }) -> SideBySide {
+    var filter = AttitudeFilter(gains: gains, reference: reference, initialBias: initialBias)
     var tiltErrors: [Double] = [], filterErrors: [Double] = []
     var last: Double? = nil
     for s in samples {
         filter.update(gyroscope: s.gyroscope, acceleration: s.acceleration, field: s.field,
-                      deltaTime: last.map { s.t - $0 } ?? 0)
+                      deltaTime: last.map { s.t - $0 } ?? 0, speed: speed(s.t))
         last = s.t
         guard s.t >= from else { continue }
         switch TiltCompensation.solve(acceleration: s.acceleration, field: s.field) {
@@ -140,7 +154,8 @@ func compare(_ samples: [MotionSample], from: Double = 0, gains: AttitudeFilterG
         case .failure:
             tiltErrors.append(180)
         }
-        filterErrors.append(wrap180((filter.trueHeading ?? .nan) - s.trueHeading))
+        let heading = filter.magneticHeading.map { $0 + MotionWorld.reference.declination } ?? .nan
+        filterErrors.append(wrap180(heading - s.trueHeading))
     }
     return SideBySide(tiltErrors: tiltErrors, filterErrors: filterErrors, final: filter)
 }

@@ -1,0 +1,93 @@
+/// The attitude filter's time constants and thresholds. The defaults are those of
+/// docs/ATTITUDE.md, chosen on real recordings with optical truth and on simulated motion.
+public struct AttitudeFilterGains: Sendable, Hashable {
+    /// Time constant of the low-pass filter on the specific force in the gyroscope's
+    /// (quasi-inertial) frame, seconds. Accelerations of bounded velocity average out over it;
+    /// gravity does not. Longer rejects more motion, shorter follows gyroscope drift faster.
+    public var accelerationTimeConstant: Double
+    /// Angle between the measured specific force and the estimated gravity at which a sample
+    /// counts half in that low-pass filter, degrees: a sustained acceleration (a car's braking or
+    /// corner) slows the filter down instead of tilting the attitude, while the swings of fast
+    /// motion still average out.
+    public var accelerationDisagreement: Double
+    /// Time constant of the heading correction from an undisturbed field, seconds.
+    public var fieldTimeConstant: Double
+    /// Heading error at which the field correction is twice as fast, degrees: a large error
+    /// (after a saturated gyroscope, or a wrong start) is removed within seconds, a small one
+    /// over ``fieldTimeConstant``.
+    public var fieldRecoveryAngle: Double
+    /// Time constant of the gyroscope bias learnt from the corrections while moving, seconds.
+    public var motionBiasTimeConstant: Double
+    /// Time constant of the gyroscope bias learnt from the rates while still, seconds.
+    public var biasTimeConstant: Double
+    /// Largest bias the filter will estimate on any axis, degrees per second.
+    public var biasLimit: Double
+    /// Rates (after the bias estimate) below which the unit may be still, degrees per second.
+    public var stillRateThreshold: Double
+    /// Largest deviation of the specific force from its short average while still, g.
+    public var stillAccelerationThreshold: Double
+    /// Largest turn of the field's direction in the body during a still period, degrees: a slow
+    /// turn below the rate threshold is not mistaken for bias.
+    public var stillFieldThreshold: Double
+    /// How long the unit must look still before the bias is learnt from its rates, seconds.
+    public var stillTime: Double
+    /// Largest deviation of |B| from the learnt reference before the field counts as disturbed,
+    /// as a fraction of it.
+    public var fieldMagnitudeTolerance: Double
+    /// Largest deviation of the dip from the learnt reference before the field counts as
+    /// disturbed, degrees.
+    public var dipTolerance: Double
+    /// Time constant with which the reference norm and dip follow an undisturbed field, seconds.
+    public var referenceTimeConstant: Double
+    /// How long a different but steady field must be seen, while turning, before it becomes the
+    /// new reference, seconds.
+    public var newFieldTime: Double
+    /// The same before the first reference is confirmed (a World Magnetic Model prior that the
+    /// place does not match), seconds; no turning needed.
+    public var newFieldFirstTime: Double
+    /// Largest angle between a new reference's horizontal direction and the estimated north,
+    /// degrees: a steady field that would turn the heading further is a disturbance.
+    public var newFieldAngle: Double
+    /// Rate above which time counts toward a new reference, degrees per second: a field that
+    /// stays steady while the unit turns is the earth's, one that only stays steady while the
+    /// unit is still may be a magnet beside it.
+    public var newFieldRate: Double
+    /// Whether the GNSS course over ground aids heading (a board option: right for vehicles,
+    /// wrong for a walker whose body can face away from the course).
+    public var gnssCourseAid: Bool
+    /// Speed above which the course aids heading, m/s.
+    public var courseAidMinimumSpeed: Double
+    /// Feedback gain of the course, per second (fraction of the heading error removed a second).
+    public var courseGain: Double
+
+    /// Creates gains; every argument has the documented default.
+    public init(accelerationTimeConstant: Double = 1.5, accelerationDisagreement: Double = 40, fieldTimeConstant: Double = 3,
+                fieldRecoveryAngle: Double = 20, motionBiasTimeConstant: Double = 10,
+                biasTimeConstant: Double = 3, biasLimit: Double = 5, stillRateThreshold: Double = 2,
+                stillAccelerationThreshold: Double = 0.04, stillFieldThreshold: Double = 1, stillTime: Double = 1.5,
+                fieldMagnitudeTolerance: Double = 0.1, dipTolerance: Double = 10, referenceTimeConstant: Double = 20,
+                newFieldTime: Double = 20, newFieldFirstTime: Double = 5, newFieldAngle: Double = 15, newFieldRate: Double = 20,
+                gnssCourseAid: Bool = false, courseAidMinimumSpeed: Double = 5, courseGain: Double = 0.1) {
+        self.accelerationTimeConstant = accelerationTimeConstant
+        self.accelerationDisagreement = accelerationDisagreement
+        self.fieldTimeConstant = fieldTimeConstant
+        self.fieldRecoveryAngle = fieldRecoveryAngle
+        self.motionBiasTimeConstant = motionBiasTimeConstant
+        self.biasTimeConstant = biasTimeConstant
+        self.biasLimit = biasLimit
+        self.stillRateThreshold = stillRateThreshold
+        self.stillAccelerationThreshold = stillAccelerationThreshold
+        self.stillFieldThreshold = stillFieldThreshold
+        self.stillTime = stillTime
+        self.fieldMagnitudeTolerance = fieldMagnitudeTolerance
+        self.dipTolerance = dipTolerance
+        self.referenceTimeConstant = referenceTimeConstant
+        self.newFieldTime = newFieldTime
+        self.newFieldFirstTime = newFieldFirstTime
+        self.newFieldAngle = newFieldAngle
+        self.newFieldRate = newFieldRate
+        self.gnssCourseAid = gnssCourseAid
+        self.courseAidMinimumSpeed = courseAidMinimumSpeed
+        self.courseGain = courseGain
+    }
+}
