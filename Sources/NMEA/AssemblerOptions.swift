@@ -39,6 +39,12 @@ public struct SentenceCounters: Sendable {
     var unreadableByField = InlineArray<576, UInt32>(repeating: 0)
     /// Fixes emitted.
     public internal(set) var fixes = 0
+    /// Accepted sentences with data after their checksum, up to the line end (a logger's timestamp:
+    /// Android's GnssLogger writes `...*63,1699400577561`). The checksum was checked; the data is
+    /// not part of any field.
+    public internal(set) var trailingData = 0
+    /// The bytes of that data, over every such sentence.
+    public internal(set) var trailingDataBytes = 0
 
     public init() {}
 
@@ -70,6 +76,12 @@ public struct SentenceCounters: Sendable {
         }
     }
     mutating func reject(_ reason: RejectionReason) { rejectedByReason[reason.rawValue] += 1 }
+
+    mutating func noteTrailingData(_ bytes: Int) {
+        guard bytes > 0 else { return }
+        trailingData &+= 1
+        trailingDataBytes &+= bytes
+    }
 
     static func slot(_ type: SentenceType) -> Int {
         switch type {
