@@ -18,15 +18,20 @@ public struct AssemblerOptions: Sendable {
     /// NAV-POSECEF, NAV-VELECEF) gets latitude, longitude, height above the ellipsoid and velocity
     /// from it, as gpsd does (the engine's `Geodesy.wgs84ECEF`). Without it such an epoch has no position.
     public var ecefConversion: ECEFConversion?
+    /// GPS − UTC for receivers that give GPS time without their leap seconds (u-blox NAV-SOL with no
+    /// NAV-TIMEGPS, NAV-TIMELS or NAV-TIMEUTC): the built-in IERS history by default, or a newer list
+    /// (``LeapSecondTable/init(leapSecondsList:)``).
+    public var leapSecondTable: LeapSecondTable
 
     /// Creates options. The default pivot suits live receivers: no fix can be older than 2024.
     public init(weekRolloverPivot: CalendarDate? = CalendarDate(year: 2024, month: 1, day: 1),
                 provenance: Provenance = .receiver, distance: DistanceFunction? = nil,
-                ecefConversion: ECEFConversion? = nil) {
+                ecefConversion: ECEFConversion? = nil, leapSecondTable: LeapSecondTable = .iers) {
         self.weekRolloverPivot = weekRolloverPivot
         self.provenance = provenance
         self.distance = distance
         self.ecefConversion = ecefConversion
+        self.leapSecondTable = leapSecondTable
     }
 }
 

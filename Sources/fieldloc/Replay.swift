@@ -24,8 +24,9 @@ extension FieldLoc {
         @Option(help: "Playback speed: 1 is real time, 10 is ten times faster. Default: as fast as possible.")
         var speed: Double?
 
-        @Flag(help: "With --json, also print fixes whose date is not known yet (they have no \"time\").")
-        var includeUndated = false
+        @Flag(inversion: .prefixedNo,
+              help: "With --json, also print fixes whose date is not known (they have no \"time\"): a position is not dropped for want of a date.")
+        var includeUndated = true
 
         @Flag(help: "Accept sentences that carry no checksum.")
         var noChecksum = false
