@@ -2,12 +2,13 @@
 """The development set's conformance table: each capture of devset.tsv replayed by `fieldloc replay
 --json` and compared with gpsd 3.22's TPV records by the shared compare_tpv.py.
 
-usage: devset.py LOGDIR [--fieldloc PATH] [--compare PATH]
+usage: devset.py LOGDIR [--fieldloc PATH] [--compare PATH] [-- REPLAY-FLAGS...]
 
 LOGDIR holds the captures, each named NAME.log (NAME from devset.tsv; copy each from its repository
 at the commit given, e.g. `git show COMMIT:PATH > LOGDIR/NAME.log` in a clone). gpsd's reference
 NAME.log.chk is made beside it with `gpsfake -1 -p -s 115200` when missing (Debian bookworm's gpsd
 3.22: `apt-get install gpsd gpsd-clients`). Prints one row per capture and the pooled and mean ratios.
+Flags after `--` go to `fieldloc replay` (`-- --gpsd322-cycle` for gpsd 3.22's end of cycle, QUIRKS.md M-1).
 
 gpsd 3.22 moves the dates of captures made before its GPS week rollover pivot by 1024 weeks (a 2005
 log is dated 2025); compare_tpv.py retries such times 1024 weeks earlier (its default).
@@ -28,6 +29,10 @@ def manifest():
 
 def main():
     args = sys.argv[1:]
+    extra = []
+    if "--" in args:
+        extra = args[args.index("--") + 1:]
+        args = args[:args.index("--")]
     if not args:
         print(__doc__)
         return 2
@@ -51,7 +56,7 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             fixes = os.path.join(tmp, "fixes.jsonl")
             with open(fixes, "w") as out:
-                subprocess.run([fieldloc, "replay", log, "--json", "--quiet"], stdout=out, check=True)
+                subprocess.run([fieldloc, "replay", log, "--json", "--quiet"] + extra, stdout=out, check=True)
             result = subprocess.run([sys.executable, compare, chk, fixes], capture_output=True, text=True).stdout
         m = re.search(r"epochs\s+matched (\d+)/(\d+)", result)
         matched, compared = (int(m.group(1)), int(m.group(2))) if m else (0, 0)

@@ -25,6 +25,8 @@ public struct LogReplay {
     public var speed: Double?
     /// Accept sentences without a checksum (some receivers send none).
     public var acceptMissingChecksums: Bool
+    /// Untimed sentences after a second's last timed sentence (``UntimedAfterCycleEnd``).
+    public var untimedAfterCycleEnd: UntimedAfterCycleEnd = .joinEpoch
 
     public init(path: String, speed: Double? = nil, acceptMissingChecksums: Bool = false) {
         self.path = path
@@ -51,11 +53,11 @@ public struct LogReplay {
     /// The stream used for replays: comment lines skipped, no week-rollover shift (logs are genuinely
     /// old), fixes marked as coming from a replay.
     public func makeStream() -> NMEAStream {
-        NMEAStream(
-            parserOptions: NMEAParserOptions(requireChecksum: !acceptMissingChecksums),
-            assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .replay, distance: Geodesy.wgs84Distance,
-                                               ecefConversion: Geodesy.wgs84ECEF),
-            skipsCommentLines: true)
+        var options = AssemblerOptions(weekRolloverPivot: nil, provenance: .replay, distance: Geodesy.wgs84Distance,
+                                       ecefConversion: Geodesy.wgs84ECEF)
+        options.untimedAfterCycleEnd = untimedAfterCycleEnd
+        return NMEAStream(parserOptions: NMEAParserOptions(requireChecksum: !acceptMissingChecksums),
+                          assemblerOptions: options, skipsCommentLines: true)
     }
 
     /// Reads the whole file, calling `onFix` for each fix; returns the stream for its counters.

@@ -57,6 +57,10 @@ public struct EpochAssembler: Sendable {
     /// The epoch was emitted at its ender without a position: the same second repeated with a fix
     /// opens it again (QUIRKS.md section 4, M-3).
     var emittedWithoutFix = false
+    /// Untimed sentences held until a timed sentence of the same second follows
+    /// (``UntimedAfterCycleEnd/leftOut``).
+    var heldVTG: VTG?
+    var heldPGRMZ: PGRMZ?
     /// The learned cycle ender and how many times in a row it ended an epoch since it was learned.
     var ender: SentenceAddress?
     var enderConfirmations = 0
@@ -145,7 +149,7 @@ public struct EpochAssembler: Sendable {
         if time != nil {
             lastContributor = parsed.address
             previousWasContributor = true
-        } else if previousWasContributor, Self.bringsFixData(parsed) {
+        } else if previousWasContributor, options.untimedAfterCycleEnd == .joinEpoch, Self.bringsFixData(parsed) {
             lastContributor = parsed.address
             previousWasContributor = false
         } else {
@@ -153,6 +157,7 @@ public struct EpochAssembler: Sendable {
         }
         // After the epoch was emitted, later data still updates the sky view and used satellites;
         // what it adds to `fix` is dropped at the next change of time, as gpsd clears its fix then.
+        if time != nil, heldVTG != nil || heldPGRMZ != nil { releaseHeld() }
         let alreadyEmitted = epochEmitted
         merge(parsed, time: time)
         if alreadyEmitted {
@@ -203,6 +208,8 @@ public struct EpochAssembler: Sendable {
         epochEmitted = false
         emittedAt = nil
         emittedWithoutFix = false
+        heldVTG = nil
+        heldPGRMZ = nil
         dateFromThisEpoch = false
         // The satellites are left as they are: they are the sky, kept across epochs.
         withUnsafeMutablePointer(to: &emptyFix) { fix.reset(from: $0) }
@@ -350,8 +357,10 @@ public struct EpochAssembler: Sendable {
         case .gga: mergeGGA(payload.load(as: GGA.self), talker: parsed.talker)
         case .gns: mergeGNS(payload.load(as: GNS.self))
         case .gll: mergeGLL(payload.load(as: GLL.self), hadData: hadData)
-        case .pgrmz: mergePGRMZ(payload.load(as: PGRMZ.self))
-        case .vtg: mergeVTG(payload.load(as: VTG.self))
+        case .pgrmz:
+            if options.untimedAfterCycleEnd == .leftOut { heldPGRMZ = payload.load(as: PGRMZ.self) } else { mergePGRMZ(payload.load(as: PGRMZ.self)) }
+        case .vtg:
+            if options.untimedAfterCycleEnd == .leftOut { heldVTG = payload.load(as: VTG.self) } else { mergeVTG(payload.load(as: VTG.self)) }
         case .zda: mergeZDA(payload.load(as: ZDA.self))
         case .gsa: mergeGSA(payload.load(as: GSA.self), talker: parsed.talker)
         case .gsv: mergeGSV(payload.load(as: GSV.self), talker: parsed.talker)

@@ -16,6 +16,19 @@ extension EpochAssembler {
         }
     }
 
+    /// Merges the untimed sentences held since the last timed sentence, now that a timed sentence of
+    /// the same second follows them (``UntimedAfterCycleEnd/leftOut``).
+    @inline(never)
+    mutating func releaseHeld() {
+        if let vtg = heldVTG { mergeVTG(vtg) }
+        if let pgrmz = heldPGRMZ {
+            mergePGRMZ(pgrmz)
+            if fix.mode != .unknown { stateMode = fix.mode }
+        }
+        heldVTG = nil
+        heldPGRMZ = nil
+    }
+
     /// Whether gpsd takes a VTG's course and speed: both given, and the mode not N or E.
     static func believed(_ vtg: VTG) -> Bool {
         vtg.courseTrue != nil && vtg.speedKnots != nil && vtg.mode != .notValid && vtg.mode != .estimated

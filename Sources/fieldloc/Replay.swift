@@ -25,8 +25,11 @@ extension FieldLoc {
         var speed: Double?
 
         @Flag(inversion: .prefixedNo,
-              help: "With --json, also print fixes whose date is not known (they have no \"time\"): a position is not dropped for want of a date.")
-        var includeUndated = true
+              help: "With --json, also print fixes whose date is not known (they have no \"time\"; the text lines always include them). Off by default: compare_tpv.py and other tools that read the JSON lines expect a time on every line.")
+        var includeUndated = false
+
+        @Flag(help: "Leave out of a second's fix the VTG and PGRMZ that come after its last timed sentence, as gpsd 3.22 does (by default they join it, as the gpsd of the shared corpus reports them).")
+        var gpsd322Cycle = false
 
         @Flag(help: "Accept sentences that carry no checksum.")
         var noChecksum = false
@@ -39,7 +42,8 @@ extension FieldLoc {
         }
 
         func run() throws {
-            let replay = LogReplay(path: file, speed: speed, acceptMissingChecksums: noChecksum)
+            var replay = LogReplay(path: file, speed: speed, acceptMissingChecksums: noChecksum)
+            if gpsd322Cycle { replay.untimedAfterCycleEnd = .leftOut }
             // One reusable buffer, written to standard output in blocks of about 64 KiB.
             var writeError: Error?
             let writer = FixJSONWriter { bytes in

@@ -48,6 +48,34 @@ struct MergePolicyTests {
         #expect(out.values.allSatisfy { $0.course == 78.3 })
     }
 
+    @Test("M-1, gpsd 3.22's end of cycle (UntimedAfterCycleEnd.leftOut): a VTG after the second's last timed sentence is left out, one before it is kept")
+    func vtgLeftOutAfterEnder() throws {
+        var options = AssemblerOptions(weekRolloverPivot: nil)
+        options.untimedAfterCycleEnd = .leftOut
+        func run(_ lines: [String]) -> [String: Fix] {
+            positioned(streamFixes(Array(lines.map { withChecksum($0) + "\r\n" }.joined().utf8), options: options).fixes)
+        }
+        var after: [String] = []
+        var before: [String] = []
+        for second in 54..<58 {
+            let gga = "$GPGGA,1207\(second),5229.9353,N,00520.6618,E,1,08,1.0,10.0,M,46.0,M,,"
+            let rmc = "$GPRMC,1207\(second),A,5229.9353,N,00520.6618,E,5.5,78.4,221123,,"
+            let vtg = "$GPVTG,78.3,T,,M,5.6,N,10.4,K"
+            after += [gga, rmc, vtg]
+            before += [rmc, vtg, gga]
+        }
+        let left = run(after)
+        #expect(left.count == 4 && left.values.allSatisfy { $0.course == 78.4 && abs(($0.speed ?? 0) - 5.5 * 1852 / 3600) < 1e-9 })
+        let kept = run(before)
+        #expect(kept.count == 4 && kept.values.allSatisfy { $0.course == 78.3 })
+        // PGRMZ after the last timed sentence is left out too (the GGA's altitude stands).
+        let garmin = run((0..<4).flatMap { second in
+            ["$GPGGA,14000\(second),5229.9353,N,00520.6618,E,1,08,1.0,10.0,M,46.0,M,,",
+             "$GPRMC,14000\(second),A,5229.9353,N,00520.6618,E,5.0,90.0,221123,,", "$PGRMZ,100,f,3"]
+        })
+        #expect(garmin.count == 4 && garmin.values.allSatisfy { $0.altitudeMSL == 10 })
+    }
+
     @Test("M-2: RMC, ZDA, GGA of one second: the last position of the second (the GGA's)")
     func lastPositionWins() throws {
         var lines: [String] = []
