@@ -27,6 +27,8 @@ public struct LogReplay {
     public var acceptMissingChecksums: Bool
     /// Untimed sentences after a second's last timed sentence (``UntimedAfterCycleEnd``).
     public var untimedAfterCycleEnd: UntimedAfterCycleEnd = .joinEpoch
+    /// GPS − UTC for receivers that give GPS time without their leap seconds (``LeapSecondTable``).
+    public var leapSecondTable: LeapSecondTable = .iers
 
     public init(path: String, speed: Double? = nil, acceptMissingChecksums: Bool = false) {
         self.path = path
@@ -56,6 +58,7 @@ public struct LogReplay {
         var options = AssemblerOptions(weekRolloverPivot: nil, provenance: .replay, distance: Geodesy.wgs84Distance,
                                        ecefConversion: Geodesy.wgs84ECEF)
         options.untimedAfterCycleEnd = untimedAfterCycleEnd
+        options.leapSecondTable = leapSecondTable
         return NMEAStream(parserOptions: NMEAParserOptions(requireChecksum: !acceptMissingChecksums),
                           assemblerOptions: options, skipsCommentLines: true)
     }

@@ -81,7 +81,8 @@ final class ReceiverSubsystem {
         clock = platform.hardware.clock
         self.initiallyAwake = initiallyAwake
         stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: platform.provenance,
-                                                                       ecefConversion: Geodesy.wgs84ECEF))
+                                                                       ecefConversion: Geodesy.wgs84ECEF,
+                                                                       leapSecondTable: LeapSecondFile.table(board.receiver?.leapSecondsFile)))
     }
 
     // MARK: port
