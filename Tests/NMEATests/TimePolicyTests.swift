@@ -88,6 +88,22 @@ struct TimePolicyTests {
         return ubxFrame(0x01, 0x06, sol.bytes)
     }
 
+    @Test("T-3: a stream nothing can date (NAV-POSLLH and NAV-STATUS only) still delivers its fixes, with no time")
+    func undatedDelivered() {
+        var bytes: [UInt8] = []
+        for second in 0..<3 {
+            let iTOW = 345_600_000 + UInt32(second) * 1000
+            var llh = Payload(28)
+            llh.u32(0, iTOW); llh.i32(4, 115_000_000); llh.i32(8, 577_000_000); llh.i32(12, 50_000); llh.i32(16, 10_000)
+            var status = Payload(16)
+            status.u32(0, iTOW); status.u8(4, 3); status.u8(5, 0x0D)
+            bytes += ubxFrame(0x01, 0x02, llh.bytes) + ubxFrame(0x01, 0x03, status.bytes)
+        }
+        let out = streamFixes(bytes, options: AssemblerOptions(weekRolloverPivot: nil)).fixes
+        #expect(out.count == 3)
+        #expect(out.allSatisfy { $0.time == nil && $0.hasPosition && $0.mode == .threeD && $0.leapSecondsSource == nil })
+    }
+
     @Test("a binary-only 2013 u-blox stream (NAV-SOL, NAV-POSLLH, no leap seconds from the receiver) gets 2013's 16 s from the table")
     func binaryOnly2013() throws {
         var bytes: [UInt8] = []
