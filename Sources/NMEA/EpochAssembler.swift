@@ -60,6 +60,10 @@ public struct EpochAssembler: Sendable {
     /// Untimed sentences held until a timed sentence of the same second follows
     /// (``UntimedAfterCycleEnd/leftOut``).
     var heldVTG: VTG?
+    /// The speed and course of the epoch's RMC, as written (a VTG repeating them with fewer digits
+    /// does not replace them: QUIRKS.md M-1).
+    var rmcKnots: FixedDecimal?
+    var rmcCourse: FixedDecimal?
     var heldPGRMZ: PGRMZ?
     /// The learned cycle ender and how many times in a row it ended an epoch since it was learned.
     var ender: SentenceAddress?
@@ -210,6 +214,8 @@ public struct EpochAssembler: Sendable {
         emittedWithoutFix = false
         heldVTG = nil
         heldPGRMZ = nil
+        rmcKnots = nil
+        rmcCourse = nil
         dateFromThisEpoch = false
         // The satellites are left as they are: they are the sky, kept across epochs.
         withUnsafeMutablePointer(to: &emptyFix) { fix.reset(from: $0) }

@@ -30,6 +30,8 @@ extension EpochAssembler {
             propose(.noFix)
         }
         setMotion(knots: s.speedKnots, course: s.courseTrue)
+        rmcKnots = s.speedKnots
+        rmcCourse = s.courseTrue
         // gpsd: "some GPS set 0.0,E, or 0,w instead of blank".
         if let variation = s.magneticVariation, abs(variation.doubleValue) > 0.09 { fix.magneticVariation = variation.doubleValue }
     }
@@ -117,6 +119,10 @@ extension EpochAssembler {
         // course or the speed in knots (u-blox sends `,,T,,M,0.117,N` when still), is not
         // believed; the epoch's RMC speed stands, or the speed is derived. QUIRKS.md E-3.
         guard Self.believed(s) else { return }
+        // A VTG that repeats the epoch's RMC speed and course with fewer digits (Trimble: RMC
+        // 104.669 and 0.014 kn, VTG 104.67 and 0.01 kn) says nothing new: the RMC's digits stand.
+        if let knots = s.speedKnots, let course = s.courseTrue, let rmcKnots, let rmcCourse,
+           Self.isShortened(knots, of: rmcKnots), Self.isShortened(course, of: rmcCourse) { return }
         setMotion(knots: s.speedKnots, course: s.courseTrue)
     }
 

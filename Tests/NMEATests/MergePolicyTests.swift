@@ -48,6 +48,29 @@ struct MergePolicyTests {
         #expect(out.values.allSatisfy { $0.course == 78.3 })
     }
 
+    @Test("M-1: a VTG that repeats the RMC's speed and course with fewer digits leaves the RMC's (Trimble R2: 104.669 and 104.67)")
+    func vtgWithFewerDigits() throws {
+        var lines: [String] = []
+        for second in 47..<51 {
+            lines += ["$GNGGA,2356\(second).00,3403.47162394,N,11711.80927093,W,5,10,1.2,403.600,M,-32.133,M,1.0,0000",
+                      "$GNRMC,2356\(second).00,A,3403.47162394,N,11711.80927093,W,0.014,104.669,201217,12.0194,E,D",
+                      "$GNVTG,104.67,T,116.69,M,0.01,N,0.03,K,D",
+                      "$GNZDA,2356\(second).05,20,12,2017,00,00"]
+        }
+        let out = positioned(fixes(lines))
+        #expect(out.count == 4)
+        for fix in out.values {
+            #expect(fix.course == 104.669)
+            #expect(abs((fix.speed ?? 0) - 0.014 * 1852 / 3600) < 1e-12)
+        }
+        // Cut instead of rounded (104.66): still the RMC's digits.
+        let cut = positioned(fixes(lines.map { $0.hasPrefix("$GNVTG") ? "$GNVTG,104.66,T,116.69,M,0.01,N,0.03,K,D" : $0 }))
+        #expect(cut.values.allSatisfy { $0.course == 104.669 })
+        // A VTG that says something else (104.65) replaces the RMC's course, as any later value does.
+        let other = positioned(fixes(lines.map { $0.hasPrefix("$GNVTG") ? "$GNVTG,104.65,T,116.69,M,0.01,N,0.03,K,D" : $0 }))
+        #expect(other.count == 4 && other.values.allSatisfy { $0.course == 104.65 })
+    }
+
     @Test("M-1, gpsd 3.22's end of cycle (UntimedAfterCycleEnd.leftOut): a VTG after the second's last timed sentence is left out, one before it is kept")
     func vtgLeftOutAfterEnder() throws {
         var options = AssemblerOptions(weekRolloverPivot: nil)
