@@ -109,6 +109,10 @@ public struct ReceiverDescription: Sendable, Equatable {
     public var timeOffset: Double = 0
     /// How the engine treats the receiver's settings (`receiver_config`): ``ReceiverConfigMode/ram`` by default.
     public var configMode: ReceiverConfigMode = .ram
+    /// A leap-second list in the IERS/NIST `leap-seconds.list` format (`leap_seconds`, for example
+    /// tzdata's), read at start in place of the package's built-in table: the leap seconds used for a
+    /// receiver that gives GPS time without them. `nil`: the built-in table.
+    public var leapSecondsFile: String?
 
     /// Creates a receiver description; `output` defaults to the family's and model's default.
     public init(uart: String?, baudRate: BaudRate, family: ReceiverFamily, model: String?, wake: [WakeMethod],

@@ -13,7 +13,7 @@ public enum BoardLoader {
     /// The keys allowed at the top level of a board file.
     public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "beacon", "ntrip"]
     /// The keys allowed in `[receiver]`.
-    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config"]
+    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config", "leap_seconds"]
     /// The keys allowed in `[i2c]`.
     public static let i2cKeys = ["bus"]
     /// The keys allowed in each `[[sensor]]`.
@@ -205,6 +205,12 @@ public enum BoardLoader {
         receiver.timeOffset = timeOffset
         if let entry = section.entry("receiver_config") {
             receiver.configMode = try section.enumValue(entry.node, ReceiverConfigMode.self, key: "receiver_config")
+        }
+        if let (path, location) = try section.string("leap_seconds") {
+            guard path.hasPrefix("/") else {
+                throw section.error("'\(path)' is not an absolute path to a leap-seconds.list file", key: "leap_seconds", at: location)
+            }
+            receiver.leapSecondsFile = path
         }
         return receiver
     }

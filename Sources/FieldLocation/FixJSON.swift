@@ -5,7 +5,10 @@ import NMEA
 /// Keys: `time` (ISO 8601 UTC, ms), `mode` (1 no fix, 2, 3), `lat`, `lon` (degrees), `alt` (metres above
 /// mean sea level), `altHAE`, `geoidSep`, `speed` (m/s), `course` (degrees true), `magvar`, `eph`, `epv`
 /// (metres; see ``Fix/accuracyConfidence``), `hdop`, `vdop`, `pdop`, `sats_used`, `sats_visible`,
-/// `quality`, `source`. Missing values are omitted, never written as null or NaN.
+/// `talker` (only when the epoch's positions came from more than one talker: the talker of the
+/// position reported, ``Fix/positionTalker``), `leap_seconds` (only when the fix's UTC came from GPS time with leap seconds the receiver did not
+/// state: `table` or `assumed`, see ``LeapSecondSource``), `quality`, `source`. Missing values are
+/// omitted, never written as null or NaN.
 public enum FixJSON {
     /// One JSON object on one line (no trailing newline).
     public static func line(_ fix: Fix) -> String {
@@ -29,6 +32,10 @@ public enum FixJSON {
         add(&out, "pdop", fix.pdop)
         if let used = fix.satellitesUsed { out += ",\"sats_used\":\(used)" }
         if fix.satellites.count > 0 { out += ",\"sats_visible\":\(fix.satellites.count)" }
+        if fix.positionTalkersDiffer, fix.hasPosition, let talker = fix.positionTalker {
+            out += ",\"talker\":\"" + String(decoding: [UInt8(truncatingIfNeeded: talker.rawValue >> 8), UInt8(truncatingIfNeeded: talker.rawValue)], as: UTF8.self) + "\""
+        }
+        if let source = fix.leapSecondsSource, source != .receiver { out += ",\"leap_seconds\":\"\(source.rawValue)\"" }
         out += ",\"quality\":\"\(name(fix.quality))\",\"source\":\"\(name(fix.provenance))\"}"
         return out
     }

@@ -95,6 +95,16 @@ public final class FixJSONWriter {
             literal(",\"sats_visible\":", &p)
             p += DecimalText.writeInteger(fix.satellites.count, to: p)
         }
+        if fix.positionTalkersDiffer, fix.hasPosition, let talker = fix.positionTalker {
+            literal(",\"talker\":\"", &p)
+            p[0] = UInt8(truncatingIfNeeded: talker.rawValue >> 8)
+            p[1] = UInt8(truncatingIfNeeded: talker.rawValue)
+            p[2] = 0x22
+            p += 3
+        }
+        if let source = fix.leapSecondsSource, source != .receiver {
+            literal(source == .table ? ",\"leap_seconds\":\"table\"" : ",\"leap_seconds\":\"assumed\"", &p)
+        }
         literal(",\"quality\":\"", &p)
         literal(Self.name(fix.quality), &p)
         literal("\",\"source\":\"", &p)

@@ -25,6 +25,10 @@ public struct LogReplay {
     public var speed: Double?
     /// Accept sentences without a checksum (some receivers send none).
     public var acceptMissingChecksums: Bool
+    /// Untimed sentences after a second's last timed sentence (``UntimedAfterCycleEnd``).
+    public var untimedAfterCycleEnd: UntimedAfterCycleEnd = .joinEpoch
+    /// GPS − UTC for receivers that give GPS time without their leap seconds (``LeapSecondTable``).
+    public var leapSecondTable: LeapSecondTable = .iers
 
     public init(path: String, speed: Double? = nil, acceptMissingChecksums: Bool = false) {
         self.path = path
@@ -51,11 +55,12 @@ public struct LogReplay {
     /// The stream used for replays: comment lines skipped, no week-rollover shift (logs are genuinely
     /// old), fixes marked as coming from a replay.
     public func makeStream() -> NMEAStream {
-        NMEAStream(
-            parserOptions: NMEAParserOptions(requireChecksum: !acceptMissingChecksums),
-            assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .replay, distance: Geodesy.wgs84Distance,
-                                               ecefConversion: Geodesy.wgs84ECEF),
-            skipsCommentLines: true)
+        var options = AssemblerOptions(weekRolloverPivot: nil, provenance: .replay, distance: Geodesy.wgs84Distance,
+                                       ecefConversion: Geodesy.wgs84ECEF)
+        options.untimedAfterCycleEnd = untimedAfterCycleEnd
+        options.leapSecondTable = leapSecondTable
+        return NMEAStream(parserOptions: NMEAParserOptions(requireChecksum: !acceptMissingChecksums),
+                          assemblerOptions: options, skipsCommentLines: true)
     }
 
     /// Reads the whole file, calling `onFix` for each fix; returns the stream for its counters.

@@ -31,6 +31,10 @@ public struct Talker: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether this is a satellite receiver's talker (`GP`, `GL`, `GA`, `GB`, `BD`, `GQ`, `QZ`, `GI`,
+    /// `GN`), as opposed to an instrument's or an integrated system's (`II`, `IN`, `EC`, ...).
+    public var isSatelliteReceiver: Bool { self == .combined || constellation != nil }
+
     public var description: String {
         String(decoding: [UInt8(truncatingIfNeeded: rawValue >> 8), UInt8(truncatingIfNeeded: rawValue)], as: UTF8.self)
     }

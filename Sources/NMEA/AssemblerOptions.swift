@@ -3,6 +3,20 @@
 /// that want speed derived from positions supply one (the engine's `Geodesy.distance`, WGS84).
 public typealias DistanceFunction = @Sendable (Double, Double, Double, Double) -> Double
 
+/// What becomes of the untimed sentences with fix data (VTG, PGRMZ) that come after the last timed
+/// sentence of a second (QUIRKS.md M-1). The two gpsd versions FieldLocation is measured against differ
+/// here, so the choice is the user's.
+public enum UntimedAfterCycleEnd: Sendable, Hashable {
+    /// They join the second's fix, which waits for them when they directly follow its last timed
+    /// sentence: the gpsd of the shared corpus (46977faa8f94) reports again on the sentence just after
+    /// its cycle ender (`$INGLL` then `$INVTG`: the VTG's course).
+    case joinEpoch
+    /// They are held, and join the fix only when another timed sentence of the same second follows;
+    /// otherwise they are left out: gpsd 3.22 reports at its cycle ender and not again (`$GPRMC` then
+    /// `$GPVTG`: the RMC's course and speed).
+    case leftOut
+}
+
 /// Options for turning sentences into fixes.
 public struct AssemblerOptions: Sendable {
     /// Dates before this one are taken as a GPS week-number rollover and moved forward by 1024 weeks
@@ -18,15 +32,23 @@ public struct AssemblerOptions: Sendable {
     /// NAV-POSECEF, NAV-VELECEF) gets latitude, longitude, height above the ellipsoid and velocity
     /// from it, as gpsd does (the engine's `Geodesy.wgs84ECEF`). Without it such an epoch has no position.
     public var ecefConversion: ECEFConversion?
+    /// GPS − UTC for receivers that give GPS time without their leap seconds (u-blox NAV-SOL with no
+    /// NAV-TIMEGPS, NAV-TIMELS or NAV-TIMEUTC): the built-in IERS history by default, or a newer list
+    /// (``LeapSecondTable/init(leapSecondsList:)``).
+    public var leapSecondTable: LeapSecondTable
+    /// Untimed sentences after a second's last timed sentence (``UntimedAfterCycleEnd``):
+    /// ``UntimedAfterCycleEnd/joinEpoch`` unless set.
+    public var untimedAfterCycleEnd: UntimedAfterCycleEnd = .joinEpoch
 
     /// Creates options. The default pivot suits live receivers: no fix can be older than 2024.
     public init(weekRolloverPivot: CalendarDate? = CalendarDate(year: 2024, month: 1, day: 1),
                 provenance: Provenance = .receiver, distance: DistanceFunction? = nil,
-                ecefConversion: ECEFConversion? = nil) {
+                ecefConversion: ECEFConversion? = nil, leapSecondTable: LeapSecondTable = .iers) {
         self.weekRolloverPivot = weekRolloverPivot
         self.provenance = provenance
         self.distance = distance
         self.ecefConversion = ecefConversion
+        self.leapSecondTable = leapSecondTable
     }
 }
 
@@ -39,6 +61,12 @@ public struct SentenceCounters: Sendable {
     var unreadableByField = InlineArray<576, UInt32>(repeating: 0)
     /// Fixes emitted.
     public internal(set) var fixes = 0
+    /// Accepted sentences with data after their checksum, up to the line end (a logger's timestamp:
+    /// Android's GnssLogger writes `...*63,1699400577561`). The checksum was checked; the data is
+    /// not part of any field.
+    public internal(set) var trailingData = 0
+    /// The bytes of that data, over every such sentence.
+    public internal(set) var trailingDataBytes = 0
 
     public init() {}
 
@@ -70,6 +98,12 @@ public struct SentenceCounters: Sendable {
         }
     }
     mutating func reject(_ reason: RejectionReason) { rejectedByReason[reason.rawValue] += 1 }
+
+    mutating func noteTrailingData(_ bytes: Int) {
+        guard bytes > 0 else { return }
+        trailingData &+= 1
+        trailingDataBytes &+= bytes
+    }
 
     static func slot(_ type: SentenceType) -> Int {
         switch type {

@@ -50,6 +50,21 @@ public struct EpochAssembler: Sendable {
     /// The time field of the last GGA, to spot a receiver repeating a stale GGA (no fix).
     var lastGGATime: TimeOfDay?
     var lastGGATalker: Talker?
+    /// Whether that GGA had a fix: only a GGA with a fix repeated with its time is a stale repeat.
+    var lastGGAHadFix = false
+    /// The talker of the sentence being merged (for ``Fix/positionTalker``).
+    var currentTalker: Talker?
+    /// The epoch was emitted at its ender without a position: the same second repeated with a fix
+    /// opens it again (QUIRKS.md section 4, M-3).
+    var emittedWithoutFix = false
+    /// Untimed sentences held until a timed sentence of the same second follows
+    /// (``UntimedAfterCycleEnd/leftOut``).
+    var heldVTG: VTG?
+    /// The speed and course of the epoch's RMC, as written (a VTG repeating them with fewer digits
+    /// does not replace them: QUIRKS.md M-1).
+    var rmcKnots: FixedDecimal?
+    var rmcCourse: FixedDecimal?
+    var heldPGRMZ: PGRMZ?
     /// The learned cycle ender and how many times in a row it ended an epoch since it was learned.
     var ender: SentenceAddress?
     var enderConfirmations = 0
@@ -138,7 +153,7 @@ public struct EpochAssembler: Sendable {
         if time != nil {
             lastContributor = parsed.address
             previousWasContributor = true
-        } else if previousWasContributor, Self.bringsFixData(parsed) {
+        } else if previousWasContributor, options.untimedAfterCycleEnd == .joinEpoch, Self.bringsFixData(parsed) {
             lastContributor = parsed.address
             previousWasContributor = false
         } else {
@@ -146,9 +161,18 @@ public struct EpochAssembler: Sendable {
         }
         // After the epoch was emitted, later data still updates the sky view and used satellites;
         // what it adds to `fix` is dropped at the next change of time, as gpsd clears its fix then.
+        if time != nil, heldVTG != nil || heldPGRMZ != nil { releaseHeld() }
         let alreadyEmitted = epochEmitted
         merge(parsed, time: time)
-        if alreadyEmitted { return }
+        if alreadyEmitted {
+            // A second repeated with a better fix (`$GPRMC,183453,V` and a GGA of quality 0, then
+            // `$GPRMC,183453,A` and a GGA of quality 2): the epoch emitted without a position opens
+            // again once it has one, and is emitted again with it (gpsd's last report of the second
+            // is the fixed one). QUIRKS.md section 4, M-3.
+            guard emittedWithoutFix, fix.mode >= .twoD, fix.latitude != nil else { return }
+            epochEmitted = false
+            emittedWithoutFix = false
+        }
         // An epoch with a position ends at the ender learned from epochs with a position; before one
         // is learned, at the ender learned from any epoch unless the epoch may still lack its date or
         // its mode (QUIRKS.md E-12).
@@ -157,6 +181,7 @@ public struct EpochAssembler: Sendable {
         if confirmations >= 1, let ender = byFixEnder ? fixEnder : ender, ender == parsed.address,
            lastContributor == parsed.address, !isDistrusted(ender), epochHasData, byFixEnder || !awaitsRestOfEpoch {
             // The learned cycle ender arrived: the epoch is complete now.
+            emittedWithoutFix = fix.mode < .twoD || fix.latitude == nil
             emitEpoch(emit)
             epochEmitted = true
             emittedAt = ender
@@ -186,6 +211,11 @@ public struct EpochAssembler: Sendable {
         epochHasData = false
         epochEmitted = false
         emittedAt = nil
+        emittedWithoutFix = false
+        heldVTG = nil
+        heldPGRMZ = nil
+        rmcKnots = nil
+        rmcCourse = nil
         dateFromThisEpoch = false
         // The satellites are left as they are: they are the sky, kept across epochs.
         withUnsafeMutablePointer(to: &emptyFix) { fix.reset(from: $0) }
@@ -299,6 +329,13 @@ public struct EpochAssembler: Sendable {
 
     mutating func setPosition(_ latitude: Coordinate?, _ longitude: Coordinate?) {
         guard let latitude, let longitude else { return }
+        // Two devices' positions in one second: a receiver's talker and another (GP and GN of one
+        // receiver are one device).
+        if let previous = fix.positionTalker, previous != currentTalker,
+           !(previous.isSatelliteReceiver && currentTalker?.isSatelliteReceiver == true) {
+            fix.positionTalkersDiffer = true
+        }
+        fix.positionTalker = currentTalker
         fix.rawLatitude = latitude
         fix.rawLongitude = longitude
         fix.latitude = memos.latitude.degrees(of: latitude)
@@ -318,6 +355,7 @@ public struct EpochAssembler: Sendable {
     private mutating func mergeFields(_ parsed: ParsedSentence, time: TimeOfDay?) {
         let hadData = epochHasData
         if parsed.sentenceType != .gsa { lastWasGSA = false }
+        currentTalker = parsed.talker
         // Each payload read from the parsed sentence's bytes as its own type (no enum copied).
         let payload = parsed.payload
         switch parsed.kind {
@@ -325,8 +363,10 @@ public struct EpochAssembler: Sendable {
         case .gga: mergeGGA(payload.load(as: GGA.self), talker: parsed.talker)
         case .gns: mergeGNS(payload.load(as: GNS.self))
         case .gll: mergeGLL(payload.load(as: GLL.self), hadData: hadData)
-        case .pgrmz: mergePGRMZ(payload.load(as: PGRMZ.self))
-        case .vtg: mergeVTG(payload.load(as: VTG.self))
+        case .pgrmz:
+            if options.untimedAfterCycleEnd == .leftOut { heldPGRMZ = payload.load(as: PGRMZ.self) } else { mergePGRMZ(payload.load(as: PGRMZ.self)) }
+        case .vtg:
+            if options.untimedAfterCycleEnd == .leftOut { heldVTG = payload.load(as: VTG.self) } else { mergeVTG(payload.load(as: VTG.self)) }
         case .zda: mergeZDA(payload.load(as: ZDA.self))
         case .gsa: mergeGSA(payload.load(as: GSA.self), talker: parsed.talker)
         case .gsv: mergeGSV(payload.load(as: GSV.self), talker: parsed.talker)

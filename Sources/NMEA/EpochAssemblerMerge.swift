@@ -4,7 +4,9 @@
 extension EpochAssembler {
     mutating func mergeRMC(_ s: RMC, hadData: Bool) {
         epochHasData = true
-        if let day = s.day, let month = s.month, let yy = s.twoDigitYear,
+        // The date of an RMC without a time (`$GPRMC,,A,...,230394`: a clock not set yet, or a stale
+        // date) is taken only while no date is known: it never replaces a ZDA's or a timed RMC's.
+        if s.time != nil || date == nil, let day = s.day, let month = s.month, let yy = s.twoDigitYear,
            let date = CalendarDate(year: (yy < 80 ? 2000 : 1900) + Int(yy), month: Int(month), day: Int(day)) {
             self.date = date
             dateFromThisEpoch = true
@@ -28,6 +30,8 @@ extension EpochAssembler {
             propose(.noFix)
         }
         setMotion(knots: s.speedKnots, course: s.courseTrue)
+        rmcKnots = s.speedKnots
+        rmcCourse = s.courseTrue
         // gpsd: "some GPS set 0.0,E, or 0,w instead of blank".
         if let variation = s.magneticVariation, abs(variation.doubleValue) > 0.09 { fix.magneticVariation = variation.doubleValue }
     }
@@ -35,10 +39,13 @@ extension EpochAssembler {
     mutating func mergeGGA(_ s: GGA, talker: Talker?) {
         epochHasData = true
         let satellites = s.satellitesUsed ?? 0
-        // A receiver that lost lock may repeat its last GGA with the same time: no fix.
-        let repeated = s.time != nil && s.time == lastGGATime && talker == lastGGATalker
+        // A receiver that lost lock may repeat its last GGA with the same time: no fix. Only a GGA
+        // that had a fix is so repeated: a second sent twice, first without a fix and then with
+        // one, keeps the fix (QUIRKS.md section 4, M-3).
+        let repeated = s.time != nil && s.time == lastGGATime && talker == lastGGATalker && lastGGAHadFix
         lastGGATime = s.time
         lastGGATalker = talker
+        lastGGAHadFix = !repeated && s.quality != .invalid && s.latitude != nil && s.longitude != nil
         if repeated {
             propose(.noFix)
         } else if s.quality == .invalid {
@@ -112,6 +119,10 @@ extension EpochAssembler {
         // course or the speed in knots (u-blox sends `,,T,,M,0.117,N` when still), is not
         // believed; the epoch's RMC speed stands, or the speed is derived. QUIRKS.md E-3.
         guard Self.believed(s) else { return }
+        // A VTG that repeats the epoch's RMC speed and course with fewer digits (Trimble: RMC
+        // 104.669 and 0.014 kn, VTG 104.67 and 0.01 kn) says nothing new: the RMC's digits stand.
+        if let knots = s.speedKnots, let course = s.courseTrue, let rmcKnots, let rmcCourse,
+           Self.isShortened(knots, of: rmcKnots), Self.isShortened(course, of: rmcCourse) { return }
         setMotion(knots: s.speedKnots, course: s.courseTrue)
     }
 

@@ -16,6 +16,29 @@ extension EpochAssembler {
         }
     }
 
+    /// Merges the untimed sentences held since the last timed sentence, now that a timed sentence of
+    /// the same second follows them (``UntimedAfterCycleEnd/leftOut``).
+    @inline(never)
+    mutating func releaseHeld() {
+        if let vtg = heldVTG { mergeVTG(vtg) }
+        if let pgrmz = heldPGRMZ {
+            mergePGRMZ(pgrmz)
+            if fix.mode != .unknown { stateMode = fix.mode }
+        }
+        heldVTG = nil
+        heldPGRMZ = nil
+    }
+
+    /// Whether `short` is `long` written with fewer decimals (rounded half away from zero, or cut).
+    static func isShortened(_ short: FixedDecimal, of long: FixedDecimal) -> Bool {
+        guard short.scale < long.scale, long.scale - short.scale <= 18 else { return false }
+        let divisor = FixedDecimal.powerOfTen(long.scale - short.scale)
+        let (cut, rest) = long.significand.quotientAndRemainder(dividingBy: divisor)
+        if cut == short.significand { return true }
+        let rounded = rest.magnitude * 2 >= divisor.magnitude ? cut + (long.significand < 0 ? -1 : 1) : cut
+        return rounded == short.significand
+    }
+
     /// Whether gpsd takes a VTG's course and speed: both given, and the mode not N or E.
     static func believed(_ vtg: VTG) -> Bool {
         vtg.courseTrue != nil && vtg.speedKnots != nil && vtg.mode != .notValid && vtg.mode != .estimated

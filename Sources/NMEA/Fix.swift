@@ -302,6 +302,17 @@ public struct Fix: Sendable {
     /// A leap second the receiver announces for an upcoming UTC day end: +1 inserted, -1 removed
     /// (UBX NAV-TIMELS with a valid event); `nil` when none is announced or the receiver does not say.
     public var leapSecondChange: Int?
+    /// Where the GPS − UTC offset behind ``time`` came from when a binary message gave the time:
+    /// the receiver, or the ``LeapSecondTable`` when the receiver gave only GPS time. `nil` for a fix
+    /// from NMEA alone, whose times are the receiver's UTC.
+    public var leapSecondsSource: LeapSecondSource?
+    /// The talker of the sentence whose position the fix reports (the epoch's last sentence with a
+    /// position, QUIRKS.md section 4); `nil` when no NMEA sentence gave the position.
+    public var positionTalker: Talker?
+    /// Whether the epoch's positions came from more than one device: a satellite receiver's talker and
+    /// another (an instrument repeater on one bus, `$GPRMC` and `$IIRMC`); the fix reports the last,
+    /// named by ``positionTalker``. A receiver's own talkers (`GP` and `GN`) are one device.
+    public var positionTalkersDiffer = false
     /// Velocity north, east and down, m/s (binary solutions only).
     public var velocityNorth: Double?
     public var velocityEast: Double?

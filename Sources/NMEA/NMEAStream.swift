@@ -184,6 +184,11 @@ public final class NMEAStream {
             let type = self.type
             do throws(NMEAError) {
                 let parsed = try NMEAParser.parse(sentence, digest: digest, options: state.pointee.parserOptions)
+                // A sentence that does not end in `*hh` either has no checksum or has data after it.
+                let count = sentence.count
+                if count < 3 || sentence[count &- 3] != 0x2A {
+                    state.pointee.assembler.counters.noteTrailingData(NMEAParser.trailingDataLength(sentence))
+                }
                 Self.deliver(sentence: parsed, bytes: sentence, to: delegate, as: type)
                 state.pointee.add(parsed) { Self.deliver(fix: $0, to: delegate, as: type) }
             } catch {

@@ -136,9 +136,7 @@ public enum NMEAParser {
             let found = high << 4 | low
             guard pass.checksum == found else { throw .checksumMismatch(calculated: pass.checksum, found: found) }
         } else {
-            try checkUnstarred(bytes, options: options)
-            end = count
-            pass = digest.map { BodyPass(checksum: $0.xor, commas: $0.commas) } ?? BodyPass(p, from: 1, to: end)
+            (end, pass) = try scanUnstarred(bytes, options: options, digest: digest)
         }
         // The address: usually fewer than eight characters, so its comma is in the eight bytes after
         // the delimiter (all before `end`: what follows `end` is `*hh`, and those are hex digits).
@@ -173,12 +171,55 @@ public enum NMEAParser {
         return letter < 6 ? letter &+ 10 : 0xFF
     }
 
-    /// A sentence without `*hh`: a `*` elsewhere is a malformed checksum; otherwise it is rejected
-    /// unless checksums are optional.
+    /// A sentence that does not end in `*hh`: the end of its fields and their pass.
+    ///
+    /// * Its first `*` followed by two hexadecimal digits is its checksum, and the bytes after them
+    ///   up to the line end are data a logger appended (Android's GnssLogger writes
+    ///   `NMEA,$GPGGA,...*63,1699400577561`: a wrapper before the `$`, which the framer counts as
+    ///   stray bytes, and its own timestamp after the checksum). gpsd accepts such a line (its
+    ///   lexer backs up over the trailing digits, finds no `*` and checks nothing); here the
+    ///   checksum is still checked, and a wrong one still refuses the sentence. The stream counts
+    ///   these sentences (``SentenceCounters/trailingData``).
+    /// * A `*` without two hexadecimal digits after it is a malformed checksum.
+    /// * With no `*` at all the sentence is rejected unless checksums are optional.
     @inline(never)
-    static func checkUnstarred(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions) throws(NMEAError) {
-        for index in 1..<bytes.count where bytes[index] == 0x2A { throw .malformedChecksum }
-        if options.requireChecksum { throw .missingChecksum }
+    static func scanUnstarred(_ bytes: UnsafeRawBufferPointer, options: NMEAParserOptions,
+                              digest: SentenceDigest?) throws(NMEAError) -> (end: Int, pass: BodyPass) {
+        let count = bytes.count
+        let p = bytes.baseAddress.unsafelyUnwrapped
+        guard let star = checksumStar(bytes) else {
+            if options.requireChecksum { throw .missingChecksum }
+            return (count, digest.map { BodyPass(checksum: $0.xor, commas: $0.commas) } ?? BodyPass(p, from: 1, to: count))
+        }
+        guard star &+ 2 < count else { throw .malformedChecksum }
+        let high = hexDigit(bytes[star &+ 1])
+        let low = hexDigit(bytes[star &+ 2])
+        guard high | low < 16 else { throw .malformedChecksum }
+        let pass = BodyPass(p, from: 1, to: star)
+        let found = high << 4 | low
+        guard pass.checksum == found else { throw .checksumMismatch(calculated: pass.checksum, found: found) }
+        return (star, pass)
+    }
+
+    /// The index of the first `*` after the delimiter, or `nil`.
+    @inline(__always)
+    static func checksumStar(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var index = 1
+        while index < bytes.count {
+            if bytes[index] == 0x2A { return index }
+            index &+= 1
+        }
+        return nil
+    }
+
+    /// How many bytes follow a sentence's `*hh` (data a logger appended after the checksum, see
+    /// `scanUnstarred`): 0 for a sentence that ends with its checksum or has none.
+    @inline(never)
+    public static func trailingDataLength(_ sentence: Span<UInt8>) -> Int {
+        sentence.withUnsafeBytes { bytes in
+            guard let star = checksumStar(bytes), star &+ 3 < bytes.count else { return 0 }
+            return bytes.count &- star &- 3
+        }
     }
 
     /// The parser's body: frame errors are thrown, an error in the fields comes back as a parsed

@@ -24,8 +24,15 @@ extension FieldLoc {
         @Option(help: "Playback speed: 1 is real time, 10 is ten times faster. Default: as fast as possible.")
         var speed: Double?
 
-        @Flag(help: "With --json, also print fixes whose date is not known yet (they have no \"time\").")
+        @Flag(inversion: .prefixedNo,
+              help: "With --json, also print fixes whose date is not known (they have no \"time\"; the text lines always include them). Off by default: compare_tpv.py and other tools that read the JSON lines expect a time on every line.")
         var includeUndated = false
+
+        @Flag(help: "Leave out of a second's fix the VTG and PGRMZ that come after its last timed sentence, as gpsd 3.22 does (by default they join it, as the gpsd of the shared corpus reports them).")
+        var gpsd322Cycle = false
+
+        @Option(help: "A leap-second list (IERS/NIST leap-seconds.list format) in place of the built-in table, for receivers that give GPS time without their leap seconds.")
+        var leapSeconds: String?
 
         @Flag(help: "Accept sentences that carry no checksum.")
         var noChecksum = false
@@ -38,7 +45,11 @@ extension FieldLoc {
         }
 
         func run() throws {
-            let replay = LogReplay(path: file, speed: speed, acceptMissingChecksums: noChecksum)
+            var replay = LogReplay(path: file, speed: speed, acceptMissingChecksums: noChecksum)
+            if gpsd322Cycle { replay.untimedAfterCycleEnd = .leftOut }
+            if let leapSeconds {
+                do { replay.leapSecondTable = try LeapSecondFile.load(leapSeconds) } catch { throw ValidationError(error.description) }
+            }
             // One reusable buffer, written to standard output in blocks of about 64 KiB.
             var writeError: Error?
             let writer = FixJSONWriter { bytes in

@@ -26,3 +26,22 @@ struct TimeOffsetTests {
         #expect(try BoardCatalog.load(builtin: "pizero2w-adafruit-gps-hat-lis3mdl-lsm6dsox").receiver?.timeOffset == 0.5)
     }
 }
+
+/// The `[receiver] leap_seconds` key: a leap-second list in place of the built-in table.
+@Suite("Receiver leap-second list")
+struct LeapSecondsKeyTests {
+    @Test("leap_seconds names an absolute path, is absent by default, and a relative one is refused by key and line")
+    func parsing() throws {
+        #expect(try BoardLoader.load(text: validBoard, file: "Boards/t.toml").receiver?.leapSecondsFile == nil)
+        let set = board(replacing: "family = \"mtk\"", with: "family = \"mtk\"\n    leap_seconds = \"/usr/share/zoneinfo/leap-seconds.list\"")
+        #expect(try BoardLoader.load(text: set, file: "Boards/t.toml").receiver?.leapSecondsFile == "/usr/share/zoneinfo/leap-seconds.list")
+        for bad in ["leap_seconds = \"leap-seconds.list\"", "leap_seconds = 18"] {
+            let text = board(replacing: "family = \"mtk\"", with: "family = \"mtk\"\n    \(bad)")
+            #expect {
+                try BoardLoader.load(text: text, file: "Boards/t.toml")
+            } throws: { error in
+                (error as? BoardError)?.key == "leap_seconds" && "\(error)".contains("Boards/t.toml:")
+            }
+        }
+    }
+}

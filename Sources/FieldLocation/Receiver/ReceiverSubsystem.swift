@@ -88,7 +88,8 @@ final class ReceiverSubsystem {
         self.initiallyAwake = initiallyAwake
         acquiringSince = initiallyAwake ? clock.now() : nil
         stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: platform.provenance,
-                                                                       ecefConversion: Geodesy.wgs84ECEF))
+                                                                       ecefConversion: Geodesy.wgs84ECEF,
+                                                                       leapSecondTable: LeapSecondFile.table(board.receiver?.leapSecondsFile)))
     }
 
     // MARK: port

@@ -28,9 +28,15 @@ extension EpochMerger {
         case (0x01, 0x06):
             guard let m = UBXNavSOL(payload: payload) else { counters.malformed += 1; return }
             guard let index = epoch(key: m.iTOW, time: nil, emit: emit) else { return }
-            let leap = leapSeconds
+            // GPS time to UTC: the receiver's leap seconds when it stated them (NAV-TIMEGPS,
+            // NAV-TIMELS), else the table's count for that week (a unit logging only NAV-SOL).
+            var leap = leapSeconds
+            var source = LeapSecondSource.receiver
+            if leap == nil, let known = leapSecondTable.gpsMinusUTC(week: Int(m.week), timeOfWeekMilliseconds: m.iTOW) {
+                (leap, source) = (known.seconds, known.source)
+            }
             apply(index, kind: kind, order: order, emit: emit) { slot in
-                slot.fix.apply(m, leapSeconds: leap)
+                slot.fix.apply(m, leapSeconds: leap, source: source)
                 slot.ecef.position = ECEFVector(x: Double(m.ecefX) / 100, y: Double(m.ecefY) / 100, z: Double(m.ecefZ) / 100)
                 slot.ecef.velocity = ECEFVector(x: Double(m.ecefVX) / 100, y: Double(m.ecefVY) / 100, z: Double(m.ecefVZ) / 100)
             }

@@ -35,9 +35,10 @@ extension UTCTime {
 
 extension Fix {
     /// Sets the epoch's time (and time of day) from a binary message.
-    mutating func setBinaryTime(_ time: UTCTime) {
+    mutating func setBinaryTime(_ time: UTCTime, leapSeconds source: LeapSecondSource = .receiver) {
         self.time = time
         timeOfDay = time.timeOfDay
+        leapSecondsSource = source
     }
 
     /// The receiver's estimates, created with `model` on first use.
@@ -136,15 +137,17 @@ extension Fix {
         }
     }
 
-    mutating func apply(_ m: UBXNavSOL, leapSeconds: Int?) {
+    /// NAV-SOL's solution; its GPS time becomes UTC with `leapSeconds` from `source` (a table's
+    /// count does not replace a time the receiver gave the epoch in UTC).
+    mutating func apply(_ m: UBXNavSOL, leapSeconds: Int?, source: LeapSecondSource = .receiver) {
         binaryProtocol = .ubx
         setUBXFix(m.fixType, flags: m.flags, carrierSolution: false)
         satellitesUsed = Int(m.numSV)
         pdop = Double(m.pDOP) * 0.01
-        if m.flags & 0x0C == 0x0C, let leapSeconds,
+        if m.flags & 0x0C == 0x0C, let leapSeconds, source == .receiver || leapSecondsSource != .receiver,
            let time = UTCTime.gps(week: Int(m.week), timeOfWeekMilliseconds: m.iTOW, fractionNanoseconds: m.fTOW,
                                   leapSeconds: leapSeconds) {
-            setBinaryTime(time)
+            setBinaryTime(time, leapSeconds: source)
         }
         withReceiverAccuracy(.ubxAccuracyEstimate) {
             $0.position3D = Double(m.pAcc) / 100

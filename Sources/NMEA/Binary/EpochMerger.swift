@@ -69,6 +69,8 @@ public struct EpochMerger: Sendable {
     let ecefConversion: ECEFConversion?
     /// Derives the speed of a binary epoch that states none (``AssemblerOptions/distance``).
     let distance: DistanceFunction?
+    /// GPS − UTC for GPS times the receiver gives without its leap seconds (``AssemblerOptions/leapSecondTable``).
+    let leapSecondTable: LeapSecondTable
     /// The last delivered 2D/3D fix's position and time, for ``deriveSpeed(_:)``.
     var previousPosition: TimedPosition?
     var slots: (Slot?, Slot?) = (nil, nil)
@@ -107,6 +109,7 @@ public struct EpochMerger: Sendable {
         self.provenance = provenance
         self.ecefConversion = ecefConversion
         distance = nil
+        leapSecondTable = .iers
     }
 
     /// Creates the merger a stream with `options` uses: their provenance, ECEF conversion, and distance
@@ -116,6 +119,7 @@ public struct EpochMerger: Sendable {
         provenance = options.provenance
         ecefConversion = options.ecefConversion
         distance = options.distance
+        leapSecondTable = options.leapSecondTable
     }
 
     // MARK: NMEA fixes
