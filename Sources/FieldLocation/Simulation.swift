@@ -99,7 +99,7 @@ public struct PolicySimulation: Sendable {
         case .casic: driver = CASICDriver(channel: channel, lines: lines)
         }
         let executor = ReceiverExecutor(driver: driver, clock: clock, awake: false)
-        if family == .ublox8 || family == .ublox10 { executor.binaryOutput = .both }  // u-blox 8+ default (issue 16)
+        if family == .ublox8 || family == .ublox10 { executor.binaryOutput = .both }  // u-blox 8+ default
         let stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: .simulator,
                                                                            ecefConversion: Geodesy.wgs84ECEF))
         // NMEA read by the driver while it waits for acknowledgements must reach the stream too.

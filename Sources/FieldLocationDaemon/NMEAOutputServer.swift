@@ -25,7 +25,7 @@ public struct NMEAOutputStatistics: Sendable, Equatable {
     public init() {}
 }
 
-/// The daemon's NMEA-0183 outputs (issue 23): a TCP server (OpenCPN, SignalK and autopilots read
+/// The daemon's NMEA-0183 outputs: a TCP server (OpenCPN, SignalK and autopilots read
 /// port 10110) and a UDP sender, both fed by ``NMEAOutputComposer``: the receiver's sentences as
 /// received, and HDT, HDM, HDG and XDR from the engine's headings. Each TCP client has its own
 /// ``NMEAOutputFilter`` (it starts with the configured one and may send a filter line); the UDP

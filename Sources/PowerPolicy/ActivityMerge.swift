@@ -1,5 +1,5 @@
 extension ActivityType {
-    /// The activity a receiver shared by `demands` is set up for (its dynamic model, issue 20): the
+    /// The activity a receiver shared by `demands` is set up for (its dynamic model): the
     /// most dynamic one (the highest ``speedCap``) among the demands that want locations, so no
     /// client's motion is filtered out as implausible by a model made for a slower one; `nil` when
     /// no demand wants locations.

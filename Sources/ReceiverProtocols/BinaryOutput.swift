@@ -1,6 +1,6 @@
 import NMEA
 
-/// Switching a receiver's binary navigation output on and off (issue 16): UBX NAV-PVT and companions
+/// Switching a receiver's binary navigation output on and off: UBX NAV-PVT and companions
 /// through CFG-VALSET keys (u-blox M9/M10) or CFG-MSG (u-blox 6/7/M8), CASIC NAV-PV and companions
 /// through CASIC CFG-MSG. Key ids from the u-blox F9/M10 interface descriptions (CFG-MSGOUT-*_UART1,
 /// CFG-UART1OUTPROT-*), message ids from the u-blox 6/8 descriptions and the CASIC specification.

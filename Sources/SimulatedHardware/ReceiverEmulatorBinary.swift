@@ -2,7 +2,7 @@ import HardwareInterfaces
 import NMEA
 import RealModule
 
-/// The emulator's binary navigation output (issue 16): UBX NAV-PVT, NAV-SAT, TIM-TP and NAV-EOE for
+/// The emulator's binary navigation output: UBX NAV-PVT, NAV-SAT, TIM-TP and NAV-EOE for
 /// the u-blox families, CASIC NAV-PV, NAV-TIMEUTC and NAV-GPSINFO for CASIC, each epoch after the
 /// NMEA, switched by the same commands a real receiver takes (UBX CFG-MSG / CFG-VALSET
 /// CFG-MSGOUT keys, CASIC CFG-MSG). Layouts as in Sources/NMEA/Binary, which reads them back.

@@ -8,7 +8,7 @@ struct SavedConfiguration: Sendable, Equatable {
     var dynamicModel: Int
 }
 
-/// Configuration layers (issue 23): u-blox CFG-VALSET into the BBR/flash layers and CFG-VALGET
+/// Configuration layers: u-blox CFG-VALSET into the BBR/flash layers and CFG-VALGET
 /// from RAM or BBR (M10), the legacy polls of CFG-RATE, CFG-MSG and CFG-NAV5 and CFG-CFG save
 /// and load (M8). What is saved survives switching the supply off (V_BCKP is kept); RAM does not.
 extension ReceiverEmulator {

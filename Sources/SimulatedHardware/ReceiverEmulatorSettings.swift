@@ -1,6 +1,6 @@
 import HardwareInterfaces
 
-/// The emulator's run-time settings (issue 20): the navigation interval, the NMEA and binary
+/// The emulator's run-time settings: the navigation interval, the NMEA and binary
 /// outputs, and the dynamic model, as the commands of each family set them (u-blox CFG-RATE /
 /// CFG-RATE-MEAS, CFG-MSG / CFG-MSGOUT, CFG-NAV5 / CFG-NAVSPG-DYNMODEL; `$PMTK220`, `$PMTK314`,
 /// `$PMTK886`; `$PCAS02`, `$PCAS03`, `$PCAS11`). The emulator keeps no battery-backed

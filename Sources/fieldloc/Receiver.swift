@@ -5,7 +5,7 @@ import Foundation
 import LinuxHardware
 
 extension FieldLoc {
-    /// `fieldloc receiver show|set|save|restore`: the receiver's own settings (issue 23).
+    /// `fieldloc receiver show|set|save|restore`: the receiver's own settings.
     struct ReceiverCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "receiver",

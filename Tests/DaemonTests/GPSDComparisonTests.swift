@@ -144,7 +144,8 @@ struct GPSDComparisonTests {
         while true {
             do {
                 return try await gpsdTPVsOnce(log: log)
-            } catch let failure as TestFailure where attempt < 3 && "\(failure)".contains("did not listen") {
+            } catch let failure as TestFailure where attempt < 3
+                        && ("\(failure)".contains("did not listen") || "\(failure)".contains("attached late")) {
                 attempt += 1
             }
         }
@@ -168,7 +169,9 @@ struct GPSDComparisonTests {
             // gpspipe must have seen the stream from its start; gpsfake's own watcher is the cross-check.
             let own = fake.stdout.split(whereSeparator: \.isNewline).filter { $0.contains("\"class\":\"TPV\"") }.count
             let piped = output.split(whereSeparator: \.isNewline).filter { $0.contains("\"class\":\"TPV\"") }.count
-            #expect(piped == own, "gpspipe saw \(piped) TPVs, gpsfake's watcher \(own)")
+            // On a loaded machine gpspipe can connect after gpsfake's 1.4 s wait and miss the first
+            // reports: that run says nothing about the comparison, and is tried again.
+            guard piped == own else { throw TestFailure("gpspipe attached late: it saw \(piped) TPVs, gpsfake's watcher \(own)") }
             return output
         } catch {
             await fake.stop()

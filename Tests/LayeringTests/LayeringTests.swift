@@ -92,11 +92,42 @@ struct LayeringTests {
         return try Layering(manifest: String(contentsOf: manifest, encoding: .utf8))
     }
 
-    /// The Swift files directly in `folder` (relative to the package root), sorted.
-    static func swiftFiles(_ folder: String) -> [URL] {
-        let url = Layering.packageRoot.appendingPathComponent(folder)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-        return names.filter { $0.hasSuffix(".swift") }.sorted().map { url.appendingPathComponent($0) }
+    /// The Swift files in `folder` (relative to `root`, the package root by default) and every
+    /// folder below it, as paths relative to `folder`, sorted.
+    static func swiftFiles(_ folder: String, root: URL = Layering.packageRoot) -> [String] {
+        let url = root.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(atPath: url.path) else { return [] }
+        var files: [String] = []
+        while let path = walker.nextObject() as? String {
+            if path.hasSuffix(".swift") { files.append(path) }
+        }
+        return files.sorted()
+    }
+
+    /// Every import in `target`'s files (below `root`) that its line does not allow.
+    static func violations(of target: Layering.Target, root: URL = Layering.packageRoot) throws -> [String] {
+        var out: [String] = []
+        for path in swiftFiles(target.folder, root: root) {
+            let text = try String(contentsOf: root.appendingPathComponent(target.folder).appendingPathComponent(path), encoding: .utf8)
+            for (module, line) in Layering.imports(in: text)
+            where !target.allowed.contains(module) && !Layering.standardLibrary.contains(module) {
+                out.append("\(target.folder)/\(path):\(line): \(target.name) imports \(module), which Package.swift:\(target.line) does not allow")
+            }
+        }
+        return out
+    }
+
+    @Test("a forbidden import in a folder below a target's folder is found")
+    func nestedImportsAreChecked() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("layering-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let deep = root.appendingPathComponent("Sources/Pure/Engine/Deeper")
+        try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
+        try "import Swift\n".write(to: root.appendingPathComponent("Sources/Pure/Top.swift"), atomically: true, encoding: .utf8)
+        try "import Glibc\n".write(to: deep.appendingPathComponent("Nested.swift"), atomically: true, encoding: .utf8)
+        let target = Layering.Target(name: "Pure", folder: "Sources/Pure", section: "Pure", allowed: [], line: 1)
+        #expect(Self.swiftFiles("Sources/Pure", root: root) == ["Engine/Deeper/Nested.swift", "Top.swift"])
+        #expect(try Self.violations(of: target, root: root) == ["Sources/Pure/Engine/Deeper/Nested.swift:1: Pure imports Glibc, which Package.swift:1 does not allow"])
     }
 
     @Test("the import parser reads every form of import line, and nothing else")
@@ -121,15 +152,8 @@ struct LayeringTests {
         var violations: [String] = []
         for name in layering.order {
             let target = try #require(layering.targets[name])
-            let files = Self.swiftFiles(target.folder)
-            #expect(!files.isEmpty, "\(name) (Package.swift:\(target.line)): no Swift files in \(target.folder)")
-            for file in files {
-                let text = try String(contentsOf: file, encoding: .utf8)
-                for (module, line) in Layering.imports(in: text)
-                where !target.allowed.contains(module) && !Layering.standardLibrary.contains(module) {
-                    violations.append("\(target.folder)/\(file.lastPathComponent):\(line): \(name) imports \(module), which Package.swift:\(target.line) does not allow")
-                }
-            }
+            #expect(!Self.swiftFiles(target.folder).isEmpty, "\(name) (Package.swift:\(target.line)): no Swift files in \(target.folder)")
+            violations += try Self.violations(of: target)
         }
         #expect(violations.isEmpty, "\(violations.joined(separator: "\n"))")
     }

@@ -44,7 +44,7 @@ public enum ReceiverBringUp {
                 generation = .m8
             }
             var driver = UBloxDriver(channel: channel, generation: generation, lines: lines)
-            // `ram` mode: configuration keys go to the RAM layer only (issue 23); otherwise RAM and BBR, as before.
+            // `ram` mode: configuration keys go to the RAM layer only; otherwise RAM and BBR, as before.
             if board.receiver?.configMode == .ram { driver.layers = .ram }
             return driver
         case .mtk?: return MediaTekDriver(channel: channel, lines: lines)

@@ -7,7 +7,7 @@ import ReceiverProtocols
 /// of the driver's power and rate commands. It remembers what it did (awake, cyclic, the periodic
 /// window, the settings sent) so each decision turns into the fewest commands.
 ///
-/// Settings (issue 20): once awake it switches on the sentences the engine reads (``outputs``) and
+/// Settings: once awake it switches on the sentences the engine reads (``outputs``) and
 /// the board's binary output, sets the navigation interval from the decision (`continuous(rate:)`,
 /// 1 Hz otherwise) and the dynamic model from the clients' merged activity, each sent when it
 /// changes and not again while it holds. A backup (or a power cycle, ``configurationLost()``) loses
@@ -26,7 +26,7 @@ public final class ReceiverExecutor {
     private var windowStart: MonotonicInstant? = nil
     private var windowHasGoodFix = false
     private var nextWake: MonotonicInstant? = nil
-    /// The binary navigation output to switch on once awake (the board's `output`, issue 16); sent
+    /// The binary navigation output to switch on once awake (the board's `output`); sent
     /// again after each backup, which loses the receiver's RAM configuration.
     public var binaryOutput: BinaryOutputMode = .nmea
     /// The NMEA sentences the engine reads and how often (every Nth fix): position and fix quality
@@ -41,7 +41,7 @@ public final class ReceiverExecutor {
     public private(set) var dynamicModelSent: DynamicModel?
     /// Whether the driver refused dynamic models (a family without one): not asked again.
     private var dynamicModelUnsupported = false
-    /// How the receiver's settings are treated (issue 23): `ram` reads them before the first change
+    /// How the receiver's settings are treated: `ram` reads them before the first change
     /// and ``restoreSettings()`` puts them back; `persist` saves each change set and reads it back.
     /// (`passive` has no executor at all.)
     public var configMode: ReceiverConfigMode = .ram
