@@ -48,7 +48,7 @@ public final class ConsoleServer: Service, Sendable {
         let configuration = self.configuration
         let logger = self.logger
         let bootstrap = ServerBootstrap(group: hub.loop)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.writeBufferWaterMark,

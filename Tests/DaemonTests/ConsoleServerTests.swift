@@ -142,7 +142,7 @@ struct ConsoleServerTests {
     func connectionFlood() async throws {
         try await Self.with(speed: nil) { server, port, _ in
             var clients: [LineClient] = []
-            for _ in 0..<1000 { clients.append(try LineClient(port: port)) }
+            for _ in 0..<1000 { clients.append(try LineClient(port: port, seconds: 20)) }
             var refused = 0
             for client in clients.suffix(936) {
                 if let line = client.readLine(seconds: 10), line.hasPrefix("HTTP/1.1 503") { refused += 1 }
