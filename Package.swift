@@ -33,7 +33,7 @@
 // only in the last three; swift-prometheus and swift-metrics only in FieldLocationConsole (the status page and /metrics) and fieldlocd):
 //   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol, Beacons, NTRIP
 //   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
-//   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore, Beacons, NMEA
+//   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore, Beacons
 //   FieldLocationClient  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, LocationServices, HardwareInterfaces, LinuxHardware, NIOCore, NIOPosix, Beacons
 //   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle, Beacons
 //   FieldLocationConsole ──► FieldLocation, FieldLocationOutput, FieldLocationDaemon, LocationServices, NMEA, NIOCore, NIOHTTP1, NIOPosix, Logging, ServiceLifecycle, Prometheus
@@ -148,7 +148,7 @@ let package = Package(
         // (a SwiftNIO decoder shared with the gpsd server); no sockets.
         .target(
             name: "FieldLocationWire",
-            dependencies: ["FieldLocation", "LocationServices", "HardwareInterfaces", "Heading", "PowerPolicy", .product(name: "NIOCore", package: "swift-nio"), "Beacons", "NMEA"]
+            dependencies: ["FieldLocation", "LocationServices", "HardwareInterfaces", "Heading", "PowerPolicy", .product(name: "NIOCore", package: "swift-nio"), "Beacons"]
         ),
         // RemoteLocationProvider: the manager API over fieldlocd's local socket, for apps (no server code).
         .target(

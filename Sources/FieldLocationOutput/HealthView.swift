@@ -1,4 +1,5 @@
 import FieldLocation
+import Foundation
 import LocationServices
 import NMEA
 
@@ -43,42 +44,13 @@ public enum HealthView {
         return out
     }
 
-    /// The `health` object of the status JSON; values that are not known are omitted.
+    /// The `health` object of the status JSON: ``UnitHealth``'s one JSON form (keys sorted), the
+    /// same as the client socket's `health` reply.
     public static func json(_ h: UnitHealth) -> String {
-        var fields: [String] = []
-        func num(_ key: String, _ v: Double?, _ digits: Int) {
-            if let v, v.isFinite { fields.append("\"\(key)\":\(FixText.fixed(v, digits))") }
-        }
-        func int(_ key: String, _ v: Int?) { if let v { fields.append("\"\(key)\":\(v)") } }
-        func text(_ key: String, _ v: String?) { if let v { fields.append("\"\(key)\":" + JSONText.quote(v)) } }
-        num("uptime_s", h.uptime, 1)
-        num("ttff_s", h.timeToFirstFix, 2)
-        num("receiver_ttff_s", h.receiverTimeToFirstFix, 3)
-        int("acquisitions", h.acquisitions)
-        int("fixes", h.fixes)
-        num("fix_rate_hz", h.fixRate, 3)
-        num("fix_age_s", h.fixAge, 2)
-        int("sentences_accepted", h.sentencesAccepted)
-        int("sentences_rejected", h.sentencesRejected)
-        fields.append("\"garbage_bytes\":\(h.garbageBytes)")
-        int("bytes", h.bytes)
-        int("port_failures", h.portFailures); int("port_reopens", h.portReopens)
-        int("watchdog_wakes", h.watchdogWakes); int("power_cycles", h.powerCycles)
-        int("autobaud_runs", h.autobaudRuns); int("autobaud_recoveries", h.autobaudRecoveries)
-        int("sensor_failures", h.sensorFailures); int("sensor_reopens", h.sensorReopens); int("heading_failures", h.headingFailures)
-        text("jamming", h.jamming.map(UnitHealth.word)); int("jamming_indicator", h.jammingIndicator)
-        text("spoofing", h.spoofing.map(UnitHealth.word))
-        text("corrections_link", h.correctionLink); num("corrections_age_s", h.correctionAge, 1)
-        text("pps", h.pps.description)
-        num("pps_offset_s", h.ppsOffset, 9); num("serial_offset_s", h.serialTimeOffset, 6)
-        text("heading_quality", h.headingQuality?.rawValue); num("heading_accuracy_deg", h.headingAccuracy, 2)
-        num("heading_age_s", h.headingAge, 2)
-        text("calibration", h.calibrationVerdict); text("calibration_created", h.calibrationCreated)
-        text("receiver_power", h.receiverPower)
-        num("receiver_charge_mAh", h.receiverCharge, 4); num("sensor_charge_mAh", h.sensorCharge, 4)
-        num("receiver_mean_current_mA", h.receiverMeanCurrent, 3)
-        fields.append("\"concerns\":[" + h.concerns.map(JSONText.quote).joined(separator: ",") + "]")
-        return "{" + fields.joined(separator: ",") + "}"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(h) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// u-blox `gnssid` numbering, as gpsd's SKY reports it: 0 GPS, 1 SBAS, 2 Galileo, 3 BeiDou,

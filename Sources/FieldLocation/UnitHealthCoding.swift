@@ -1,12 +1,11 @@
-import FieldLocation
 import Heading
 import LocationServices
 import NMEA
 
-/// ``UnitHealth`` on the client socket (the `health` op's reply): the keys of the status JSON's
-/// `health` object, values that are not known omitted; states as their words (`jamming`
-/// `ok`/`warning`/`critical`/`unknown`, `spoofing` `none`/`indicated`/`multiple`/`unknown`, `pps` as
-/// the status readout prints it).
+/// ``UnitHealth`` as JSON, one form for the status JSON's `health` object and the client socket's
+/// `health` reply: values that are not known (or not finite) are omitted; states as their words
+/// (`jamming` `ok`/`warning`/`critical`/`unknown`, `spoofing` `none`/`indicated`/`multiple`/`unknown`,
+/// `pps` as the status readout prints it); `concerns` is written, and derived again when read.
 extension UnitHealth: Codable {
     enum CodingKeys: String, CodingKey {
         case uptime = "uptime_s", timeToFirstFix = "ttff_s", receiverTimeToFirstFix = "receiver_ttff_s", acquisitions, fixes
@@ -21,17 +20,21 @@ extension UnitHealth: Codable {
         case calibrationVerdict = "calibration", calibrationCreated = "calibration_created"
         case receiverPower = "receiver_power", receiverPowerState = "receiver_power_state"
         case receiverCharge = "receiver_charge_mAh", sensorCharge = "sensor_charge_mAh", receiverMeanCurrent = "receiver_mean_current_mA"
+        case concerns
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(uptime, forKey: .uptime)
-        try c.encodeIfPresent(timeToFirstFix, forKey: .timeToFirstFix)
-        try c.encodeIfPresent(receiverTimeToFirstFix, forKey: .receiverTimeToFirstFix)
+        func number(_ value: Double?, _ key: CodingKeys) throws {
+            if let value, value.isFinite { try c.encode(value, forKey: key) }
+        }
+        try number(uptime, .uptime)
+        try number(timeToFirstFix, .timeToFirstFix)
+        try number(receiverTimeToFirstFix, .receiverTimeToFirstFix)
         try c.encode(acquisitions, forKey: .acquisitions)
         try c.encode(fixes, forKey: .fixes)
-        try c.encodeIfPresent(fixRate, forKey: .fixRate)
-        try c.encodeIfPresent(fixAge, forKey: .fixAge)
+        try number(fixRate, .fixRate)
+        try number(fixAge, .fixAge)
         try c.encode(sentencesAccepted, forKey: .sentencesAccepted)
         try c.encode(sentencesRejected, forKey: .sentencesRejected)
         try c.encode(garbageBytes, forKey: .garbageBytes)
@@ -49,20 +52,21 @@ extension UnitHealth: Codable {
         try c.encodeIfPresent(jammingIndicator, forKey: .jammingIndicator)
         try c.encodeIfPresent(spoofing.map(UnitHealth.word), forKey: .spoofing)
         try c.encodeIfPresent(correctionLink, forKey: .correctionLink)
-        try c.encodeIfPresent(correctionAge, forKey: .correctionAge)
+        try number(correctionAge, .correctionAge)
         try c.encode(pps.description, forKey: .pps)
-        try c.encodeIfPresent(ppsOffset, forKey: .ppsOffset)
-        try c.encodeIfPresent(serialTimeOffset, forKey: .serialTimeOffset)
+        try number(ppsOffset, .ppsOffset)
+        try number(serialTimeOffset, .serialTimeOffset)
         try c.encodeIfPresent(headingQuality?.rawValue, forKey: .headingQuality)
-        try c.encodeIfPresent(headingAccuracy, forKey: .headingAccuracy)
-        try c.encodeIfPresent(headingAge, forKey: .headingAge)
+        try number(headingAccuracy, .headingAccuracy)
+        try number(headingAge, .headingAge)
         try c.encodeIfPresent(calibrationVerdict, forKey: .calibrationVerdict)
         try c.encodeIfPresent(calibrationCreated, forKey: .calibrationCreated)
         try c.encodeIfPresent(receiverPower, forKey: .receiverPower)
         try c.encodeIfPresent(receiverPowerState, forKey: .receiverPowerState)
-        try c.encode(receiverCharge, forKey: .receiverCharge)
-        try c.encode(sensorCharge, forKey: .sensorCharge)
-        try c.encode(receiverMeanCurrent, forKey: .receiverMeanCurrent)
+        try number(receiverCharge, .receiverCharge)
+        try number(sensorCharge, .sensorCharge)
+        try number(receiverMeanCurrent, .receiverMeanCurrent)
+        try c.encode(concerns, forKey: .concerns)
     }
 
     public init(from decoder: any Decoder) throws {
