@@ -31,14 +31,19 @@
 // Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
 // FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon, FieldLocationConsole and fieldlocd; swift-log
 // only in the last three; swift-prometheus and swift-metrics only in FieldLocationConsole (the status page and /metrics) and fieldlocd):
-//   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol, Beacons, NTRIP
-//   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
-//   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore, Beacons
-//   FieldLocationClient  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, LocationServices, HardwareInterfaces, LinuxHardware, NIOCore, NIOPosix, Beacons
-//   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle, Beacons
-//   FieldLocationConsole ──► FieldLocation, FieldLocationOutput, FieldLocationDaemon, LocationServices, NMEA, NIOCore, NIOHTTP1, NIOPosix, Logging, ServiceLifecycle, Prometheus
-//   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocationConsole, FieldLocationWire, FieldLocation, BoardConfig, LinuxHardware, HardwareInterfaces, LocationServices, ArgumentParser, Logging, ServiceLifecycle, Metrics, Prometheus
-//   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser, Beacons
+//   LocationAPI          ──► Foundation, Dispatch, Beacons, BoardConfig, HardwareInterfaces, Heading, LocationServices, NMEA, PowerPolicy
+//   FieldLocationStore   ──► Foundation, LinuxHardware
+//   FieldLocation        ──► Foundation, LocationAPI, FieldLocationStore, Beacons, BoardConfig, HardwareInterfaces, Heading, LocationServices, NMEA, NTRIP, PowerPolicy, ReceiverProtocols, SensorDrivers
+//   EnginePlatforms      ──► Foundation, LocationAPI, FieldLocation, Beacons, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, LocationServices, NMEA, PowerPolicy, ReceiverProtocols, SensorDrivers, SimulatedHardware
+//   FieldLocationOutput  ──► Foundation, LocationAPI, FieldLocationStore, FieldLocation, EnginePlatforms, Beacons, BoardConfig, GPSDProtocol, HardwareInterfaces, Heading, LocationServices, NMEA, PowerPolicy, ReceiverProtocols, SensorDrivers, SimulatedHardware
+//   FieldLocationWire    ──► Foundation, LocationAPI, Beacons, HardwareInterfaces, Heading, LocationServices, NIOCore, PowerPolicy
+//   FieldLocationClient  ──► Foundation, Dispatch, LocationAPI, FieldLocationWire, Beacons, HardwareInterfaces, LocationServices, NIOCore, NIOPosix
+//   FieldLocationTime    ──► LocationAPI, FieldLocation, EnginePlatforms, BoardConfig, HardwareInterfaces, LinuxHardware, LocationServices, Logging, NMEA
+//   GPSDWatch            ──► FieldLocationWire, GPSDProtocol, NIOCore, NIOPosix
+//   FieldLocationDaemon  ──► Foundation, Dispatch, LocationAPI, FieldLocationStore, FieldLocation, EnginePlatforms, FieldLocationWire, FieldLocationTime, Beacons, BoardConfig, GPSDProtocol, HardwareInterfaces, LinuxHardware, LocationServices, Logging, NIOCore, NIOPosix, NMEA, ServiceLifecycle
+//   FieldLocationConsole ──► LocationAPI, FieldLocation, FieldLocationOutput, FieldLocationDaemon, LocationServices, Logging, NIOCore, NIOHTTP1, NIOPosix, NMEA, Prometheus, ServiceLifecycle
+//   fieldlocd            ──► Foundation, LocationAPI, FieldLocation, EnginePlatforms, FieldLocationOutput, FieldLocationWire, FieldLocationTime, FieldLocationDaemon, FieldLocationConsole, ArgumentParser, BoardConfig, HardwareInterfaces, LinuxHardware, LocationServices, Logging, Metrics, Prometheus, ServiceLifecycle
+//   fieldloc             ──► Foundation, LocationAPI, FieldLocationStore, FieldLocation, EnginePlatforms, FieldLocationOutput, FieldLocationTime, GPSDWatch, ArgumentParser, Beacons, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, LocationServices, NMEA, PowerPolicy, SensorDrivers, SimulatedHardware
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
 //   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
 //   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, BluetoothHCI, Glibc
@@ -61,6 +66,7 @@ let package = Package(
         .library(name: "LocationServices", targets: ["LocationServices"]),
         .library(name: "GPSDProtocol", targets: ["GPSDProtocol"]),
         .library(name: "NTRIP", targets: ["NTRIP"]),
+        .library(name: "LocationAPI", targets: ["LocationAPI"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
         .library(name: "FieldLocationClient", targets: ["FieldLocationClient"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
@@ -134,27 +140,59 @@ let package = Package(
         // RTCM 3 frames through NMEA's framer, GGA reports, backoff); no sockets.
         .target(name: "NTRIP", dependencies: ["NMEA"]),
 
-        // Engine shared by the CLI and (later) the daemon.
+        // The manager API: LocationManager, the provider protocol, async sequences, diagnostics,
+        // authorisation and the access policy's types, the unit's health; no engine, no hardware.
+        .target(
+            name: "LocationAPI",
+            dependencies: ["LocationServices", "HardwareInterfaces", "Heading", "PowerPolicy", "Beacons", "BoardConfig", "NMEA"]
+        ),
+        // Durable files: written whole or not at all (temporary file, fsync, rename, fsync of the folder).
+        .target(name: "FieldLocationStore", dependencies: ["LinuxHardware"]),
+        // The engine: its subsystems (receiver, sensors, timing, corrections, beacons, clients) on an
+        // EnginePlatform it is given; no Linux or simulated hardware of its own.
         .target(
             name: "FieldLocation",
-            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol", "Beacons", "NTRIP"]
+            dependencies: ["LocationAPI", "FieldLocationStore", "NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "Beacons", "NTRIP"]
+        ),
+        // What an engine runs on: the Linux platform, the simulated boards, the replay boards; board
+        // files found by name; device-node access.
+        .target(
+            name: "EnginePlatforms",
+            dependencies: ["FieldLocation", "LocationAPI", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "SimulatedHardware", "SensorDrivers", "NMEA", "PowerPolicy", "ReceiverProtocols", "Heading", "LocationServices", "Beacons"]
         ),
         // The CLI's output: the status view, fix lines, GPX, the geomag CSV, the detect and simulate reports.
         .target(
             name: "FieldLocationOutput",
-            dependencies: ["FieldLocation", "NMEA", "Heading", "HardwareInterfaces", "LocationServices", "PowerPolicy", "ReceiverProtocols", "SimulatedHardware"]
+            dependencies: ["FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationStore", "GPSDProtocol", "SensorDrivers", "Beacons", "BoardConfig", "NMEA", "Heading", "HardwareInterfaces", "LocationServices", "PowerPolicy", "ReceiverProtocols", "SimulatedHardware"]
         ),
         // The local client socket's protocol: its messages, the values' JSON forms, the line decoder
         // (a SwiftNIO decoder shared with the gpsd server); no sockets.
         .target(
             name: "FieldLocationWire",
-            dependencies: ["FieldLocation", "LocationServices", "HardwareInterfaces", "Heading", "PowerPolicy", .product(name: "NIOCore", package: "swift-nio"), "Beacons"]
+            dependencies: ["LocationAPI", "LocationServices", "HardwareInterfaces", "Heading", "PowerPolicy", .product(name: "NIOCore", package: "swift-nio"), "Beacons"]
         ),
         // RemoteLocationProvider: the manager API over fieldlocd's local socket, for apps (no server code).
         .target(
             name: "FieldLocationClient",
             dependencies: [
-                "FieldLocation", "FieldLocationWire", "LocationServices", "HardwareInterfaces", "LinuxHardware", "Beacons",
+                "LocationAPI", "FieldLocationWire", "LocationServices", "HardwareInterfaces", "Beacons",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The time service: the fix and the PPS edge to chrony's SOCK and ntpd's SHM refclocks.
+        .target(
+            name: "FieldLocationTime",
+            dependencies: [
+                "FieldLocation", "LocationAPI", "EnginePlatforms", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "LocationServices", "NMEA",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A gpsd-protocol watch client (`?WATCH`), for `fieldloc status` against a running daemon or any gpsd.
+        .target(
+            name: "GPSDWatch",
+            dependencies: [
+                "FieldLocationWire", "GPSDProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -163,7 +201,7 @@ let package = Package(
         .target(
             name: "FieldLocationDaemon",
             dependencies: [
-                "FieldLocation", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware", "Beacons",
+                "FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationTime", "FieldLocationStore", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "Beacons",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -174,7 +212,7 @@ let package = Package(
         .target(
             name: "FieldLocationConsole",
             dependencies: [
-                "FieldLocation", "FieldLocationOutput", "FieldLocationDaemon", "LocationServices", "NMEA",
+                "FieldLocation", "LocationAPI", "FieldLocationOutput", "FieldLocationDaemon", "LocationServices", "NMEA",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -188,7 +226,8 @@ let package = Package(
             dependencies: [
                 "FieldLocationDaemon", "FieldLocationConsole", "FieldLocationWire",
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"), "FieldLocation", "BoardConfig", "LinuxHardware", "HardwareInterfaces", "LocationServices",
+                .product(name: "Prometheus", package: "swift-prometheus"), "FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationTime",
+                "FieldLocationOutput", "BoardConfig", "LinuxHardware", "HardwareInterfaces", "LocationServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -198,8 +237,9 @@ let package = Package(
         .executableTarget(
             name: "fieldloc",
             dependencies: [
-                "FieldLocation", "FieldLocationOutput", "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
-                "SimulatedHardware", "SensorDrivers", "LocationServices", "FieldLocationDaemon", "Beacons",
+                "FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationStore", "FieldLocationOutput", "FieldLocationTime", "GPSDWatch",
+                "HardwareInterfaces", "LinuxHardware", "BoardConfig", "Heading", "PowerPolicy",
+                "SimulatedHardware", "SensorDrivers", "LocationServices", "Beacons", "NMEA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -222,19 +262,20 @@ let package = Package(
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA", "DBusWire", "Beacons"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol", "Beacons"]),
+        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationStore", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol", "Beacons"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
         .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
         .testTarget(name: "NTRIPTests", dependencies: ["NTRIP", "NMEA"]),
         // The NTRIP client against RTKLIB's str2str as a caster, with the emulated ZED-F9P behind it.
         .testTarget(
             name: "NTRIPCasterTests",
-            dependencies: ["NTRIP", "FieldLocation", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "LocationServices"]
+            dependencies: ["NTRIP", "FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationOutput", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "LocationServices"]
         ),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "FieldLocationDaemon", "FieldLocationConsole", "FieldLocationWire", "FieldLocationClient", "FieldLocation", "GPSDProtocol", "LocationServices",
+                "FieldLocationDaemon", "FieldLocationConsole", "FieldLocationWire", "FieldLocationClient", "FieldLocation", "LocationAPI", "EnginePlatforms",
+                "FieldLocationTime", "FieldLocationOutput", "FieldLocationStore", "GPSDWatch", "GPSDProtocol", "LocationServices",
                 "BoardConfig", "SimulatedHardware", "NMEA", "HardwareInterfaces", "Beacons",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -245,7 +286,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationManagerTests",
-            dependencies: ["FieldLocation", "FieldLocationOutput", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig", "Beacons"]
+            dependencies: ["FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationOutput", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig", "Beacons"]
         ),
 
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the

@@ -39,13 +39,13 @@
 #   compiled against them with -I and linked with their objects. RealModule comes from the
 #   swift-numerics checkout SwiftPM resolved (.build/checkouts, else `swift package resolve` into
 #   WORKDIR/spm); its C shim module is header-only, so -Xcc -I of its include folder is enough.
-# - calibration: the loader lives in the Foundation-using FieldLocation target, whose full module
-#   chain includes the simulators. The fuzzer module is the real files that hold the loader and what
+# - calibration: the loader lives in the Foundation-using FieldLocationOutput target, whose full module
+#   chain includes the engine and the simulators. The fuzzer module is the real files that hold the loader and what
 #   they reference, against the modules Heading, NMEA and LinuxHardware (AtomicFile's file calls; its
-#   C modules CI2C, CGPIOD and CRefclock are found by -I of their module maps and link libi2c and libgpiod): Sources/FieldLocation/{HeadingFiles,
-#   AtomicFile,FixText,Geomag,CalibrationText}.swift (a build error here means the loader started to depend on
-#   another FieldLocation file: add that file to calibration_sources below). They are compiled with
-#   -package-name FieldLocation, as SwiftPM does, for the `package` helpers they share with FieldLocationOutput.
+#   C modules CI2C, CGPIOD and CRefclock are found by -I of their module maps and link libi2c and libgpiod): Sources/FieldLocationOutput/{HeadingFiles,
+#   HeadingFusionCSV,FixTextFormat,GeomagText,CalibrationText}.swift against the module FieldLocationStore too (atomic
+#   writes; a build error here means the loader started to depend on another file: add that file to calibration_sources below). They are compiled with
+#   -package-name FieldLocation, as SwiftPM does, for the `package` helpers they share with other targets.
 # Modules and fuzzers are rebuilt only when their inputs or flags change (a hash stamp beside each).
 set -euo pipefail
 # shellcheck disable=SC2046  # $(swift_files ...) splits into file names on purpose (no spaces in them)
@@ -149,7 +149,8 @@ find_numerics() {
     [ -d "$dir/Sources/RealModule" ] && echo "$dir"
 }
 
-calibration_sources=(HeadingFiles HeadingFusionCSV AtomicFile FixText Geomag CalibrationText)
+calibration_sources=(FieldLocationOutput/HeadingFiles FieldLocationOutput/HeadingFusionCSV FieldLocationOutput/FixTextFormat
+    FieldLocationOutput/GeomagText FieldLocationOutput/CalibrationText)
 
 # build TARGET: prints a reason and returns 3 when the target is skipped.
 build() {
@@ -210,14 +211,16 @@ build() {
         build_module BluetoothHCI swift6 "HardwareInterfaces" $(swift_files "$here/Sources/BluetoothHCI") || return 1
         build_module DBusWire swift6 "" $(swift_files "$here/Sources/DBusWire") || return 1
         build_module LinuxHardware linux_flags "HardwareInterfaces BluetoothHCI DBusWire" $(swift_files "$here/Sources/LinuxHardware") || return 1
+        local store_flags=("${linux_flags[@]}" -package-name FieldLocation)
+        build_module FieldLocationStore store_flags "LinuxHardware" $(swift_files "$here/Sources/FieldLocationStore") || return 1
         local files=() f
-        for f in "${calibration_sources[@]}"; do files+=("$here/Sources/FieldLocation/$f.swift"); done
+        for f in "${calibration_sources[@]}"; do files+=("$here/Sources/$f.swift"); done
         swiftc_cached "the calibration fuzzer" "$work/calibration-fuzzer" "$work/calibration-build.log" \
-            "$work/modules/RealModule.swiftmodule $work/modules/Heading.swiftmodule $work/modules/NMEA.swiftmodule $work/modules/HardwareInterfaces.swiftmodule $work/modules/BluetoothHCI.swiftmodule $work/modules/DBusWire.swiftmodule $work/modules/LinuxHardware.swiftmodule" \
+            "$work/modules/RealModule.swiftmodule $work/modules/Heading.swiftmodule $work/modules/NMEA.swiftmodule $work/modules/HardwareInterfaces.swiftmodule $work/modules/BluetoothHCI.swiftmodule $work/modules/DBusWire.swiftmodule $work/modules/LinuxHardware.swiftmodule $work/modules/FieldLocationStore.swiftmodule" \
             "${flags[@]}" "${heading_flags[@]}" "${c_modules[@]}" -module-name CalibrationFuzz -package-name FieldLocation -I "$work/modules" \
             "${files[@]}" "$here/Tests/Fuzz/CalibrationFuzzer.swift" \
             "$work/modules/RealModule.o" "$work/modules/Heading.o" "$work/modules/NMEA.o" \
-            "$work/modules/HardwareInterfaces.o" "$work/modules/BluetoothHCI.o" "$work/modules/DBusWire.o" "$work/modules/LinuxHardware.o" -li2c -lgpiod \
+            "$work/modules/HardwareInterfaces.o" "$work/modules/BluetoothHCI.o" "$work/modules/DBusWire.o" "$work/modules/LinuxHardware.o" "$work/modules/FieldLocationStore.o" -li2c -lgpiod \
             -o "$work/calibration-fuzzer"
         ;;
     hci)

@@ -1,5 +1,5 @@
 import Beacons
-import FieldLocation
+import LocationAPI
 import FieldLocationWire
 import LocationServices
 

@@ -1,9 +1,8 @@
 import Dispatch
-import FieldLocation
+import LocationAPI
 import FieldLocationWire
 import Foundation
 import HardwareInterfaces
-import LinuxHardware
 import LocationServices
 import NIOCore
 import NIOPosix
@@ -36,7 +35,7 @@ final class Waiter<Value: Sendable>: Sendable {
 
 /// The daemon engine's clock as seen from here: its last reported time plus the local time since.
 final class FollowedClock: MonotonicClock {
-    private let local = SystemMonotonicClock()
+    private let local = HostClock()
     private struct Sync {
         var remote: UInt64 = 0
         var local: UInt64 = 0

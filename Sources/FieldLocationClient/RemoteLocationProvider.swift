@@ -1,4 +1,4 @@
-import FieldLocation
+import LocationAPI
 import FieldLocationWire
 import HardwareInterfaces
 import LocationServices

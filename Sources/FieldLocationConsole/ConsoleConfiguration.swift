@@ -1,5 +1,6 @@
 import FieldLocation
 import FieldLocationDaemon
+import LocationAPI
 
 /// How the unit's HTTP console (``ConsoleServer``: the status page, its live event stream and
 /// `/metrics`) listens and whom it serves.

@@ -1,5 +1,6 @@
 import FieldLocation
 import FieldLocationDaemon
+import FieldLocationOutput
 import Logging
 import NIOCore
 import NIOHTTP1

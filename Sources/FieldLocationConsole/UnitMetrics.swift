@@ -1,4 +1,5 @@
 import FieldLocation
+import FieldLocationOutput
 import LocationServices
 import NMEA
 import Prometheus

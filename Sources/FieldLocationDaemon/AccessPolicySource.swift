@@ -1,6 +1,7 @@
 import Dispatch
 import FieldLocation
 import Foundation
+import LocationAPI
 import Logging
 import ServiceLifecycle
 import Synchronization

@@ -1,4 +1,5 @@
 import FieldLocation
+import LocationAPI
 import LocationServices
 
 extension ClientSocketConnection {

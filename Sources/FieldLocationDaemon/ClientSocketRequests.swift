@@ -2,6 +2,7 @@ import Beacons
 import FieldLocation
 import FieldLocationWire
 import Foundation
+import LocationAPI
 import LocationServices
 import NIOCore
 

@@ -2,6 +2,7 @@ import FieldLocation
 import FieldLocationWire
 import Foundation
 import LinuxHardware
+import LocationAPI
 import LocationServices
 import Logging
 import NIOCore

@@ -1,6 +1,8 @@
 import FieldLocation
+import FieldLocationStore
 import FieldLocationWire
 import Foundation
+import LocationAPI
 import LocationServices
 
 /// The persisted queue of a background-monitored client's region and visit events, with its visit

@@ -1,8 +1,8 @@
 import FieldLocation
 import FieldLocationWire
 import GPSDProtocol
-import Logging
 import LocationServices
+import Logging
 import NIOCore
 
 /// One gpsd client: request framing, the commands, and its share of the published reports.

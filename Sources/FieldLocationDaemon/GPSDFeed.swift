@@ -1,6 +1,7 @@
 import BoardConfig
 import FieldLocation
 import GPSDProtocol
+import LocationAPI
 import LocationServices
 import Logging
 import Synchronization

@@ -1,8 +1,10 @@
 import FieldLocation
-import LocationServices
+import FieldLocationTime
 import GPSDProtocol
 import HardwareInterfaces
 import LinuxHardware
+import LocationAPI
+import LocationServices
 import Logging
 import NIOCore
 import NMEA

@@ -1,5 +1,6 @@
 import FieldLocation
 import GPSDProtocol
+import LocationAPI
 import Logging
 import NIOCore
 import NIOPosix

@@ -1,5 +1,6 @@
 import FieldLocation
 import GPSDProtocol
+import LocationAPI
 import NIOCore
 
 /// How the gpsd-compatible JSON server listens and what it allows.

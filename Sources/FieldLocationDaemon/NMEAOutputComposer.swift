@@ -1,4 +1,5 @@
 import FieldLocation
+import LocationAPI
 import NMEA
 
 /// Turns the engine's observations into the NMEA output's sentences: the receiver's sentences

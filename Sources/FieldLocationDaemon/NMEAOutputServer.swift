@@ -1,4 +1,5 @@
 import FieldLocation
+import LocationAPI
 import Logging
 import NIOCore
 import NIOPosix

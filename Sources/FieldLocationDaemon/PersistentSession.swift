@@ -1,10 +1,11 @@
+import Dispatch
 import FieldLocation
 import FieldLocationWire
 import Foundation
+import LocationAPI
 import LocationServices
 import NIOCore
 import Synchronization
-import Dispatch
 
 /// A client of the local socket registered with a persistent name by a peer the access policy
 /// authorises `always` (`uid1000-NAME`): its engine client outlives the connection, so the daemon

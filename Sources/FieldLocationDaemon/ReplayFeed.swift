@@ -1,7 +1,9 @@
+import EnginePlatforms
 import FieldLocation
 import Foundation
 import HardwareInterfaces
 import LinuxHardware
+import LocationAPI
 import Logging
 import NMEA
 import ServiceLifecycle

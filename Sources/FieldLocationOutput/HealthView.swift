@@ -1,5 +1,6 @@
 import FieldLocation
 import Foundation
+import LocationAPI
 import LocationServices
 import NMEA
 

@@ -1,3 +1,4 @@
+import EnginePlatforms
 import FieldLocation
 import NMEA
 

@@ -2,6 +2,7 @@ import FieldLocation
 import Foundation
 import HardwareInterfaces
 import Heading
+import LocationAPI
 import LocationServices
 import NMEA
 import PowerPolicy

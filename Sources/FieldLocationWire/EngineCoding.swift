@@ -1,7 +1,7 @@
 import Beacons
-import FieldLocation
 import HardwareInterfaces
 import Heading
+import LocationAPI
 import LocationServices
 import PowerPolicy
 

@@ -1,5 +1,5 @@
 import Beacons
-import FieldLocation
+import LocationAPI
 import LocationServices
 
 /// The peer as the daemon identified it (`SO_PEERCRED` and the user database).

@@ -129,3 +129,18 @@ public final class TCPConnection: @unchecked Sendable {
         fd = -1
     }
 }
+
+extension TCPConnection: NetworkConnection {}
+
+/// TCP connections through the kernel's sockets (``TCPConnection``), timed on CLOCK_MONOTONIC.
+public struct LinuxNetwork: NetworkConnector {
+    /// The system's monotonic clock.
+    public let clock: any MonotonicClock = SystemMonotonicClock()
+
+    /// The host's network.
+    public init() {}
+
+    public func connect(host: String, port: Int, deadline: MonotonicInstant) throws(HardwareError) -> any NetworkConnection {
+        try TCPConnection.connect(host: host, port: port, deadline: deadline, clock: clock)
+    }
+}

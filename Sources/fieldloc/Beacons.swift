@@ -1,7 +1,9 @@
 import ArgumentParser
 import Beacons
 import BoardConfig
+import EnginePlatforms
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import HardwareInterfaces
 import LinuxHardware

@@ -1,6 +1,8 @@
 import ArgumentParser
 import BoardConfig
+import EnginePlatforms
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 
 extension FieldLoc {

@@ -1,10 +1,12 @@
 import ArgumentParser
 import BoardConfig
+import EnginePlatforms
 import FieldLocation
 import FieldLocationOutput
 import Foundation
 import HardwareInterfaces
 import LinuxHardware
+import LocationAPI
 
 extension FieldLoc {
     /// `fieldloc detect`: find sensors on the I2C buses and receivers on the serial ports.

@@ -1,11 +1,13 @@
 import ArgumentParser
+import BoardConfig
+import EnginePlatforms
 import FieldLocation
 import FieldLocationOutput
 import Foundation
-import BoardConfig
 import HardwareInterfaces
 import Heading
 import LinuxHardware
+import LocationAPI
 import SensorDrivers
 
 extension FieldLoc {

@@ -1,10 +1,13 @@
 import ArgumentParser
 import BoardConfig
+import EnginePlatforms
 import FieldLocation
 import FieldLocationOutput
+import FieldLocationStore
 import Foundation
 import HardwareInterfaces
 import LinuxHardware
+import LocationAPI
 import NMEA
 
 extension FieldLoc {

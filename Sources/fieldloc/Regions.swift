@@ -1,5 +1,6 @@
 import ArgumentParser
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import LocationServices
 

@@ -1,7 +1,9 @@
 import ArgumentParser
+import EnginePlatforms
 import FieldLocation
 import FieldLocationOutput
 import Foundation
+import LocationAPI
 import NMEA
 
 extension FieldLoc {

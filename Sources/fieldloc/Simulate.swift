@@ -1,4 +1,5 @@
 import ArgumentParser
+import EnginePlatforms
 import FieldLocation
 import FieldLocationOutput
 import Foundation

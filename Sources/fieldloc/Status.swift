@@ -1,11 +1,13 @@
 import ArgumentParser
 import BoardConfig
+import EnginePlatforms
 import FieldLocation
 import FieldLocationOutput
-import FieldLocationDaemon
 import Foundation
+import GPSDWatch
 import HardwareInterfaces
 import LinuxHardware
+import LocationAPI
 import Synchronization
 
 extension FieldLoc {

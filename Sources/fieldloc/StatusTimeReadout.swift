@@ -1,5 +1,6 @@
 import FieldLocation
-import FieldLocationDaemon
+import FieldLocationOutput
+import FieldLocationTime
 import HardwareInterfaces
 import LocationServices
 

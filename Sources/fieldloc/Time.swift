@@ -1,7 +1,9 @@
 import ArgumentParser
 import BoardConfig
+import EnginePlatforms
 import FieldLocation
-import FieldLocationDaemon
+import FieldLocationOutput
+import FieldLocationTime
 import Foundation
 import HardwareInterfaces
 import LinuxHardware

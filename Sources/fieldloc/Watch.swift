@@ -1,9 +1,11 @@
 import ArgumentParser
 import BoardConfig
+import EnginePlatforms
 import FieldLocation
+import FieldLocationOutput
 import Foundation
-import Heading
 import HardwareInterfaces
+import Heading
 import LinuxHardware
 
 extension FieldLoc {

@@ -1,3 +1,8 @@
+import GPSDWatch
+import FieldLocationTime
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import Beacons
 import FieldLocation
 import FieldLocationClient

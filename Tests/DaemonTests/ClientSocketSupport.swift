@@ -1,4 +1,9 @@
 #if canImport(Glibc)
+import GPSDWatch
+import FieldLocationTime
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import Glibc
 #endif
 import BoardConfig

@@ -1,3 +1,8 @@
+import GPSDWatch
+import FieldLocationTime
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import BoardConfig
 import FieldLocation
 import FieldLocationDaemon

@@ -1,3 +1,6 @@
+import FieldLocationStore
+import EnginePlatforms
+import LocationAPI
 import BoardConfig
 @testable import FieldLocation
 import FieldLocationOutput

@@ -1,3 +1,7 @@
+import FieldLocationStore
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import BoardConfig
 import FieldLocation
 import Foundation

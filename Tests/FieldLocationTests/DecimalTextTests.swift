@@ -1,4 +1,8 @@
-@testable import FieldLocation
+@testable import FieldLocationOutput
+import FieldLocationStore
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import Testing
 
 private struct SeededGenerator: RandomNumberGenerator {

@@ -1,3 +1,6 @@
+import FieldLocationStore
+import EnginePlatforms
+import LocationAPI
 import FieldLocation
 import FieldLocationOutput
 import Foundation

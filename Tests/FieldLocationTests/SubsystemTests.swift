@@ -1,3 +1,7 @@
+import FieldLocationStore
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import BoardConfig
 @testable import FieldLocation
 import Foundation

@@ -3,9 +3,9 @@
 // `fieldloc calibrate --samples` (CalibrationCSV, then CalibrationFitter) and the heading CSV of
 // `fieldloc heading --samples` (HeadingCSV). The input is a file's bytes; every parser sees it.
 //
-// The loader lives in the Foundation-using FieldLocation target. .ci/fuzz.sh compiles the real files
-// that hold it (Sources/FieldLocation/HeadingFiles.swift, AtomicFile.swift, FixText.swift,
-// Geomag.swift, CalibrationText.swift) together with this file as one module, against the real
+// The loader lives in the Foundation-using FieldLocationOutput target. .ci/fuzz.sh compiles the real files
+// that hold it (Sources/FieldLocationOutput/HeadingFiles.swift, FixTextFormat.swift, GeomagText.swift,
+// CalibrationText.swift and Sources/FieldLocationStore/AtomicFile.swift, DecodingProblem.swift) together with this file as one module, against the real
 // modules Heading (with swift-numerics' RealModule) and NMEA:
 //
 //   .ci/fuzz.sh 60 .build-fuzz calibration

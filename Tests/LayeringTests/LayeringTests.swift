@@ -200,3 +200,127 @@ struct LayeringTests {
         }
     }
 }
+
+/// The target graph SwiftPM builds: each target's `dependencies:` list in Package.swift, read as
+/// text (target names only; products of other packages are left out).
+struct DeclaredGraph {
+    var dependencies: [String: Set<String>] = [:]
+
+    init(manifest text: String) {
+        var rest = Substring(text)
+        var found: [(String, Substring)] = []
+        while let start = rest.range(of: ".target(") ?? rest.range(of: ".executableTarget(") ?? rest.range(of: ".testTarget(") {
+            // The earliest of the three.
+            let candidates = [".target(", ".executableTarget(", ".testTarget(", ".systemLibrary("].compactMap { rest.range(of: $0) }
+            let first = candidates.min { $0.lowerBound < $1.lowerBound } ?? start
+            rest = rest[first.upperBound...]
+            // The declaration's body: up to the parenthesis that closes it.
+            var depth = 1
+            var end = rest.startIndex
+            while end < rest.endIndex, depth > 0 {
+                if rest[end] == "(" { depth += 1 } else if rest[end] == ")" { depth -= 1 }
+                end = rest.index(after: end)
+            }
+            found.append((String(rest.prefix(while: { $0 != "\n" })), rest[..<end]))
+            rest = rest[end...]
+        }
+        for (_, body) in found {
+            guard let nameRange = body.range(of: "name: \"") else { continue }
+            let name = String(body[nameRange.upperBound...].prefix(while: { $0 != "\"" }))
+            var deps = Set<String>()
+            if let list = body.range(of: "dependencies: [") {
+                var depth = 1
+                var index = list.upperBound
+                var text = ""
+                while index < body.endIndex, depth > 0 {
+                    if body[index] == "[" { depth += 1 } else if body[index] == "]" { depth -= 1 }
+                    if depth > 0 { text.append(body[index]) }
+                    index = body.index(after: index)
+                }
+                // Drop `.product(...)` entries: they name other packages' products.
+                var plain = ""
+                var skip = 0
+                var scan = text[...]
+                while let c = scan.first {
+                    if scan.hasPrefix(".product(") { skip += 1; scan = scan.dropFirst(9); continue }
+                    if skip > 0 { if c == ")" { skip -= 1 }; scan = scan.dropFirst(); continue }
+                    plain.append(c)
+                    scan = scan.dropFirst()
+                }
+                for part in plain.split(separator: "\"", omittingEmptySubsequences: false).enumerated() where part.offset % 2 == 1 { deps.insert(String(part.element)) }
+            }
+            dependencies[name] = deps
+        }
+    }
+
+    /// Every target `name` depends on, directly or through others.
+    func closure(of name: String) -> Set<String> {
+        var seen = Set<String>()
+        var stack = Array(dependencies[name] ?? [])
+        while let next = stack.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            stack += dependencies[next] ?? []
+        }
+        return seen
+    }
+}
+
+@Suite("Layering: the target graph SwiftPM builds")
+struct DeclaredGraphTests {
+    static func graph() throws -> DeclaredGraph {
+        DeclaredGraph(manifest: try String(contentsOf: Layering.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8))
+    }
+
+    @Test("an app linking only FieldLocationClient links neither the engine nor any hardware backend")
+    func clientLinksNoEngine() throws {
+        let graph = try Self.graph()
+        let linked = graph.closure(of: "FieldLocationClient")
+        #expect(linked.contains("LocationAPI") && linked.contains("FieldLocationWire"), "\(linked.sorted())")
+        let forbidden: Set<String> = ["FieldLocation", "EnginePlatforms", "FieldLocationStore", "LinuxHardware", "SimulatedHardware",
+                                      "CI2C", "CGPIOD", "CRefclock", "CBluetooth", "FieldLocationDaemon"]
+        #expect(linked.isDisjoint(with: forbidden), "FieldLocationClient reaches \(linked.intersection(forbidden).sorted())")
+        // The wire and the manager API too: they are what the client is made of.
+        for name in ["LocationAPI", "FieldLocationWire"] {
+            #expect(graph.closure(of: name).isDisjoint(with: forbidden), "\(name) reaches \(graph.closure(of: name).intersection(forbidden).sorted())")
+        }
+    }
+
+    @Test("the engine target reaches neither the Linux backend's C modules nor the simulator")
+    func engineHasNoPlatform() throws {
+        let graph = try Self.graph()
+        let engine = graph.dependencies["FieldLocation"] ?? []
+        #expect(!engine.contains("LinuxHardware") && !engine.contains("SimulatedHardware"), "\(engine.sorted())")
+        #expect(!graph.closure(of: "FieldLocation").contains("SimulatedHardware"))
+    }
+
+    @Test("the reader finds dependencies and skips other packages' products")
+    func reader() {
+        let graph = DeclaredGraph(manifest: """
+            .target(name: "A"),
+            .target(name: "B", dependencies: ["A", .product(name: "NIOCore", package: "swift-nio")]),
+            .executableTarget(
+                name: "C",
+                dependencies: [
+                    "B",
+                    .product(name: "Logging", package: "swift-log"),
+                ]
+            ),
+            """)
+        #expect(graph.dependencies["B"] == ["A"])
+        #expect(graph.dependencies["C"] == ["B"])
+        #expect(graph.closure(of: "C") == ["A", "B"])
+    }
+
+    @Test("every target's declared dependencies are what its layering line allows")
+    func commentMatchesGraph() throws {
+        let graph = try Self.graph()
+        let layering = try LayeringTests.layering()
+        for name in layering.order {
+            guard let target = layering.targets[name], let declared = graph.dependencies[name] else { continue }
+            let packageTargets = Set(layering.order)
+            let allowed = target.allowed.intersection(packageTargets)
+            #expect(declared.intersection(packageTargets) == allowed,
+                    "\(name): Package.swift depends on \(declared.intersection(packageTargets).sorted()), its layering line (Package.swift:\(target.line)) allows \(allowed.sorted())")
+        }
+    }
+}

@@ -1,3 +1,6 @@
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import Beacons
 import BoardConfig
 import FieldLocation

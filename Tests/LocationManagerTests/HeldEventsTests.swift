@@ -1,3 +1,6 @@
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import FieldLocation
 import Foundation
 import HardwareInterfaces

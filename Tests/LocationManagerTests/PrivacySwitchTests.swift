@@ -1,3 +1,6 @@
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import BoardConfig
 import FieldLocation
 import Foundation

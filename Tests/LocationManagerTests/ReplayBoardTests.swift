@@ -1,4 +1,7 @@
 #if canImport(Glibc)
+import FieldLocationOutput
+import EnginePlatforms
+import LocationAPI
 import Glibc
 #endif
 import BoardConfig

@@ -1,5 +1,8 @@
+import EnginePlatforms
+import LocationAPI
 import BoardConfig
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 import HardwareInterfaces
 import LinuxHardware
@@ -21,7 +24,7 @@ struct NTRIPCasterTests {
         let engine = try LocationEngine.simulated(board: board)
         let monitor = StatusMonitor(engine: engine)
         let configuration = NTRIPConfiguration(host: "127.0.0.1", port: port, mountpoint: mountpoint, user: "user", password: password)
-        let client = NTRIPClient(configuration: configuration, silenceTimeout: 3, connectTimeout: 3, backoff: (0.2, 1))
+        let client = NTRIPClient(configuration: configuration, network: LinuxNetwork(), silenceTimeout: 3, connectTimeout: 3, backoff: (0.2, 1))
         engine.attachCorrections(client)
         return (engine, client, monitor)
     }

@@ -1,6 +1,7 @@
 import Beacons
 import Foundation
 import HardwareInterfaces
+import LocationAPI
 import LocationServices
 
 /// The clients' beacon services: beacon regions (persisted beside the circular regions), the

@@ -1,6 +1,7 @@
 import Beacons
 import Foundation
 import HardwareInterfaces
+import LocationAPI
 import LocationServices
 import PowerPolicy
 

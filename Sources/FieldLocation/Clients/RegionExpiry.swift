@@ -1,4 +1,5 @@
 import HardwareInterfaces
+import LocationAPI
 import LocationServices
 
 extension ClientRegistry {

@@ -1,5 +1,7 @@
 import Beacons
+import FieldLocationStore
 import Foundation
+import LocationAPI
 import LocationServices
 
 /// Regions persisted per client name, written atomically (temp file, fsync, rename).

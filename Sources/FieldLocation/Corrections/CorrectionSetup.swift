@@ -60,7 +60,10 @@ public enum CorrectionSetup {
                               ggaInterval: Double? = nil, environment: [String: String] = [:]) throws(SetupError) -> String? {
         guard let configuration = try configuration(board: engine.board, url: url, passwordFile: passwordFile, gga: gga,
                                                     ggaInterval: ggaInterval, environment: environment) else { return nil }
-        engine.attachCorrections(NTRIPClient(configuration: configuration))
+        guard let network = engine.platform.network else {
+            throw SetupError(description: "board \(engine.board.name): NTRIP corrections need a network, and this platform has none")
+        }
+        engine.attachCorrections(NTRIPClient(configuration: configuration, network: network))
         return "NTRIP corrections from \(configuration.displayName) (\(configuration.version), GGA \(configuration.gga.rawValue))"
     }
 

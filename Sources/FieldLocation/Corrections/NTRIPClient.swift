@@ -1,6 +1,5 @@
 import Foundation
 import HardwareInterfaces
-import LinuxHardware
 import NTRIP
 import Synchronization
 
@@ -47,17 +46,20 @@ public final class NTRIPClient: Sendable {
     /// The backoff's first delay and cap, seconds.
     public let backoffRange: (initial: Double, maximum: Double)
     private let shared = Mutex(Shared())
-    private let clock: SystemMonotonicClock
+    private let clock: any MonotonicClock
+    private let network: any NetworkConnector
 
-    /// A client for `configuration`, its frames into `queue`.
-    public init(configuration: NTRIPConfiguration, queue: CorrectionQueue = CorrectionQueue(), silenceTimeout: Double = 30,
+    /// A client for `configuration` over `network`, its frames into `queue`.
+    public init(configuration: NTRIPConfiguration, network: any NetworkConnector,
+                queue: CorrectionQueue = CorrectionQueue(), silenceTimeout: Double = 30,
                 connectTimeout: Double = 10, backoff: (initial: Double, maximum: Double) = (1, 60)) {
         self.configuration = configuration
         self.queue = queue
         self.silenceTimeout = silenceTimeout
         self.connectTimeout = connectTimeout
         backoffRange = backoff
-        clock = SystemMonotonicClock()
+        self.network = network
+        clock = network.clock
     }
 
     /// The status now.
@@ -126,8 +128,8 @@ public final class NTRIPClient: Sendable {
         var rtcm = RTCM3Stream()
         session.connecting()
         update { $0.link = .connecting }
-        guard let connection = try? TCPConnection.connect(host: configuration.host, port: configuration.port,
-                                                          deadline: deadline(connectTimeout), clock: clock) else {
+        guard let connection = try? network.connect(host: configuration.host, port: configuration.port,
+                                                          deadline: deadline(connectTimeout)) else {
             return
         }
         defer { connection.close() }
@@ -158,10 +160,10 @@ public final class NTRIPClient: Sendable {
         var session = NTRIPSession(configuration: configuration)
         session.connecting()
         update { $0.link = .connecting }
-        let connection: TCPConnection
+        let connection: any NetworkConnection
         do {
-            connection = try TCPConnection.connect(host: configuration.host, port: configuration.port,
-                                                   deadline: deadline(connectTimeout), clock: clock)
+            connection = try network.connect(host: configuration.host, port: configuration.port,
+                                                   deadline: deadline(connectTimeout))
         } catch {
             session.connectFailed(error.description)
             update { $0.link = session.state }
@@ -209,7 +211,7 @@ public final class NTRIPClient: Sendable {
 
     /// Sends the position when the policy and the source table want it. Returns whether it is
     /// settled for this interval (sent, or not wanted); false while no position is known yet.
-    private func sendGGA(_ connection: TCPConnection) throws(HardwareError) -> Bool {
+    private func sendGGA(_ connection: any NetworkConnection) throws(HardwareError) -> Bool {
         let (wanted, position) = shared.withLock { s -> (Bool, GGAReport?) in
             let wanted: Bool
             switch configuration.gga {

@@ -1,5 +1,6 @@
 import Foundation
 import HardwareInterfaces
+import LocationAPI
 import LocationServices
 import NMEA
 import PowerPolicy
@@ -97,7 +98,7 @@ extension LocationEngine {
 
     /// Opens the receiver's port now, throwing why it cannot be (for one-shot tools that should
     /// fail at once rather than retry).
-    func openReceiver() throws(HardwareError) {
+    package func openReceiver() throws(HardwareError) {
         runLock.lock()
         defer { runLock.unlock() }
         guard receiver.port == nil else { return }
@@ -110,7 +111,7 @@ extension LocationEngine {
     public static var gyroscopeSamplePeriod: Duration { SensorSubsystem.gyroscopeSamplePeriod }
 
     /// Closes the receiver's port without changing the receiver's power (for tools that only watch).
-    func closeReceiver() { runLock.withLock { receiver.closePort() } }
+    package func closeReceiver() { runLock.withLock { receiver.closePort() } }
 
     /// The period of headings while headings are wanted (100 ms unless a tool asks otherwise).
     /// A board with a gyroscope samples at least every ``gyroscopeSamplePeriod`` for its attitude

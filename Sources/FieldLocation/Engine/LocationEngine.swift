@@ -2,11 +2,11 @@ import BoardConfig
 import Foundation
 import HardwareInterfaces
 import Heading
+import LocationAPI
 import LocationServices
 import NMEA
 import PowerPolicy
 import ReceiverProtocols
-import SimulatedHardware
 import Synchronization
 
 /// One process's location engine on one board: it owns the receiver, the sensors and the power
@@ -48,10 +48,6 @@ public final class LocationEngine: @unchecked Sendable {
     public let clock: any MonotonicClock
     /// The policy.
     public let policy: PowerPolicy
-    /// The simulated receiver of a `sim` board (energy ledger, power state), else `nil`.
-    public var simulatedReceiver: ReceiverEmulator? { (platform as? SimulatedEnginePlatform)?.receiver }
-    /// The simulated platform of a `sim` board (for fault injection in tests), else `nil`.
-    public var simulatedPlatform: SimulatedPlatform? { (platform as? SimulatedEnginePlatform)?.platform }
     /// Folder of persisted state (regions); `nil` keeps nothing.
     public var stateDirectory: String? { registry.stateDirectory }
     /// What the engine runs on, as its caller chose.
@@ -145,31 +141,14 @@ public final class LocationEngine: @unchecked Sendable {
         public var timeToFirstFix: Double?
         /// Starts and wakes that reached a fix with a position.
         public var acquisitions = 0
+
+        /// All zero.
+        public init() {}
     }
 
-    /// Opens a board on the platform its board file asks for: a simulated one on its simulated
-    /// platform (see ``simulated(board:stateDirectory:clock:trajectory:receiverTracking:)``), a real one on `linux`.
-    public static func open(board: BoardDescription, stateDirectory: String? = nil,
-                            linux: @autoclosure () -> any HardwarePlatform) throws(HardwareError) -> LocationEngine {
-        LocationEngine(board: board, platform: try BoardHardware.enginePlatform(for: board, linux: linux()),
-                       stateDirectory: stateDirectory)
-    }
-
-    /// A simulated board on `clock` (a fresh manual clock by default), optionally following a
-    /// scripted trajectory with the receiver asleep at the start (`receiverTracking` false).
-    public static func simulated(board: BoardDescription, stateDirectory: String? = nil, clock: ManualClock = ManualClock(),
-                                 trajectory: Trajectory? = nil, receiverTracking: Bool = true) throws(HardwareError) -> LocationEngine {
-        let sim = try BoardHardware.simulatedBoard(for: board, clock: clock, trajectory: trajectory, receiverTracking: receiverTracking)
-        return LocationEngine(board: board, platform: SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver, beaconScanner: sim.beaconScanner),
-                              stateDirectory: stateDirectory, receiverAwake: receiverTracking)
-    }
-
-    /// An engine for `board` on `platform`, with the receiver taken to be awake at the start.
-    public convenience init(board: BoardDescription, platform: any EnginePlatform, stateDirectory: String? = nil) {
-        self.init(board: board, platform: platform, stateDirectory: stateDirectory, receiverAwake: true)
-    }
-
-    init(board: BoardDescription, platform: any EnginePlatform, stateDirectory: String?, receiverAwake: Bool) {
+    /// An engine for `board` on `platform`, keeping client state in `stateDirectory` (none when
+    /// `nil`), with the receiver taken to be awake at the start unless `receiverAwake` is false.
+    public init(board: BoardDescription, platform: any EnginePlatform, stateDirectory: String? = nil, receiverAwake: Bool = true) {
         self.board = board
         self.platform = platform
         clock = platform.hardware.clock

@@ -70,3 +70,15 @@ public struct BoardSensors {
         return engine.process(acceleration: a, field: m)
     }
 }
+
+extension Heading.Matrix3 {
+    /// The board file's orientation matrix.
+    package init(rows m: MountMatrix) {
+        let r = m.rows
+        if r.count == 3, r.allSatisfy({ $0.count == 3 }) {
+            self.init(rows: Vector3(r[0][0], r[0][1], r[0][2]), Vector3(r[1][0], r[1][1], r[1][2]), Vector3(r[2][0], r[2][1], r[2][2]))
+        } else {
+            self = .identity
+        }
+    }
+}

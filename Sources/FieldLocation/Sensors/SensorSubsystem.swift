@@ -1,6 +1,7 @@
 import BoardConfig
 import HardwareInterfaces
 import Heading
+import LocationAPI
 import LocationServices
 import NMEA
 import PowerPolicy

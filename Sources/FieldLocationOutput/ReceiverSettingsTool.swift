@@ -1,4 +1,6 @@
 import BoardConfig
+import FieldLocation
+import FieldLocationStore
 import Foundation
 import HardwareInterfaces
 import ReceiverProtocols

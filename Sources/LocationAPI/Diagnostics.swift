@@ -94,17 +94,17 @@ public struct DiagnosticsTracker: Sendable, Hashable {
 }
 
 /// A ``DiagnosticsTracker`` that an escaping sink can hold.
-final class DiagnosticsBox: Sendable {
+package final class DiagnosticsBox: Sendable {
     private let state: Mutex<DiagnosticsTracker>
-    init(_ initial: LocationDiagnostics) { state = Mutex(DiagnosticsTracker(initial)) }
+    package init(_ initial: LocationDiagnostics) { state = Mutex(DiagnosticsTracker(initial)) }
     /// Applies `event`; returns the flags after it and whether they changed.
-    func note(_ event: EngineEvent) -> (LocationDiagnostics, changed: Bool) {
+    package func note(_ event: EngineEvent) -> (LocationDiagnostics, changed: Bool) {
         state.withLock { t in
             let changed = t.note(event)
             return (t.current, changed)
         }
     }
-    var current: LocationDiagnostics { state.withLock { $0.current } }
+    package var current: LocationDiagnostics { state.withLock { $0.current } }
 }
 
 /// One element of ``LocationProvider/liveUpdates(_:policy:)``: Core Location's `CLLocationUpdate`,
@@ -158,7 +158,7 @@ extension LocationProvider {
         let diagnostics = DiagnosticsBox(initial)
         let tracker = FixLossBox()
         let (stream, continuation) = AsyncStream<LiveLocationUpdate>.makeStream(
-            bufferingPolicy: .bufferingNewest(LocationEngine.sequenceBuffer))
+            bufferingPolicy: .bufferingNewest(sequenceBuffer))
         let id = register(name: "live", persistentName: nil) { event in
             let recovery = tracker.note(event)
             let (flags, changed) = diagnostics.note(event)

@@ -1,3 +1,4 @@
+import FieldLocation
 import HardwareInterfaces
 import ReceiverProtocols
 

@@ -1,6 +1,8 @@
 import BoardConfig
+import FieldLocation
 import Foundation
 import HardwareInterfaces
+import LocationAPI
 import NMEA
 import PowerPolicy
 import ReceiverProtocols
@@ -38,38 +40,6 @@ final class RecordedReceiver: SimulatedSerialPeer {
     }
 
     func receive(_ bytes: [UInt8], at instant: MonotonicInstant) {}
-}
-
-/// A recording's headings for the engine, each due at its time after the replay's start: the
-/// engine publishes them as it would its sensors' (``EnginePlatform/recordedHeadings``).
-public final class RecordedHeadingSource: Sendable {
-    private let headings: [(at: MonotonicInstant, heading: HeadingUpdate)]
-    private let next = Mutex(0)
-
-    init(_ recorded: [RecordedSession.Heading], start: MonotonicInstant) {
-        headings = recorded.map { h in
-            let at = start.advanced(by: .nanoseconds(Int64((h.t * 1e9).rounded())))
-            let accuracy = h.accuracy ?? -1
-            return (at, HeadingUpdate(magneticHeading: h.magnetic, trueHeading: h.trueHeading, headingAccuracy: accuracy,
-                                      field: (0, 0, 0), acceleration: (0, 0, 0), pitch: nil, roll: nil, inclination: nil,
-                                      quality: h.quality, flags: ["replayed"], takenAt: at))
-        }
-    }
-
-    /// When the next heading is due, if any is left.
-    public var nextDue: MonotonicInstant? { next.withLock { $0 < headings.count ? headings[$0].at : nil } }
-
-    /// The headings due by `instant`, in order (each once).
-    public func take(upTo instant: MonotonicInstant) -> [HeadingUpdate] {
-        next.withLock { index in
-            var out: [HeadingUpdate] = []
-            while index < headings.count, headings[index].at <= instant {
-                out.append(headings[index].heading)
-                index += 1
-            }
-            return out
-        }
-    }
 }
 
 /// A replay board (`[replay]` in its board file): a recorded session stands in for the hardware.
@@ -113,12 +83,17 @@ public struct ReplayEnginePlatform: EnginePlatform {
         }
         self.platform = platform
         self.session = session
-        recordedHeadings = session.headings.isEmpty ? nil : RecordedHeadingSource(session.headings, start: start)
+        recordedHeadings = session.headings.isEmpty ? nil : RecordedHeadingSource(session.headings.map { h in
+            let at = start.advanced(by: .nanoseconds(Int64((h.t * 1e9).rounded())))
+            return (at, HeadingUpdate(magneticHeading: h.magnetic, trueHeading: h.trueHeading, headingAccuracy: h.accuracy ?? -1,
+                                      field: (0, 0, 0), acceleration: (0, 0, 0), pitch: nil, roll: nil, inclination: nil,
+                                      quality: h.quality, flags: ["replayed"], takenAt: at))
+        })
         if let first = session.pulses.first { utcAtZero = Double(first.utc) - first.edge - start.seconds }
     }
 
     public var hardware: any HardwarePlatform { platform }
-    public var pacing: EnginePacing { .manual(platform.manualClock) }
+    public var pacing: EnginePacing { .manual }
     public var provenance: Provenance { .replay }
     public var providesReceiver: Bool { true }
     public func receiverPort(for board: BoardDescription) -> String { BoardHardware.simulatedPortName }

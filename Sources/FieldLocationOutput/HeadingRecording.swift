@@ -1,3 +1,6 @@
+import LocationAPI
+
+
 /// The row `fieldloc record` writes for each heading on a board with a gyroscope (kept apart from
 /// HeadingFiles.swift, which the calibration fuzzer compiles without the engine's types).
 extension HeadingCSV {

@@ -1,3 +1,4 @@
+import EnginePlatforms
 import FieldLocation
 import HardwareInterfaces
 import LinuxHardware

@@ -41,7 +41,7 @@ public struct ProviderAuthorization: Sendable, Hashable {
 }
 
 /// The client interface of a location service: what ``LocationManager`` and the async sequences are
-/// built on. ``LocationEngine`` provides it in process; `RemoteLocationProvider` (module
+/// built on. `LocationEngine` (module `FieldLocation`) provides it in process; `RemoteLocationProvider` (module
 /// `FieldLocationClient`) provides it over `fieldlocd`'s local socket, with the same semantics.
 ///
 /// A client registers with a sink for its events, then changes the services it runs; its demand is
@@ -63,6 +63,10 @@ public protocol LocationProvider: AnyObject, Sendable {
     var headingAvailable: Bool { get }
     /// Whether the board has a receiver.
     var locationServicesEnabled: Bool { get }
+    /// Whether calls such as ``unregister(_:)`` may be made from inside a sink: `true` in process
+    /// (the engine takes them on its own thread), `false` over a socket, where the manager makes them
+    /// from another thread so the connection's delivery queue never waits on itself.
+    var callsBackSynchronously: Bool { get }
 
     /// Registers a client; `sink` receives its events. With a `persistentName`, its regions are kept
     /// under that name. Returns the client's identifier and problems met (restoring regions, reaching
@@ -108,35 +112,6 @@ public protocol LocationProvider: AnyObject, Sendable {
     func state(_ id: Int, ofBeaconRegion identifier: String) -> BeaconRegionState
 }
 
-extension LocationEngine: LocationProvider {
-    /// The board's name.
-    public var boardName: String { board.name }
-
-    /// In process, access to the board's device nodes decides (a simulated platform is always
-    /// accessible), then `policy`'s default status and accuracy.
-    public func authorization(policy: AccessPolicy) -> ProviderAuthorization {
-        if let problem = platform.accessProblem(for: board) {
-            return ProviderAuthorization(status: .denied, reason: problem, accuracy: policy.accuracy)
-        }
-        let status = policy.defaultStatus
-        return ProviderAuthorization(status: status, reason: status.allowsLocations ? nil : "the access policy says \(status.rawValue)",
-                                     accuracy: policy.accuracy)
-    }
-
-    /// Granted when `policy` declares the purpose key; declined (`promptDeclined`) when the client
-    /// has no location access at all.
-    public func requestTemporaryFullAccuracy(_ id: Int, purposeKey: String, policy: AccessPolicy) -> LocationError? {
-        if policy.purposes[purposeKey] != nil {
-            let grant = authorization(policy: policy)
-            guard grant.status.allowsLocations else {
-                return .promptDeclined("full accuracy for '\(purposeKey)': \(grant.reason ?? "authorization is \(grant.status.rawValue)")")
-            }
-            return nil
-        }
-        return .invalidArgument("purpose key '\(purposeKey)' is not declared in the access policy (a line 'purpose \(purposeKey) = why')")
-    }
-}
-
 extension HeadingUpdate {
     /// A heading with every value given (for providers that rebuild headings, such as a remote one):
     /// `field` in µT and `acceleration` in g, body axes.
@@ -160,4 +135,9 @@ extension HeadingUpdate {
         self.flags = flags
         self.takenAt = takenAt
     }
+}
+
+extension LocationProvider {
+    /// Over a connection unless a provider says otherwise.
+    public var callsBackSynchronously: Bool { false }
 }

@@ -1,6 +1,8 @@
+import FieldLocation
 import Foundation
 import HardwareInterfaces
 import Heading
+import LocationAPI
 import LocationServices
 import NMEA
 import PowerPolicy

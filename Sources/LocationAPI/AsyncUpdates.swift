@@ -122,10 +122,8 @@ public final class LocationSession: Sendable {
     }
 }
 
-extension LocationEngine {
-    /// The buffer of each sequence: a consumer that falls this far behind loses the oldest elements.
-    static let sequenceBuffer = 1024
-}
+/// The buffer of each sequence: a consumer that falls this far behind loses the oldest elements.
+let sequenceBuffer = 1024
 
 /// The async sequences and sessions work on every provider: an engine in process, or the daemon's socket.
 extension LocationProvider {
@@ -139,7 +137,7 @@ extension LocationProvider {
     private func sequence<Element: Sendable>(
         _ name: String, configure: (Int) -> Void, mapAll: @escaping @Sendable (EngineEvent) -> [Element]
     ) -> EngineSequence<Element> {
-        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(LocationEngine.sequenceBuffer))
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(sequenceBuffer))
         let id = register(name: name, persistentName: nil) { event in
             for element in mapAll(event) { continuation.yield(element) }
         }.id

@@ -1,6 +1,8 @@
+import FieldLocation
 import GPSDProtocol
 import HardwareInterfaces
 import Heading
+import LocationAPI
 import LocationServices
 import NMEA
 import PowerPolicy

@@ -1,8 +1,11 @@
-import LocationServices
 import BoardConfig
+import EnginePlatforms
+import FieldLocation
 import GPSDProtocol
 import HardwareInterfaces
 import Heading
+import LocationAPI
+import LocationServices
 import NMEA
 import PowerPolicy
 import SensorDrivers

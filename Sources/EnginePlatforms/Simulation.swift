@@ -1,6 +1,7 @@
-import LocationServices
+import FieldLocation
 import Foundation
 import HardwareInterfaces
+import LocationServices
 import NMEA
 import PowerPolicy
 import ReceiverProtocols

@@ -1,6 +1,7 @@
 import FieldLocation
 import HardwareInterfaces
 import LinuxHardware
+import LocationAPI
 import LocationServices
 import Logging
 import NMEA
@@ -76,7 +77,7 @@ public final class TimeService: Sendable {
     /// How long `count` bytes take on a serial line at `bps`: 10 bits a byte (start, 8 data,
     /// stop); 0 without a rate (a replay, a socket). The serial sample's stamp and the gpsd
     /// socket's TOFF both take it off a chunk's arrival to find its first byte.
-    static func transmissionNanoseconds(of count: Int, bps: Int?) -> Int64 {
+    package static func transmissionNanoseconds(of count: Int, bps: Int?) -> Int64 {
         guard let bps, bps > 0, count > 0 else { return 0 }
         return Int64(count) * 10 * 1_000_000_000 / Int64(bps)
     }

@@ -1,8 +1,8 @@
 import BoardConfig
 import HardwareInterfaces
 import Heading
-import SensorDrivers
 import PowerPolicy
+import SensorDrivers
 import SimulatedHardware
 import Synchronization
 
@@ -176,17 +176,5 @@ public enum BoardHardware {
     public static func platform(for board: BoardDescription, linux: @autoclosure () -> any HardwarePlatform,
                                 motion: MotionScript? = nil) throws(HardwareError) -> any HardwarePlatform {
         board.simulated ? try simulatedPlatform(for: board, motion: motion) : linux()
-    }
-}
-
-extension Heading.Matrix3 {
-    /// The board file's orientation matrix.
-    init(rows m: MountMatrix) {
-        let r = m.rows
-        if r.count == 3, r.allSatisfy({ $0.count == 3 }) {
-            self.init(rows: Vector3(r[0][0], r[0][1], r[0][2]), Vector3(r[1][0], r[1][1], r[1][2]), Vector3(r[2][0], r[2][1], r[2][2]))
-        } else {
-            self = .identity
-        }
     }
 }

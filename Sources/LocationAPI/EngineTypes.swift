@@ -31,6 +31,25 @@ public struct HeadingUpdate: Sendable, Hashable {
     /// the sources it believed, the measured rates and the bias estimate); `nil` where the heading
     /// is today's tilt compensation. Pitch and roll above are then the filter's.
     public var attitude: AttitudeEstimate? = nil
+
+    /// Every value given, as the engine's sensor subsystem makes it.
+    package init(magneticHeading: Double, trueHeading: Double?, headingAccuracy: Double, x: Double, y: Double, z: Double,
+                 accelerationX: Double, accelerationY: Double, accelerationZ: Double, pitch: Double?, roll: Double?,
+                 inclination: Double?, quality: HeadingQuality, flags: [String], takenAt: MonotonicInstant,
+                 attitude: AttitudeEstimate? = nil) {
+        self.magneticHeading = magneticHeading
+        self.trueHeading = trueHeading
+        self.headingAccuracy = headingAccuracy
+        (self.x, self.y, self.z) = (x, y, z)
+        (self.accelerationX, self.accelerationY, self.accelerationZ) = (accelerationX, accelerationY, accelerationZ)
+        self.pitch = pitch
+        self.roll = roll
+        self.inclination = inclination
+        self.quality = quality
+        self.flags = flags
+        self.takenAt = takenAt
+        self.attitude = attitude
+    }
 }
 
 /// Which body axis a heading is reported for (Core Location's `headingOrientation`, mapped to a board).
@@ -45,7 +64,7 @@ public enum HeadingOrientation: String, Sendable, Hashable, CaseIterable {
     case left
 
     /// Degrees added to the forward heading.
-    var offset: Double {
+    package var offset: Double {
         switch self {
         case .forward: return 0
         case .right: return 90

@@ -102,7 +102,7 @@ extension LocationManager {
     /// delivers the provider's events.
     func endOneShot(_ id: Int) {
         guard lock.withLock({ oneShots.remove(id) != nil }) else { return }
-        if provider is LocationEngine {
+        if provider.callsBackSynchronously {
             provider.unregister(id)
         } else {
             let provider = self.provider

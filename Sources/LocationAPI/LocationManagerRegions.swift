@@ -18,7 +18,7 @@ extension LocationManager {
     }
 }
 
-/// What ``LocationEngine/regionActivity(_:)`` yields: a region event, or a region's expiry.
+/// What `LocationEngine.regionActivity(_:)` yields: a region event, or a region's expiry.
 public enum RegionActivity: Sendable, Hashable {
     /// Enter, exit, dwell or determined.
     case event(RegionEvent)

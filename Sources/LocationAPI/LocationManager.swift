@@ -19,12 +19,12 @@ public enum DeliveryTarget: Sendable {
 private func run(on actor: isolated any Actor, _ job: @Sendable () -> Void) { job() }
 
 /// The manager API, mirroring Core Location's `CLLocationManager` start/stop services on a
-/// ``LocationProvider``: a ``LocationEngine`` in the process that owns the board, or
+/// ``LocationProvider``: a `LocationEngine` (module `FieldLocation`) in the process that owns the board, or
 /// `RemoteLocationProvider` (module `FieldLocationClient`) on `fieldlocd`'s local socket. Several
 /// managers share one engine, and their demand is merged into one power-policy decision.
 ///
 /// Authorisation maps to Linux: a manager in the process that owns the board is authorised when
-/// the user can read and write the board's device nodes (see ``DeviceAccess``) and the access
+/// the user can read and write the board's device nodes (see `DeviceAccess` in module `EnginePlatforms`) and the access
 /// policy allows it; the `sim` board is always authorised. A manager on the daemon's socket is
 /// authorised by the daemon's access policy for the user it runs as (peer credentials), and `policy`
 /// can only restrict that further. Starting a service while ``authorizationStatus`` is
@@ -36,8 +36,6 @@ private func run(on actor: isolated any Actor, _ job: @Sendable () -> Void) { jo
 public final class LocationManager: @unchecked Sendable {
     /// What the manager runs on.
     public let provider: any LocationProvider
-    /// The engine, when the manager runs in the process that owns the board (`nil` over the daemon's socket).
-    public var engine: LocationEngine? { provider as? LocationEngine }
     /// The name regions are persisted under.
     public let name: String
     private let delivery: DeliveryTarget
@@ -56,12 +54,6 @@ public final class LocationManager: @unchecked Sendable {
     private var pending: AsyncStream<@Sendable () -> Void>.Continuation?
     /// Problems met while restoring persisted regions.
     public let restoreProblems: [String]
-
-    /// Creates a manager on `engine`. Regions persisted under `name` are restored and monitored again.
-    public convenience init(engine: LocationEngine, name: String = "default", delivery: DeliveryTarget = .immediate,
-                            policy: AccessPolicy = AccessPolicy()) {
-        self.init(provider: engine, name: name, delivery: delivery, policy: policy)
-    }
 
     /// Creates a manager on `provider` (an engine, or the daemon's socket). Regions persisted under
     /// `name` are restored and monitored again.
