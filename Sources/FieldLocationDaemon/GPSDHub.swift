@@ -64,8 +64,8 @@ final class GPSDHub: Sendable {
     let device: GPSDDeviceInfo
     let logger: Logger
     private let state = Mutex(State())
-    /// Serialises publishing (the pass-through framer keeps state between chunks).
-    private let publisher = Mutex(PassThrough())
+    /// Serialises publishing (every client sees the observations in the engine's order).
+    private let publisher = Mutex(())
     /// Serialises demand changes; holds the demand last given to the feed.
     private let demand = Mutex(GPSDDemand.idle)
     private let allocator = ByteBufferAllocator()
@@ -136,7 +136,8 @@ final class GPSDHub: Sendable {
         demand.withLock { applied in
             let wanted = state.withLock { s -> GPSDDemand in
                 let watchers = s.clients.entries.values.filter { $0.policy.watches(device: device.path) }
-                return GPSDDemand(active: configuration.holdsReceiver || !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json })
+                return GPSDDemand(active: configuration.holdsReceiver || !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json },
+                                  frames: watchers.contains { GPSDHub.wantsFrames($0.policy) })
             }
             guard wanted != applied else { return }
             feed.demandChanged(wanted)
@@ -179,9 +180,10 @@ final class GPSDHub: Sendable {
 
     /// Publishes one observation to every watcher that wants it.
     func publish(_ observation: EngineObservation) {
-        publisher.withLock { passThrough in
+        publisher.withLock { _ in
             switch observation {
-            case .bytes(let chunk): publishBytes(chunk, passThrough)
+            case .bytes(let chunk): publishBytes(chunk)
+            case .frames(let frames): publishFrames(frames)
             case .fix(let fix, let at): publishFix(fix, at: at)
             case .heading(let heading): publishHeading(heading)
             case .pps(let sample): publishPPS(sample)
@@ -196,48 +198,69 @@ final class GPSDHub: Sendable {
         }
     }
 
-    private func publishBytes(_ chunk: [UInt8], _ passThrough: PassThrough) {
+    /// Whether a watch takes the receiver's frames: `raw:1` (sentences, binary frames in hex) or
+    /// `nmea` without `raw` (sentences).
+    static func wantsFrames(_ policy: GPSDWatchPolicy) -> Bool { policy.raw == 1 || (policy.raw == 0 && policy.nmea) }
+
+    /// The bytes as read, for `raw:2` watchers; and the time the epoch began.
+    private func publishBytes(_ chunk: [UInt8]) {
         let now = GPSDHub.utcNow()
         let bps = device.bps
         let watching = watchers { s in
             s.sawData = true
             if s.epochStart == nil { s.epochStart = GPSDHub.firstByteTime(of: chunk.count, receivedAt: now, bps: bps) }
-        }
-        let framing = watching.contains { $0.policy.raw == 1 || ($0.policy.raw == 0 && $0.policy.nmea) }
-        let items = passThrough.items(chunk, wanted: framing)
+        }.filter { $0.policy.raw >= 2 }
         guard !watching.isEmpty else { return }
-        var raw2: ByteBuffer?
+        let buffer = allocator.buffer(bytes: chunk)
+        for client in watching { deliver(buffer, to: client) }
+    }
+
+    /// The frames as the engine's framer split them: `raw:1` watchers get sentences as they are and
+    /// UBX and RTCM3 frames as hex dumps; `nmea` watchers the sentences.
+    private func publishFrames(_ frames: [RawFrame]) {
+        let watching = watchers().filter { GPSDHub.wantsFrames($0.policy) }
+        guard !watching.isEmpty else { return }
         var raw1: ByteBuffer?
         var nmea: ByteBuffer?
         for client in watching {
             let buffer: ByteBuffer?
-            switch client.policy.raw {
-            case 2...:
-                if raw2 == nil { raw2 = allocator.buffer(bytes: chunk) }
-                buffer = raw2
-            case 1:
+            if client.policy.raw == 1 {
                 if raw1 == nil {
-                    var out = allocator.buffer(capacity: chunk.count * 2)
-                    for item in items {
-                        switch item {
-                        case .sentence(let bytes): out.writeBytes(bytes)
-                        case .binary(let bytes): out.writeBytes(PassThrough.hexLine(bytes))
+                    var out = allocator.buffer(capacity: frames.reduce(0) { $0 + $1.bytes.count * 2 })
+                    for frame in frames {
+                        switch frame.kind {
+                        case .sentence: out.writeBytes(frame.bytes)
+                        case .ubx, .rtcm3: out.writeBytes(GPSDHub.hexLine(frame.bytes))
+                        case .casic: break
                         }
                     }
                     raw1 = out
                 }
                 buffer = raw1
-            default:
-                guard client.policy.nmea else { continue }
+            } else {
                 if nmea == nil {
-                    var out = allocator.buffer(capacity: chunk.count)
-                    for case .sentence(let bytes) in items { out.writeBytes(bytes) }
+                    var out = allocator.buffer(capacity: frames.reduce(0) { $0 + $1.bytes.count })
+                    for frame in frames where frame.kind == .sentence { out.writeBytes(frame.bytes) }
                     nmea = out
                 }
                 buffer = nmea
             }
             if let buffer, buffer.readableBytes > 0 { deliver(buffer, to: client) }
         }
+    }
+
+    /// gpsd's hex dump of a binary packet for `raw:1` watchers: lowercase hex digits, then CR LF.
+    static func hexLine(_ bytes: [UInt8]) -> [UInt8] {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2 + 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        out.append(0x0D)
+        out.append(0x0A)
+        return out
     }
 
     private func publishFix(_ fix: Fix, at: MonotonicInstant) {

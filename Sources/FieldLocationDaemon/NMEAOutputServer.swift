@@ -54,7 +54,7 @@ public final class NMEAOutputServer: Service, Sendable {
         var statistics = NMEAOutputStatistics()
     }
     private let state = Mutex(State())
-    /// Serialises composing (the pass-through framer keeps its state between chunks).
+    /// Serialises composing.
     private let composer = Mutex(NMEAOutputComposer())
 
     /// Outputs for `feed` (an ``EngineFeed`` of its own: the feed's observer and demand are this server's).
@@ -183,7 +183,7 @@ public final class NMEAOutputServer: Service, Sendable {
         let device = feed.device
         let change = state.withLock { s -> GPSDDemand? in
             let active = !s.stopped && (s.udp != nil || !s.clients.isEmpty)
-            let wanted = GPSDDemand(active: active, heading: active && device.hasCompass)
+            let wanted = GPSDDemand(active: active, heading: active && device.hasCompass, frames: active)
             guard wanted != s.demand else { return nil }
             s.demand = wanted
             return wanted
