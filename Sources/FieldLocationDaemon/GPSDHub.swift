@@ -171,7 +171,7 @@ final class GPSDHub: Sendable {
         var entries: [GPSDPollEntry] = []
         if policy.watches(device: device.path) {
             let fix = last ?? Fix()
-            entries.append(GPSDPollEntry(device: device.path, fix: reduced ? GPSDHub.reduced(fix) : fix, extras: GPSDHub.extras(fix, corrections: feed.correctionStatus)))
+            entries.append(GPSDPollEntry(device: device.path, fix: reduced ? fix.reduced() : fix, extras: GPSDHub.extras(fix, corrections: feed.correctionStatus)))
         }
         return GPSDReport.poll(time: GPSDHub.utcNow(), devices: entries)
     }
@@ -298,7 +298,7 @@ final class GPSDHub: Sendable {
         for client in watching {
             if client.policy.json {
                 if client.reduced {
-                    if coarse == nil { coarse = reports(GPSDHub.reduced(fix)) }
+                    if coarse == nil { coarse = reports(fix.reduced()) }
                     if let coarse { deliver(coarse, to: client) }
                 } else {
                     if full == nil { full = reports(fix) }
@@ -375,26 +375,6 @@ final class GPSDHub: Sendable {
         extras.dgpsAge = corrections?.age
         extras.dgpsStation = corrections?.station
         return extras
-    }
-
-    /// A fix coarsened for reduced-accuracy clients, as `Location.reduced()` does: position snapped to
-    /// 0.05 degrees (about 5 km), accuracy at least 5 km, no altitude, speed or course.
-    static func reduced(_ fix: Fix) -> Fix {
-        var copy = fix
-        let step = 0.05
-        copy.latitude = fix.latitude.map { ($0 / step).rounded() * step }
-        copy.longitude = fix.longitude.map { ($0 / step).rounded() * step }
-        copy.rawLatitude = nil
-        copy.rawLongitude = nil
-        copy.altitudeMSL = nil
-        copy.altitudeHAE = nil
-        copy.geoidSeparation = nil
-        copy.speed = nil
-        copy.course = nil
-        copy.magneticVariation = nil
-        copy.horizontalAccuracy = max(fix.horizontalAccuracy ?? 0, 5000)
-        copy.verticalAccuracy = nil
-        return copy
     }
 
     /// Standard gravity, m/s² per g.
