@@ -1,4 +1,5 @@
 import FieldLocation
+import FieldLocationWire
 import Logging
 import NIOCore
 import NIOPosix
@@ -126,7 +127,8 @@ public final class NMEAOutputServer: Service, Sendable {
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NMEAClientHandler(server: self, id: id))
+                    try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(NMEAClientHandler.lineDecoder()),
+                                                                    NMEAClientHandler(server: self, id: id))
                 }
             }
         let channel: any Channel
@@ -249,14 +251,20 @@ public final class NMEAOutputServer: Service, Sendable {
     }
 }
 
-/// One TCP client of the NMEA output: reads filter lines (at most 256 bytes each), and tells the
-/// server when it goes away.
+/// One TCP client of the NMEA output: reads filter lines (at most 256 bytes each, framed by
+/// ``LineDecoder``; longer ones are dropped), and tells the server when it goes away.
 final class NMEAClientHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = LineDecoder.Item
     let server: NMEAOutputServer
     let id: Int
-    private let pending = Mutex([UInt8]())
+    /// The longest filter line, bytes before its LF (a CR before the LF counts).
     static let maximumLine = 256
+
+    /// The framing of a client's lines: at most ``maximumLine`` bytes, the CR left to the filter's
+    /// parser (it trims it), a line the client did not finish dropped.
+    static func lineDecoder() -> LineDecoder {
+        LineDecoder(maximumLength: maximumLine, stripsCarriageReturn: false, skipsEmptyLines: false, deliversUnterminatedLine: false)
+    }
 
     init(server: NMEAOutputServer, id: Int) {
         self.server = server
@@ -264,20 +272,8 @@ final class NMEAClientHandler: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        var lines: [String] = []
-        pending.withLock { pending in
-            for byte in bytes {
-                if byte == 0x0A {
-                    lines.append(String(decoding: pending, as: UTF8.self))
-                    pending.removeAll()
-                } else if pending.count <= Self.maximumLine {
-                    pending.append(byte)
-                }
-            }
-        }
-        for line in lines where line.utf8.count <= Self.maximumLine { server.received(line: line, from: id) }
+        guard case .line(let line) = unwrapInboundIn(data) else { return }
+        server.received(line: String(buffer: line), from: id)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
