@@ -12,14 +12,18 @@ public struct GPSDDemand: Sendable, Equatable {
     public var active: Bool
     /// At least one watcher wants JSON and the board has a compass: produce headings (ATT).
     public var heading: Bool
+    /// At least one watcher wants the receiver's sentences or frames (gpsd's `nmea`, `raw:1`; the NMEA
+    /// outputs): publish ``EngineObservation/frames(_:)``. Without it no frame is kept.
+    public var frames: Bool
 
     /// No watcher: the feed may idle.
     public static let idle = GPSDDemand(active: false, heading: false)
 
     /// A demand with the given values.
-    public init(active: Bool, heading: Bool) {
+    public init(active: Bool, heading: Bool, frames: Bool = false) {
         self.active = active
         self.heading = heading
+        self.frames = frames
     }
 }
 
@@ -50,8 +54,8 @@ public struct GPSDDeviceInfo: Sendable, Equatable {
 ///
 /// The server calls ``start(publishing:)`` once when it starts and ``stop()`` when it stops, and
 /// ``demandChanged(_:)`` whenever its watchers' needs change (always from one caller at a time).
-/// The feed calls `publishing` with the receiver's bytes, every assembled fix and every heading,
-/// from any single thread.
+/// The feed calls `publishing` with the receiver's bytes (and its frames while the demand asks for
+/// them), every assembled fix and every heading, from any single thread.
 public protocol GPSDFeed: AnyObject, Sendable {
     /// The device reported to clients.
     var device: GPSDDeviceInfo { get }
@@ -136,6 +140,7 @@ public final class EngineFeed: GPSDFeed {
     }
 
     public func demandChanged(_ demand: GPSDDemand) {
+        if let observer = state.withLock({ $0.observer }) { engine.setObserver(observer, wantsFrames: demand.active && demand.frames) }
         guard demand.active else {
             if let client = state.withLock({ s -> Int? in defer { s.client = nil }; return s.client }) {
                 engine.unregister(client)

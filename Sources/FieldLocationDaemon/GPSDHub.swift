@@ -66,8 +66,8 @@ final class GPSDHub: Sendable {
     let device: GPSDDeviceInfo
     let logger: Logger
     private let state = Mutex(State())
-    /// Serialises publishing (the pass-through framer keeps state between chunks).
-    private let publisher = Mutex(PassThrough())
+    /// Serialises publishing (every client sees the observations in the engine's order).
+    private let publisher = Mutex(())
     /// Serialises demand changes; holds the demand last given to the feed.
     private let demand = Mutex(GPSDDemand.idle)
     private let allocator = ByteBufferAllocator()
@@ -138,7 +138,8 @@ final class GPSDHub: Sendable {
         demand.withLock { applied in
             let wanted = state.withLock { s -> GPSDDemand in
                 let watchers = s.clients.entries.values.filter { $0.policy.watches(device: device.path) }
-                return GPSDDemand(active: configuration.holdsReceiver || !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json })
+                return GPSDDemand(active: configuration.holdsReceiver || !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json },
+                                  frames: watchers.contains { GPSDHub.wantsFrames($0.policy) })
             }
             guard wanted != applied else { return }
             feed.demandChanged(wanted)
@@ -172,7 +173,7 @@ final class GPSDHub: Sendable {
         var entries: [GPSDPollEntry] = []
         if policy.watches(device: device.path) {
             let fix = last ?? Fix()
-            entries.append(GPSDPollEntry(device: device.path, fix: reduced ? GPSDHub.reduced(fix) : fix, extras: GPSDHub.extras(fix, corrections: feed.correctionStatus)))
+            entries.append(GPSDPollEntry(device: device.path, fix: reduced ? fix.reduced() : fix, extras: GPSDHub.extras(fix, corrections: feed.correctionStatus)))
         }
         return GPSDReport.poll(time: GPSDHub.utcNow(), devices: entries)
     }
@@ -181,9 +182,10 @@ final class GPSDHub: Sendable {
 
     /// Publishes one observation to every watcher that wants it.
     func publish(_ observation: EngineObservation) {
-        publisher.withLock { passThrough in
+        publisher.withLock { _ in
             switch observation {
-            case .bytes(let chunk): publishBytes(chunk, passThrough)
+            case .bytes(let chunk): publishBytes(chunk)
+            case .frames(let frames): publishFrames(frames)
             case .fix(let fix, let at): publishFix(fix, at: at)
             case .heading(let heading): publishHeading(heading)
             case .pps(let sample): publishPPS(sample)
@@ -198,48 +200,69 @@ final class GPSDHub: Sendable {
         }
     }
 
-    private func publishBytes(_ chunk: [UInt8], _ passThrough: PassThrough) {
+    /// Whether a watch takes the receiver's frames: `raw:1` (sentences, binary frames in hex) or
+    /// `nmea` without `raw` (sentences).
+    static func wantsFrames(_ policy: GPSDWatchPolicy) -> Bool { policy.raw == 1 || (policy.raw == 0 && policy.nmea) }
+
+    /// The bytes as read, for `raw:2` watchers; and the time the epoch began.
+    private func publishBytes(_ chunk: [UInt8]) {
         let now = GPSDHub.utcNow()
         let bps = device.bps
         let watching = watchers { s in
             s.sawData = true
             if s.epochStart == nil { s.epochStart = GPSDHub.firstByteTime(of: chunk.count, receivedAt: now, bps: bps) }
-        }
-        let framing = watching.contains { $0.policy.raw == 1 || ($0.policy.raw == 0 && $0.policy.nmea) }
-        let items = passThrough.items(chunk, wanted: framing)
+        }.filter { $0.policy.raw >= 2 }
         guard !watching.isEmpty else { return }
-        var raw2: ByteBuffer?
+        let buffer = allocator.buffer(bytes: chunk)
+        for client in watching { deliver(buffer, to: client) }
+    }
+
+    /// The frames as the engine's framer split them: `raw:1` watchers get sentences as they are and
+    /// UBX and RTCM3 frames as hex dumps; `nmea` watchers the sentences.
+    private func publishFrames(_ frames: [RawFrame]) {
+        let watching = watchers().filter { GPSDHub.wantsFrames($0.policy) }
+        guard !watching.isEmpty else { return }
         var raw1: ByteBuffer?
         var nmea: ByteBuffer?
         for client in watching {
             let buffer: ByteBuffer?
-            switch client.policy.raw {
-            case 2...:
-                if raw2 == nil { raw2 = allocator.buffer(bytes: chunk) }
-                buffer = raw2
-            case 1:
+            if client.policy.raw == 1 {
                 if raw1 == nil {
-                    var out = allocator.buffer(capacity: chunk.count * 2)
-                    for item in items {
-                        switch item {
-                        case .sentence(let bytes): out.writeBytes(bytes)
-                        case .binary(let bytes): out.writeBytes(PassThrough.hexLine(bytes))
+                    var out = allocator.buffer(capacity: frames.reduce(0) { $0 + $1.bytes.count * 2 })
+                    for frame in frames {
+                        switch frame.kind {
+                        case .sentence: out.writeBytes(frame.bytes)
+                        case .ubx, .rtcm3: out.writeBytes(GPSDHub.hexLine(frame.bytes))
+                        case .casic: break
                         }
                     }
                     raw1 = out
                 }
                 buffer = raw1
-            default:
-                guard client.policy.nmea else { continue }
+            } else {
                 if nmea == nil {
-                    var out = allocator.buffer(capacity: chunk.count)
-                    for case .sentence(let bytes) in items { out.writeBytes(bytes) }
+                    var out = allocator.buffer(capacity: frames.reduce(0) { $0 + $1.bytes.count })
+                    for frame in frames where frame.kind == .sentence { out.writeBytes(frame.bytes) }
                     nmea = out
                 }
                 buffer = nmea
             }
             if let buffer, buffer.readableBytes > 0 { deliver(buffer, to: client) }
         }
+    }
+
+    /// gpsd's hex dump of a binary packet for `raw:1` watchers: lowercase hex digits, then CR LF.
+    static func hexLine(_ bytes: [UInt8]) -> [UInt8] {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2 + 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        out.append(0x0D)
+        out.append(0x0A)
+        return out
     }
 
     private func publishFix(_ fix: Fix, at: MonotonicInstant) {
@@ -277,7 +300,7 @@ final class GPSDHub: Sendable {
         for client in watching {
             if client.policy.json {
                 if client.reduced {
-                    if coarse == nil { coarse = reports(GPSDHub.reduced(fix)) }
+                    if coarse == nil { coarse = reports(fix.reduced()) }
                     if let coarse { deliver(coarse, to: client) }
                 } else {
                     if full == nil { full = reports(fix) }
@@ -354,26 +377,6 @@ final class GPSDHub: Sendable {
         extras.dgpsAge = corrections?.age
         extras.dgpsStation = corrections?.station
         return extras
-    }
-
-    /// A fix coarsened for reduced-accuracy clients, as `Location.reduced()` does: position snapped to
-    /// 0.05 degrees (about 5 km), accuracy at least 5 km, no altitude, speed or course.
-    static func reduced(_ fix: Fix) -> Fix {
-        var copy = fix
-        let step = 0.05
-        copy.latitude = fix.latitude.map { ($0 / step).rounded() * step }
-        copy.longitude = fix.longitude.map { ($0 / step).rounded() * step }
-        copy.rawLatitude = nil
-        copy.rawLongitude = nil
-        copy.altitudeMSL = nil
-        copy.altitudeHAE = nil
-        copy.geoidSeparation = nil
-        copy.speed = nil
-        copy.course = nil
-        copy.magneticVariation = nil
-        copy.horizontalAccuracy = max(fix.horizontalAccuracy ?? 0, 5000)
-        copy.verticalAccuracy = nil
-        return copy
     }
 
     /// Standard gravity, m/s² per g.

@@ -3,7 +3,8 @@ import LocationAPI
 import NMEA
 
 /// Turns the engine's observations into the NMEA output's sentences: the receiver's sentences
-/// passed through as received (checksums intact, binary frames left out), and the daemon's own
+/// as the engine's framer split them (``EngineObservation/frames(_:)``: as received, checksums
+/// intact; binary frames left out), and the daemon's own
 /// heading and attitude sentences from each heading the engine delivers:
 ///
 /// - `$HCHDT`: the true heading (only once a fix gave the engine its position for the declination);
@@ -17,7 +18,7 @@ import NMEA
 ///   reads `PTCH` and `ROLL`); not sent for tilt-compensated headings without a filter.
 ///
 /// Headings whose quality is `unavailable` (or whose accuracy is negative) give no sentences.
-/// Not thread-safe: its owner serialises calls (the pass-through framer keeps state between chunks).
+/// Keeps no state between calls.
 final class NMEAOutputComposer {
     /// One sentence and its formatter, for the filters.
     struct Line: Equatable {
@@ -25,19 +26,17 @@ final class NMEAOutputComposer {
         var bytes: [UInt8]
     }
 
-    private let passThrough = PassThrough()
-
     /// The sentences `observation` gives.
     func lines(for observation: EngineObservation) -> [Line] {
         switch observation {
-        case .bytes(let chunk):
-            return passThrough.items(chunk, wanted: true).compactMap { item in
-                guard case .sentence(let bytes) = item, let formatter = NMEABuilder.formatter(of: bytes) else { return nil }
-                return Line(formatter: formatter, bytes: bytes)
+        case .frames(let frames):
+            return frames.compactMap { frame in
+                guard frame.kind == .sentence, let formatter = NMEABuilder.formatter(of: frame.bytes) else { return nil }
+                return Line(formatter: formatter, bytes: frame.bytes)
             }
         case .heading(let update):
             return Self.headingLines(update)
-        case .fix, .pps:
+        case .bytes, .fix, .pps:
             return []
         }
     }

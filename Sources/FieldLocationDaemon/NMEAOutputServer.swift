@@ -1,4 +1,5 @@
 import FieldLocation
+import FieldLocationWire
 import LocationAPI
 import Logging
 import NIOCore
@@ -55,7 +56,7 @@ public final class NMEAOutputServer: Service, Sendable {
         var statistics = NMEAOutputStatistics()
     }
     private let state = Mutex(State())
-    /// Serialises composing (the pass-through framer keeps its state between chunks).
+    /// Serialises composing.
     private let composer = Mutex(NMEAOutputComposer())
 
     /// Outputs for `feed` (an ``EngineFeed`` of its own: the feed's observer and demand are this server's).
@@ -127,7 +128,8 @@ public final class NMEAOutputServer: Service, Sendable {
                     return channel.close()
                 }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NMEAClientHandler(server: self, id: id))
+                    try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(NMEAClientHandler.lineDecoder()),
+                                                                    NMEAClientHandler(server: self, id: id))
                 }
             }
         let channel: any Channel
@@ -184,7 +186,7 @@ public final class NMEAOutputServer: Service, Sendable {
         let device = feed.device
         let change = state.withLock { s -> GPSDDemand? in
             let active = !s.stopped && (s.udp != nil || !s.clients.isEmpty)
-            let wanted = GPSDDemand(active: active, heading: active && device.hasCompass)
+            let wanted = GPSDDemand(active: active, heading: active && device.hasCompass, frames: active)
             guard wanted != s.demand else { return nil }
             s.demand = wanted
             return wanted
@@ -250,14 +252,20 @@ public final class NMEAOutputServer: Service, Sendable {
     }
 }
 
-/// One TCP client of the NMEA output: reads filter lines (at most 256 bytes each), and tells the
-/// server when it goes away.
+/// One TCP client of the NMEA output: reads filter lines (at most 256 bytes each, framed by
+/// ``LineDecoder``; longer ones are dropped), and tells the server when it goes away.
 final class NMEAClientHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = LineDecoder.Item
     let server: NMEAOutputServer
     let id: Int
-    private let pending = Mutex([UInt8]())
+    /// The longest filter line, bytes before its LF (a CR before the LF counts).
     static let maximumLine = 256
+
+    /// The framing of a client's lines: at most ``maximumLine`` bytes, the CR left to the filter's
+    /// parser (it trims it), a line the client did not finish dropped.
+    static func lineDecoder() -> LineDecoder {
+        LineDecoder(maximumLength: maximumLine, stripsCarriageReturn: false, skipsEmptyLines: false, deliversUnterminatedLine: false)
+    }
 
     init(server: NMEAOutputServer, id: Int) {
         self.server = server
@@ -265,20 +273,8 @@ final class NMEAClientHandler: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        var lines: [String] = []
-        pending.withLock { pending in
-            for byte in bytes {
-                if byte == 0x0A {
-                    lines.append(String(decoding: pending, as: UTF8.self))
-                    pending.removeAll()
-                } else if pending.count <= Self.maximumLine {
-                    pending.append(byte)
-                }
-            }
-        }
-        for line in lines where line.utf8.count <= Self.maximumLine { server.received(line: line, from: id) }
+        guard case .line(let line) = unwrapInboundIn(data) else { return }
+        server.received(line: String(buffer: line), from: id)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

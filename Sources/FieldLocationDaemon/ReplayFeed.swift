@@ -30,6 +30,7 @@ public final class ReplayFeed: GPSDFeed, Service {
     private struct State {
         var publish: (@Sendable (EngineObservation) -> Void)?
         var active = false
+        var frames = false
         var stopped = false
         var epochs = 0
     }
@@ -63,7 +64,10 @@ public final class ReplayFeed: GPSDFeed, Service {
     }
 
     public func demandChanged(_ demand: GPSDDemand) {
-        state.withLock { $0.active = demand.active }
+        state.withLock {
+            $0.active = demand.active
+            $0.frames = demand.active && demand.frames
+        }
     }
 
     /// The log's lines (each with its terminator), comment lines and the delay cookie removed.
@@ -124,9 +128,12 @@ public final class ReplayFeed: GPSDFeed, Service {
                 let stream = LogReplay(path: self.path).makeStream()
                 for line in lines {
                     guard await self.waitForWatchers(), let publish = self.state.withLock({ $0.publish }) else { return }
-                    var fixes: [Fix] = []
-                    line.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
+                    stream.deliversFrames = self.state.withLock { $0.frames }
+                    var decoded = Decoded()
+                    line.withUnsafeBufferPointer { stream.feed($0.span, delegate: &decoded) }
                     publish(.bytes(line))
+                    if !decoded.frames.isEmpty { publish(.frames(decoded.frames)) }
+                    let fixes = decoded.fixes
                     for fix in fixes {
                         publish(.fix(fix, ReplayFeed.monotonicNow()))
                         self.state.withLock { $0.epochs += 1 }
@@ -146,6 +153,14 @@ public final class ReplayFeed: GPSDFeed, Service {
             try await Task.sleep(for: .milliseconds(300))
             self.logger.info("replay of \(self.path) finished: \(self.epochsPublished) epochs")
         }
+    }
+
+    /// What one line gives: its fixes, and its frames while a watcher wants them.
+    private struct Decoded: NMEAStreamDelegate {
+        var fixes: [Fix] = []
+        var frames: [RawFrame] = []
+        mutating func stream(fix: Fix) { fixes.append(fix) }
+        mutating func stream(frame: Span<UInt8>, kind: RawFrame.Kind) { frames.append(RawFrame(kind: kind, framed: frame)) }
     }
 
     /// Waits while nobody watches; `false` when the feed was stopped or the task cancelled.

@@ -114,6 +114,10 @@ public enum EngineEvent: Sendable {
 public enum EngineObservation: Sendable {
     /// Bytes read from the receiver, in order.
     case bytes([UInt8])
+    /// The frames the last bytes completed, as they were received (``RawFrame``: sentences with
+    /// CR LF, binary frames whole), before the fixes they complete; only to observers that asked
+    /// for them (``LocationEngine/setObserver(_:wantsFrames:)``).
+    case frames([RawFrame])
     /// An assembled fix (also those without a position), with when it arrived.
     case fix(Fix, MonotonicInstant)
     /// A heading computed.

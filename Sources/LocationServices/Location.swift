@@ -140,24 +140,6 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
         Geodesy.distance(latitude1: latitude, longitude1: longitude, latitude2: other.latitude, longitude2: other.longitude)
     }
 
-    /// This location coarsened for reduced-accuracy authorisation: snapped to a grid of
-    /// 0.05° (about 5 km) with the accuracy widened to at least 5 km, speed and course removed.
-    public func reduced() -> Location {
-        var copy = self
-        let step = 0.05
-        copy.latitude = (latitude / step).rounded() * step
-        copy.longitude = (longitude / step).rounded() * step
-        copy.horizontalAccuracy = max(horizontalAccuracy, 5000)
-        copy.speed = nil
-        copy.course = nil
-        copy.speedAccuracy = nil
-        copy.courseAccuracy = nil
-        copy.altitude = nil
-        copy.ellipsoidalAltitude = nil
-        copy.isReduced = true
-        return copy
-    }
-
     public var description: String {
         "\(latitude), \(longitude) ±" + (hasKnownHorizontalAccuracy ? "\(wholeNumberText(horizontalAccuracy)) m" : "? m")
     }

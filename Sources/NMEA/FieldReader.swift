@@ -19,8 +19,8 @@ struct FieldReader {
     let readable: Int
     let sentence: SentenceType
     /// The number of fields (a sentence with no comma after the address has one, empty, field);
-    /// for the pass-through decoder, the number of commas after the address. Known from the
-    /// parser's single pass over the sentence; only GSA, GSV, VTG and the pass-through ask.
+    /// for an undecoded sentence, the number of commas after the address. Known from the
+    /// parser's single pass over the sentence; only GSA, GSV, VTG and undecoded sentences ask.
     let fieldCount: Int
     /// Start of the next field; `count + 1` once every field has been read.
     var position = 0

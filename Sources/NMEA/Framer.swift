@@ -10,10 +10,22 @@ public protocol NMEAFramerSink {
     mutating func framer(sentence: Span<UInt8>, digest: SentenceDigest)
     /// A u-blox UBX frame whose checksum is correct.
     mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>)
+    /// A u-blox UBX frame whose checksum is correct, with the whole frame as received (`frame`, from
+    /// its sync bytes through its checksum). The framer calls this; the default passes class, id and
+    /// payload to ``framer(ubxClass:id:payload:)``.
+    mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>, frame: Span<UInt8>)
     /// An RTCM3 frame whose CRC-24Q is correct.
     mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>)
+    /// An RTCM3 frame whose CRC-24Q is correct, with the whole frame as received (`frame`, from its
+    /// preamble through its CRC). The framer calls this; the default passes the message type and the
+    /// payload to ``framer(rtcm3MessageType:payload:)``.
+    mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>, frame: Span<UInt8>)
     /// A CASIC binary frame (`0xBA 0xCE`) whose checksum is correct.
     mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>)
+    /// A CASIC binary frame whose checksum is correct, with the whole frame as received (`frame`, from
+    /// its sync bytes through its checksum). The framer calls this; the default passes class, id and
+    /// payload to ``framer(casicClass:id:payload:)``.
+    mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>, frame: Span<UInt8>)
     /// Bytes that were dropped, and why. Framing continues with the next byte.
     mutating func framer(error: FramingError)
 }
@@ -23,10 +35,22 @@ extension NMEAFramerSink {
     public mutating func framer(sentence: Span<UInt8>, digest: SentenceDigest) { framer(sentence: sentence) }
     /// Default: UBX frames are ignored.
     public mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
+    /// Default: the whole frame is not used.
+    public mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>, frame: Span<UInt8>) {
+        framer(ubxClass: ubxClass, id: id, payload: payload)
+    }
     /// Default: RTCM3 frames are ignored.
     public mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>) {}
+    /// Default: the whole frame is not used.
+    public mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>, frame: Span<UInt8>) {
+        framer(rtcm3MessageType: rtcm3MessageType, payload: payload)
+    }
     /// Default: CASIC frames are ignored.
     public mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
+    /// Default: the whole frame is not used.
+    public mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>, frame: Span<UInt8>) {
+        framer(casicClass: casicClass, id: id, payload: payload)
+    }
     /// Default: errors are ignored (they are still counted by the framer).
     public mutating func framer(error: FramingError) {}
 }
@@ -358,6 +382,12 @@ struct FramerCore {
         garbageCount = 0
     }
 
+    /// The first `count` bytes held: a whole binary frame, from its sync bytes through its checksum.
+    @inline(__always)
+    func held(_ count: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer<UInt8>(start: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: count)
+    }
+
     mutating func emitSentence<Sink: NMEAFramerSink>(into sink: inout Sink) {
         counters.sentences &+= 1
         let bytes = UnsafeBufferPointer<UInt8>(start: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: length)
@@ -415,7 +445,7 @@ struct FramerCore {
             counters.ubxFrames += 1
             let payload = UnsafeBufferPointer<UInt8>(
                 start: buffer.baseAddress?.advanced(by: 6).assumingMemoryBound(to: UInt8.self), count: expected - 8)
-            sink.framer(ubxClass: buffer[2], id: buffer[3], payload: payload.span)
+            sink.framer(ubxClass: buffer[2], id: buffer[3], payload: payload.span, frame: held(expected).span)
             state = .idle
             length = 0
         } else {
@@ -449,7 +479,7 @@ struct FramerCore {
             let type = UInt16(buffer[3]) << 4 | UInt16(buffer[4] >> 4)
             let payload = UnsafeBufferPointer<UInt8>(
                 start: buffer.baseAddress?.advanced(by: 3).assumingMemoryBound(to: UInt8.self), count: expected - 6)
-            sink.framer(rtcm3MessageType: type, payload: payload.span)
+            sink.framer(rtcm3MessageType: type, payload: payload.span, frame: held(expected).span)
             state = .idle
             length = 0
         } else {

@@ -18,6 +18,10 @@ public protocol NMEAStreamDelegate {
     mutating func stream(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>)
     /// A CASIC binary frame with a good checksum.
     mutating func stream(casicClass: UInt8, id: UInt8, payload: Span<UInt8>)
+    /// A frame as it was received (a sentence up to its line end, not included; a binary frame from
+    /// its sync bytes through its checksum), before anything is made of it; called only while the
+    /// stream's ``NMEAStream/deliversFrames`` is on. `frame` is valid only during the call.
+    mutating func stream(frame: Span<UInt8>, kind: RawFrame.Kind)
 }
 
 extension NMEAStreamDelegate {
@@ -29,6 +33,7 @@ extension NMEAStreamDelegate {
     public mutating func stream(framingError: FramingError) {}
     public mutating func stream(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
     public mutating func stream(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {}
+    public mutating func stream(frame: Span<UInt8>, kind: RawFrame.Kind) {}
 }
 
 /// Framer, parser, epoch assembler and binary merger in one: bytes in, fixes out. UBX and CASIC
@@ -63,6 +68,8 @@ public final class NMEAStream {
         var merger: EpochMerger
         /// The arrival number of the last sentence, for ordering NMEA against binary within an epoch.
         var lastSentenceOrder = 0
+        /// Whether the delegate hears every frame as received.
+        var deliversFrames = false
 
         /// Assembles a parsed sentence, passing the fixes it completes through the merger to `emit`.
         @inline(__always)
@@ -99,6 +106,15 @@ public final class NMEAStream {
     deinit {
         state.deinitialize(count: 1)
         state.deallocate()
+    }
+
+    /// Whether the delegate hears every frame as it was received (``NMEAStreamDelegate/stream(frame:kind:)``),
+    /// in stream order, before the sentence or frame is parsed: the framer's own frames, for those who
+    /// pass the receiver's output on (gpsd's `nmea` and `raw` watchers). Off by default: then nothing is
+    /// done for them.
+    public var deliversFrames: Bool {
+        get { state.pointee.deliversFrames }
+        set { state.pointee.deliversFrames = newValue }
     }
 
     /// Sentence counters: accepted by type, rejected by reason (framing errors included), fixes
@@ -182,6 +198,7 @@ public final class NMEAStream {
         private func take(_ sentence: Span<UInt8>, digest: SentenceDigest?) {
             let delegate = self.delegate
             let type = self.type
+            if state.pointee.deliversFrames { Self.deliver(frame: sentence, kind: .sentence, to: delegate, as: type) }
             do throws(NMEAError) {
                 let parsed = try NMEAParser.parse(sentence, digest: digest, options: state.pointee.parserOptions)
                 // A sentence that does not end in `*hh` either has no checksum or has data after it.
@@ -197,16 +214,24 @@ public final class NMEAStream {
             }
         }
 
-        mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>) {
+        mutating func framer(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>, frame: Span<UInt8>) {
             let delegate = self.delegate
             let type = self.type
+            if state.pointee.deliversFrames { Self.deliver(frame: frame, kind: .ubx, to: delegate, as: type) }
             Self.deliver(ubxClass: ubxClass, id: id, payload: payload, to: delegate, as: type)
             state.pointee.merger.add(ubxClass: ubxClass, id: id, payload: payload) { Self.deliver(fix: $0, to: delegate, as: type) }
         }
 
-        mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {
+        mutating func framer(rtcm3MessageType: UInt16, payload: Span<UInt8>, frame: Span<UInt8>) {
             let delegate = self.delegate
             let type = self.type
+            if state.pointee.deliversFrames { Self.deliver(frame: frame, kind: .rtcm3, to: delegate, as: type) }
+        }
+
+        mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>, frame: Span<UInt8>) {
+            let delegate = self.delegate
+            let type = self.type
+            if state.pointee.deliversFrames { Self.deliver(frame: frame, kind: .casic, to: delegate, as: type) }
             Self.deliver(casicClass: casicClass, id: id, payload: payload, to: delegate, as: type)
             state.pointee.merger.add(casicClass: casicClass, id: id, payload: payload) { Self.deliver(fix: $0, to: delegate, as: type) }
         }
@@ -239,6 +264,10 @@ public final class NMEAStream {
         private static func deliver<D: NMEAStreamDelegate>(ubxClass: UInt8, id: UInt8, payload: Span<UInt8>,
                                                            to raw: UnsafeMutableRawPointer, as: D.Type) {
             raw.assumingMemoryBound(to: D.self).pointee.stream(ubxClass: ubxClass, id: id, payload: payload)
+        }
+        private static func deliver<D: NMEAStreamDelegate>(frame: Span<UInt8>, kind: RawFrame.Kind,
+                                                           to raw: UnsafeMutableRawPointer, as: D.Type) {
+            raw.assumingMemoryBound(to: D.self).pointee.stream(frame: frame, kind: kind)
         }
         private static func deliver<D: NMEAStreamDelegate>(casicClass: UInt8, id: UInt8, payload: Span<UInt8>,
                                                            to raw: UnsafeMutableRawPointer, as: D.Type) {

@@ -237,7 +237,7 @@ public enum NMEAParser {
         // parsed sentence where the decoder wrote it (see `ParserDecode.swift`). An error in the
         // fields comes back as a parsed sentence of kind `failed`.
         var type = SentenceType.otherStandard
-        var decode: (inout FieldReader, SentenceAddress) -> ParsedSentence = decodedPassThrough
+        var decode: (inout FieldReader, SentenceAddress) -> ParsedSentence = keptUndecoded
         var passes = true
         let letters = address.low
         // Quectel EC21/EC25 send QZSS and BeiDou satellites as $PQGSA/$PQGSV: standard GSA/GSV
@@ -271,7 +271,7 @@ public enum NMEAParser {
             default: break
             }
         }
-        // A pass-through's reader counts the commas after the address (its field count); a
+        // An undecoded sentence's reader counts the commas after the address (its field count); a
         // decoder's counts a sentence with none as one empty field.
         var f = FieldReader(start: fields, count: fieldBytes, fieldCount: passes ? scanned.commas : max(scanned.commas, 1),
                             sentence: type, strict: strict, readable: bytes.count &- scanned.fieldsStart)

@@ -110,15 +110,15 @@ func decodedPGRMZ(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedS
     decode(&f, address, .pgrmz, .proprietary, PGRMZ.parse)
 }
 
-/// A sentence passed through with its field count (for this decoder the reader's `fieldCount` is
+/// A sentence kept undecoded, with its field count (for this decoder the reader's `fieldCount` is
 /// the number of commas after the address) and its kind from its type.
 @inline(never)
-func decodedPassThrough(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
+func keptUndecoded(_ f: inout FieldReader, _ address: SentenceAddress) -> ParsedSentence {
     let kind: SentenceKind = switch f.sentence {
     case .encapsulated: .encapsulated
     case .proprietary: .proprietary
     default: .other
     }
-    return ParsedSentence(address: address, kind: kind, payload: SentencePayload(PassThrough(address: address, fieldCount: f.fieldCount)),
+    return ParsedSentence(address: address, kind: kind, payload: SentencePayload(UndecodedSentence(address: address, fieldCount: f.fieldCount)),
                           unreadableFields: UnreadableFields(), type: f.sentence, epochTime: nil)
 }

@@ -18,11 +18,11 @@ public enum Sentence: Sendable {
     /// Garmin's proprietary altitude sentence, decoded because receivers use it instead of GGA's altitude.
     case pgrmz(PGRMZ)
     /// A proprietary (`$P...`) sentence, passed through.
-    case proprietary(PassThrough)
+    case proprietary(UndecodedSentence)
     /// An encapsulated (`!...`, for example AIS) sentence, passed through.
-    case encapsulated(PassThrough)
+    case encapsulated(UndecodedSentence)
     /// A standard sentence of a type not decoded here, passed through.
-    case other(PassThrough)
+    case other(UndecodedSentence)
 
     /// The type of the sentence.
     @inline(__always)

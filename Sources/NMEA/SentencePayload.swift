@@ -57,13 +57,13 @@ extension Sentence {
         case .txt: self = .txt(payload.load(as: TXT.self))
         case .dtm: self = .dtm(payload.load(as: DTM.self))
         case .pgrmz: self = .pgrmz(payload.load(as: PGRMZ.self))
-        case .proprietary: self = .proprietary(payload.load(as: PassThrough.self))
-        case .encapsulated: self = .encapsulated(payload.load(as: PassThrough.self))
-        case .other: self = .other(payload.load(as: PassThrough.self))
+        case .proprietary: self = .proprietary(payload.load(as: UndecodedSentence.self))
+        case .encapsulated: self = .encapsulated(payload.load(as: UndecodedSentence.self))
+        case .other: self = .other(payload.load(as: UndecodedSentence.self))
         case .failed:
             // Never reached: a failed sentence is thrown as its error, not handed out. Its address
             // with no fields, should one be asked for.
-            self = .other(PassThrough(address: address, fieldCount: 0))
+            self = .other(UndecodedSentence(address: address, fieldCount: 0))
         }
     }
 }

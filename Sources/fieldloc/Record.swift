@@ -76,6 +76,8 @@ extension FieldLoc {
                         case .pps(let p):
                             let line = "{\"class\":\"PPS\",\"t\":\(t),\"utc\":\(p.utcSecond),\"edge\":\(FixText.fixed(p.edge.seconds, 9)),\"nmea_delay\":\(FixText.fixed((p.nmeaArrival - p.edge).secondsDouble, 3))}\n"
                             try events.write(contentsOf: Data(line.utf8))
+                        case .frames:
+                            break  // The raw bytes are recorded as read.
                         }
                     } catch {
                         failure = "\(error)"

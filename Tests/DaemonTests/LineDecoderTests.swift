@@ -1,3 +1,4 @@
+@testable import FieldLocationDaemon
 import FieldLocationWire
 import NIOCore
 import NIOTestUtils
@@ -137,5 +138,17 @@ struct LineDecoderTests {
         #expect(out.count == 2 && out.last == Self.line("?DEVICES;"))
         // The client socket drops what a peer left unterminated when it closed.
         #expect(try Self.run([Array("{\"op\":\"hello\"}\n{\"op\":".utf8)], ClientSocketCodec.lineDecoder()) == [Self.line("{\"op\":\"hello\"}")])
+    }
+
+    @Test("the NMEA output's filter lines: up to 256 bytes before the LF (a CR counts), longer ones refused, a line left unfinished dropped")
+    func nmeaFilterLines() throws {
+        let decoder = NMEAClientHandler.lineDecoder()
+        let longest = "sentences=" + String(repeating: "A", count: 245) + "\r"
+        #expect(longest.utf8.count == NMEAClientHandler.maximumLine)
+        let out = try Self.run([Array((longest + "\n" + "x" + longest + "\nevery=2\r\nsentences=GG").utf8)], decoder)
+        #expect(out.count == 3)
+        #expect(out.first == Self.line(longest))
+        guard out.count == 3, case .tooLong = out[1] else { Issue.record("the 257-byte line is not refused: \(out)"); return }
+        #expect(out[2] == Self.line("every=2\r"))
     }
 }

@@ -118,9 +118,10 @@ struct NMEAOutputTests {
         let gga = Array("$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\r\n".utf8)
         let rmc = Array("$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A\r\n".utf8)
         for k in 0..<4 {
-            // A sentence split across two reads is passed once, whole.
+            // The engine's frames (a sentence split across two reads comes once, whole: RawFrameTests);
+            // the bytes as read are not passed on again.
             server.publish(.bytes(Array(gga.prefix(20))))
-            server.publish(.bytes(Array(gga.dropFirst(20)) + rmc))
+            server.publish(.frames([RawFrame(kind: .sentence, bytes: gga), RawFrame(kind: .sentence, bytes: rmc)]))
             server.publish(.heading(Self.heading(100 + Double(k), true: 103 + Double(k))))
         }
         let lines = try client.readLines(seconds: 5) { $0.hasPrefix("$HCHDT,105.0") }

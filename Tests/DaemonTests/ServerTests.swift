@@ -465,22 +465,25 @@ struct ServerUnitTests {
         #expect(!GPSDAddressRules.isLoopback(nil))
     }
 
-    @Test("pass-through framing: a sentence split across reads comes out once, whole; UBX frames are rebuilt for raw 1 hex dumps")
-    func passThrough() {
-        let framer = PassThrough()
-        let first = framer.items(Array("$GPGGA,120207.00,,,,,0,00,,,,,,,*4E\r\n$GPRMC,1202".utf8), wanted: true)
-        #expect(first == [.sentence(Array("$GPGGA,120207.00,,,,,0,00,,,,,,,*4E\r\n".utf8))])
+    @Test("raw 1 hex dumps a binary frame as lowercase hex, then CR LF; raw 1 and nmea watches take the engine's frames, raw 2 and JSON do not")
+    func rawFrames() {
         let ubx: [UInt8] = [0xB5, 0x62, 0x06, 0x00, 0x00, 0x00, 0x06, 0x18]
-        let second = framer.items(Array("07.00,V,,,,,2.72,45.00,010526,,,N*4D\r\n".utf8) + ubx, wanted: true)
-        #expect(second == [.sentence(Array("$GPRMC,120207.00,V,,,,,2.72,45.00,010526,,,N*4D\r\n".utf8)), .binary(ubx)])
-        #expect(PassThrough.hexLine(ubx) == Array("b562060000000618\r\n".utf8))
-        #expect(framer.items(Array("$GPGSA,A,1,,,,,,,,,,,,,1.6,0.9,1.3*3A\r\n".utf8), wanted: false).isEmpty)
-        // CRC-24Q (CRC-24/LTE-A) check value over "123456789"; and a frame built with it passes the framer's own check.
-        #expect(PassThrough.crc24q(Array("123456789".utf8)) == 0xCDE703)
-        var rtcm: [UInt8] = [0xD3, 0x00, 0x02, 0x3E, 0xD0]
-        let crc = PassThrough.crc24q(rtcm)
-        rtcm += [UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
-        #expect(framer.items(rtcm, wanted: true) == [.binary(rtcm)])
+        #expect(GPSDHub.hexLine(ubx) == Array("b562060000000618\r\n".utf8))
+        #expect(GPSDHub.hexLine([0x00, 0xFF, 0xA5]) == Array("00ffa5\r\n".utf8))
+        func policy(nmea: Bool, raw: Int) -> GPSDWatchPolicy {
+            var p = GPSDWatchPolicy()
+            p.enable = true
+            p.json = !nmea && raw == 0
+            p.nmea = nmea
+            p.raw = raw
+            return p
+        }
+        #expect(GPSDHub.wantsFrames(policy(nmea: true, raw: 0)))
+        #expect(GPSDHub.wantsFrames(policy(nmea: false, raw: 1)))
+        #expect(GPSDHub.wantsFrames(policy(nmea: true, raw: 1)))
+        #expect(!GPSDHub.wantsFrames(policy(nmea: false, raw: 2)))
+        #expect(!GPSDHub.wantsFrames(policy(nmea: true, raw: 2)))
+        #expect(!GPSDHub.wantsFrames(policy(nmea: false, raw: 0)))
     }
 
     @Test("the socket table: the client's socket (local = peer port, remote = server port) gives its uid")

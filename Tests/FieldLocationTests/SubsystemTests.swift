@@ -149,7 +149,7 @@ struct SubsystemTests {
                 receiver.ensurePort(at: now) { reports.append($0.description) }
                 receiver.watchdog(at: now) { reports.append($0.description) }
                 let bytes = receiver.read(until: now.advanced(by: .seconds(1))) { reports.append($0.description) }
-                fixes += receiver.decode(bytes, at: clock.now())
+                fixes += receiver.decode(bytes, at: clock.now()).fixes
             }
         }
         run(seconds: 5)

@@ -157,4 +157,24 @@ func location(north: Double = 0, east: Double = 0, accuracy: Double = 3, t: Doub
         #expect(r.isReduced && r.horizontalAccuracy >= 5000 && r.speed == nil)
         #expect(abs(r.latitude / 0.05 - (r.latitude / 0.05).rounded()) < 1e-9)
     }
+
+    @Test("a fix for a reduced-accuracy gpsd client is coarsened by the same rule as a location")
+    func reducedFixesFollowTheLocationRule() throws {
+        var fix = Fix()
+        fix.latitude = 47.28522
+        fix.longitude = 8.56522
+        fix.horizontalAccuracy = 3
+        fix.altitudeMSL = 512
+        fix.speed = 4
+        fix.course = 90
+        let reduced = fix.reduced()
+        let location = Location(latitude: 47.28522, longitude: 8.56522, horizontalAccuracy: 3, receivedAt: .zero).reduced()
+        #expect(reduced.latitude == location.latitude && reduced.longitude == location.longitude)
+        let latitude = try #require(reduced.latitude), longitude = try #require(reduced.longitude)
+        #expect(abs(latitude - 47.3) < 1e-9 && abs(longitude - 8.55) < 1e-9)
+        #expect(reduced.horizontalAccuracy == location.horizontalAccuracy && location.horizontalAccuracy == 5000)
+        #expect(reduced.altitudeMSL == nil && reduced.speed == nil && reduced.course == nil)
+        fix.horizontalAccuracy = nil
+        #expect(fix.reduced().horizontalAccuracy == 5000, "an unknown accuracy is widened too")
+    }
 }

@@ -173,8 +173,8 @@ struct ParserTests {
         }
     }
 
-    @Test("AIS and proprietary sentences pass through with address and raw fields")
-    func passThrough() throws {
+    @Test("AIS and proprietary sentences are kept undecoded, with address and raw fields")
+    func undecoded() throws {
         let ais = "!AIVDM,1,1,,A,13aEOK?P00PD2wVMdLDRhgvL289?,0*26"
         let parsed = try parse(ais)
         guard case .encapsulated(let raw) = parsed.sentence else { Issue.record("not encapsulated"); return }

@@ -56,9 +56,9 @@ struct SentencePayloadTests {
         guard case .txt(let txt) = try parse(withChecksum("$GPTXT,01,01,02,ANTSTATUS=OK")).sentence
         else { Issue.record("not TXT"); return }
         #expect(txt.text.description == "ANTSTATUS=OK")
-        let passThrough = try parse(withChecksum("$PUBX,00,081350.00,4717.113210,N"))
-        guard case .proprietary(let p) = passThrough.sentence else { Issue.record("not proprietary"); return }
+        let undecoded = try parse(withChecksum("$PUBX,00,081350.00,4717.113210,N"))
+        guard case .proprietary(let p) = undecoded.sentence else { Issue.record("not proprietary"); return }
         #expect(p.fieldCount == 4)
-        #expect(p.address == passThrough.address)
+        #expect(p.address == undecoded.address)
     }
 }

@@ -50,6 +50,8 @@ final class ClientRegistry: @unchecked Sendable {
     let lock = NSLock()
     var clients: [Int: Record] = [:]
     private var observers: [Int: @Sendable (EngineObservation) -> Void] = [:]
+    /// The observers handed the receiver's frames.
+    private var frameObservers: Set<Int> = []
     private var nextID = 1
 
     /// UTC seconds since 1970, for region expiry dates (the monotonic clock places the deadlines).
@@ -111,11 +113,30 @@ final class ClientRegistry: @unchecked Sendable {
     }
 
     /// Removes an observer.
-    func removeObserver(_ id: Int) { _ = lock.withLock { observers.removeValue(forKey: id) } }
+    func removeObserver(_ id: Int) {
+        lock.withLock {
+            observers.removeValue(forKey: id)
+            frameObservers.remove(id)
+        }
+    }
 
-    /// Hands an observation to every observer.
+    /// Whether observer `id` is handed the receiver's frames.
+    func setObserver(_ id: Int, wantsFrames: Bool) {
+        lock.withLock {
+            guard observers[id] != nil else { return }
+            if wantsFrames { frameObservers.insert(id) } else { frameObservers.remove(id) }
+        }
+    }
+
+    /// Whether some observer wants the receiver's frames.
+    var wantsFrames: Bool { lock.withLock { !frameObservers.isEmpty } }
+
+    /// Hands an observation to every observer (frames only to those that want them).
     func notify(_ observation: EngineObservation) {
-        let handlers = lock.withLock { Array(observers.values) }
+        let handlers = lock.withLock { () -> [@Sendable (EngineObservation) -> Void] in
+            if case .frames = observation { return frameObservers.compactMap { observers[$0] } }
+            return Array(observers.values)
+        }
         for h in handlers { h(observation) }
     }
 

@@ -204,8 +204,10 @@ extension LocationEngine {
         if bytes.isEmpty { return }
         let now = clock.now()
         if !privacy.engaged { registry.notify(.bytes(bytes)) }
-        let fixes = receiver.decode(bytes, at: now)
+        receiver.collectsFrames = registry.wantsFrames
+        let (fixes, frames) = receiver.decode(bytes, at: now)
         publishCounters()
+        if !frames.isEmpty, !privacy.engaged { registry.notify(.frames(frames)) }
         for fix in fixes { handle(fix) }
     }
 

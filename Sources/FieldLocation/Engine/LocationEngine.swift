@@ -187,6 +187,11 @@ public final class LocationEngine: @unchecked Sendable {
     /// Removes an observer.
     public func removeObserver(_ id: Int) { registry.removeObserver(id) }
 
+    /// Whether observer `id` is handed the receiver's frames as received (``EngineObservation/frames(_:)``:
+    /// what the framer split, never framed again). The engine keeps frames only while some observer
+    /// wants them; an observer starts without them.
+    public func setObserver(_ id: Int, wantsFrames: Bool) { registry.setObserver(id, wantsFrames: wantsFrames) }
+
     /// Removes a client: its demand goes; with no clients left the next tick idles the hardware.
     public func unregister(_ id: Int) { registry.unregister(id) }
 

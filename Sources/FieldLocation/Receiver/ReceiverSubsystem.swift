@@ -167,13 +167,29 @@ final class ReceiverSubsystem {
         return bytes
     }
 
-    /// Runs bytes received at `now` through the NMEA engine; returns the fixes they complete.
-    /// (No bytes are no news: the watchdog's silence goes on.)
-    func decode(_ bytes: [UInt8], at now: MonotonicInstant) -> [Fix] {
-        guard !bytes.isEmpty else { return [] }
-        lastByteAt = now
+    /// Whether ``decode(_:at:)`` keeps the frames as the framer split them (someone passes them on).
+    var collectsFrames: Bool {
+        get { stream.deliversFrames }
+        set { stream.deliversFrames = newValue }
+    }
+
+    /// What one decode hears from the NMEA engine: the fixes, and the frames while they are kept.
+    private struct Decoded: NMEAStreamDelegate {
         var fixes: [Fix] = []
-        bytes.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
+        var frames: [RawFrame] = []
+        mutating func stream(fix: Fix) { fixes.append(fix) }
+        mutating func stream(frame: Span<UInt8>, kind: RawFrame.Kind) { frames.append(RawFrame(kind: kind, framed: frame)) }
+    }
+
+    /// Runs bytes received at `now` through the NMEA engine; returns the fixes they complete and,
+    /// with ``collectsFrames``, the frames they complete, as received.
+    /// (No bytes are no news: the watchdog's silence goes on.)
+    func decode(_ bytes: [UInt8], at now: MonotonicInstant) -> (fixes: [Fix], frames: [RawFrame]) {
+        guard !bytes.isEmpty else { return ([], []) }
+        lastByteAt = now
+        var decoded = Decoded()
+        bytes.withUnsafeBufferPointer { stream.feed($0.span, delegate: &decoded) }
+        let fixes = decoded.fixes
         let accepted = stream.counters.totalAccepted
         if accepted > acceptedSoFar { lastValidAt = now; watchdogStage = 0 }
         acceptedSoFar = accepted
@@ -181,7 +197,7 @@ final class ReceiverSubsystem {
         counters.sentencesAccepted = accepted
         counters.sentencesRejected = stream.counters.totalRejected
         counters.garbageBytes = stream.framer.counters.garbageBytes
-        return fixes
+        return (fixes, decoded.frames)
     }
 
     // MARK: fixes and decisions

@@ -40,7 +40,7 @@ extension FramerCore {
             counters.casicFrames += 1
             let payload = UnsafeBufferPointer<UInt8>(
                 start: buffer.baseAddress?.advanced(by: 6).assumingMemoryBound(to: UInt8.self), count: expected - 10)
-            sink.framer(casicClass: buffer[4], id: buffer[5], payload: payload.span)
+            sink.framer(casicClass: buffer[4], id: buffer[5], payload: payload.span, frame: held(expected).span)
             state = .idle
             length = 0
         } else {

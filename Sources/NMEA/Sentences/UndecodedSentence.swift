@@ -1,6 +1,6 @@
 /// A sentence framed and checked but not decoded: proprietary (`$P...`), encapsulated (`!AIVDM`) or a
 /// standard type this parser does not decode. Its fields are read from the sentence bytes on demand.
-public struct PassThrough: Sendable, Hashable {
+public struct UndecodedSentence: Sendable, Hashable {
     /// The address field.
     public var address: SentenceAddress
     /// The number of fields after the address.
