@@ -2,15 +2,16 @@ import FieldLocation
 import PowerPolicy
 import SimulatedHardware
 
-/// `fieldloc simulate` output.
+/// `fieldloc simulate` output: one ``EngineSimulation`` run of the engine, and the energy of the
+/// same scenario at `best` (continuous tracking) to compare it with.
 public struct SimulationReport: Sendable {
     /// The run.
-    public var result: PolicySimulation.Result
+    public var result: EngineSimulation.Result
     /// The same scenario at `best`, mAh.
     public var continuousEnergy: Double
 
     /// Creates a report.
-    public init(result: PolicySimulation.Result, continuousEnergy: Double) {
+    public init(result: EngineSimulation.Result, continuousEnergy: Double) {
         self.result = result
         self.continuousEnergy = continuousEnergy
     }

@@ -3,18 +3,16 @@ import PowerPolicy
 import SimulatedHardware
 import Testing
 
-@Suite("Power policy on the simulated receiver: issue targets on the one-hour walk")
+@Suite("The engine on a simulated board with one client: issue targets on the one-hour walk")
 struct SimulationTests {
-    func run(_ scenario: String, _ accuracy: DesiredAccuracy, _ profile: ReceiverProfile = .ubloxM10, seed: UInt64 = 1)
-        -> PolicySimulation.Result
+    func run(_ scenario: String, _ accuracy: DesiredAccuracy, _ profile: ReceiverProfile = .ubloxM10, seed: UInt64 = 1) throws
+        -> EngineSimulation.Result
     {
         let trajectory = Trajectory.scenario(scenario, seconds: 3600)!
-        var sim = PolicySimulation(trajectory: trajectory, scenario: scenario, profile: profile,
-                                   demand: ClientDemand(client: "t", desiredAccuracy: accuracy,
-                                                        activity: scenario == "drive" ? .automotiveNavigation : .fitness))
+        var sim = EngineSimulation(trajectory: trajectory, scenario: scenario, profile: profile, desiredAccuracy: accuracy,
+                                   activity: scenario == "drive" ? .automotiveNavigation : .fitness)
         sim.seed = seed
-        sim.stillBeforeStart = scenario == "stationary" ? 600 : 0
-        return sim.run()
+        return try sim.run()
     }
 
     @Test("u-blox M10 walk: energy share and p95 error per level", arguments: [
@@ -24,35 +22,36 @@ struct SimulationTests {
         (.kilometer, 0.02, 1000.0),
         (.threeKilometers, 0.015, 3000.0),
     ])
-    func walkTargets(level: DesiredAccuracy, energyShare: Double, p95: Double) {
-        let continuous = run("walk", .best)
+    func walkTargets(level: DesiredAccuracy, energyShare: Double, p95: Double) throws {
+        let continuous = try run("walk", .best)
         for seed: UInt64 in [1, 2, 3] {
-            let r = run("walk", level, seed: seed)
+            let r = try run("walk", level, seed: seed)
             #expect(r.energy / continuous.energy <= energyShare + 1e-9, "seed \(seed): \(r.energy) mAh")
             #expect(r.p95Error <= p95, "seed \(seed): p95 \(r.p95Error) m")
             #expect(r.fixesDelivered > 0)
             #expect(r.commandFailures.isEmpty, "\(r.commandFailures)")
+            #expect(r.clientErrors.isEmpty, "\(r.clientErrors)")
         }
     }
 
     @Test("a stationary hour after the first fix costs at most twice the backup floor, at every level and receiver")
-    func stationary() {
+    func stationary() throws {
         for profile in [ReceiverProfile.ubloxM10, .ubloxM8, .mt3339] {
             for level in DesiredAccuracy.allCases where level != .bestForNavigation {
-                let r = run("stationary", level, profile)
+                let r = try run("stationary", level, profile)
                 #expect(r.fixesDelivered == 1, "\(level)")
                 #expect(r.energyAfterFirstFix <= 2 * r.backupFloorAfterFirstFix,
                         "\(profile.name) \(level): \(r.energyAfterFirstFix) mAh against a floor of \(r.backupFloorAfterFirstFix)")
             }
         }
         // On the M10 even the whole hour, first fix included, stays under twice the floor.
-        let m10 = run("stationary", .best)
+        let m10 = try run("stationary", .best)
         #expect(m10.energy <= 2 * m10.backupFloor)
     }
 
     @Test("the energy ledger adds up to the time simulated, and every wake of a warm receiver is hot")
-    func ledger() {
-        let r = run("walk", .hundredMeters)
+    func ledger() throws {
+        let r = try run("walk", .hundredMeters)
         // A sum of many intervals (the settings' command exchanges split some seconds): rounding only.
         #expect(abs(r.ledger.seconds(.receiver) - 3600) < 1e-9)
         #expect(abs(r.ledger.charge(.receiver) - r.energy) < 1e-12)
@@ -61,10 +60,10 @@ struct SimulationTests {
     }
 
     @Test("MT3339: no cyclic tracking, so ten metres costs as much as best; a hundred metres about a tenth")
-    func mediatek() {
-        let best = run("walk", .best, .mt3339)
-        #expect(run("walk", .nearestTenMeters, .mt3339).energy == best.energy)
-        let hundred = run("walk", .hundredMeters, .mt3339)
+    func mediatek() throws {
+        let best = try run("walk", .best, .mt3339)
+        #expect(try run("walk", .nearestTenMeters, .mt3339).energy == best.energy)
+        let hundred = try run("walk", .hundredMeters, .mt3339)
         #expect(hundred.energy / best.energy < 0.15)
         #expect(hundred.p95Error <= 100)
     }
