@@ -86,6 +86,7 @@ final class ReceiverSubsystem {
         self.platform = platform
         clock = platform.hardware.clock
         self.initiallyAwake = initiallyAwake
+        wasAwake = initiallyAwake
         acquiringSince = initiallyAwake ? clock.now() : nil
         stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: platform.provenance,
                                                                        ecefConversion: Geodesy.wgs84ECEF,
@@ -188,11 +189,24 @@ final class ReceiverSubsystem {
 
     /// A fix with a position arrived at `now`: it counts for the policy, and a tracking receiver
     /// has collected its ephemerides after `upkeepDuration` seconds.
-    func noteFix(_ location: Location, _ fix: Fix, at now: MonotonicInstant, upkeepDuration: Double) {
+    ///
+    /// The first fix after a start or wake tells the host what it cannot ask: within
+    /// `hotStartLimit` seconds it was a hot start, so the receiver's ephemerides were usable. Their
+    /// age is unknown, but they count as fresh: if they run out before the next refresh, the wake
+    /// that finds them gone is a warm start, which collects them in the same tracking time an
+    /// upkeep window would have cost now. A slower first fix (a warm or cold start) means they were
+    /// not usable: they count as missing until `upkeepDuration` of tracking has collected them.
+    func noteFix(_ location: Location, _ fix: Fix, at now: MonotonicInstant, upkeepDuration: Double, hotStartLimit: Double) {
         if let since = acquiringSince {
-            counters.timeToFirstFix = (now - since).secondsDouble
+            let timeToFix = (now - since).secondsDouble
+            counters.timeToFirstFix = timeToFix
             counters.acquisitions += 1
             acquiringSince = nil
+            if timeToFix > hotStartLimit {
+                ephemerisCollectedAt = nil
+            } else if ephemerisCollectedAt == nil {
+                ephemerisCollectedAt = now
+            }
         }
         lastFixAt = now
         lastSatellites = fix.satellitesUsed ?? 0
