@@ -67,7 +67,10 @@ final class ReceiverSubsystem {
     private var portBackoff = Duration.milliseconds(250)
     private var lines = ReceiverLines()
     private var passed: [UInt8] = []
+    /// The speeds of the fixes of the last 15 minutes in the order they came, and the same
+    /// speeds sorted (the policy asks for their 95th percentile every second).
     private var recentSpeeds: [(at: MonotonicInstant, speed: Double)] = []
+    private var sortedSpeeds: [Double] = []
     private var trackingSince: MonotonicInstant?
     private var ephemerisCollectedAt: MonotonicInstant?
     private var lastSatellites = 0
@@ -210,7 +213,9 @@ final class ReceiverSubsystem {
         }
         lastFixAt = now
         lastSatellites = fix.satellitesUsed ?? 0
-        recentSpeeds.append((now, fix.speed ?? 0))
+        let speed = fix.speed.flatMap { $0.isFinite ? $0 : nil } ?? 0
+        recentSpeeds.append((now, speed))
+        sortedSpeeds.insert(speed, at: Self.insertionIndex(of: speed, in: sortedSpeeds))
         if trackingSince == nil { trackingSince = now }
         if let since = trackingSince, (now - since).secondsDouble >= upkeepDuration { ephemerisCollectedAt = now }
         executor?.noteFix(good: location.knownHorizontalAccuracy.map { $0 * 2 <= 15 } ?? false)
@@ -218,12 +223,30 @@ final class ReceiverSubsystem {
 
     /// The recent fixes as the policy sees them at `now` (speeds older than 15 minutes are dropped).
     func history(at now: MonotonicInstant) -> FixHistory {
-        recentSpeeds.removeAll { (now - $0.at).secondsDouble > 900 }
-        let speeds = recentSpeeds.map(\.speed).sorted()
+        // Fixes come in time order: the old ones are at the front.
+        let oldest = now.advanced(by: .seconds(-900))
+        var dropped = 0
+        while dropped < recentSpeeds.count && recentSpeeds[dropped].at < oldest {
+            let index = Self.insertionIndex(of: recentSpeeds[dropped].speed, in: sortedSpeeds)
+            if index < sortedSpeeds.count { sortedSpeeds.remove(at: index) }
+            dropped += 1
+        }
+        recentSpeeds.removeFirst(dropped)
+        let speeds = sortedSpeeds
         let speed95 = speeds.isEmpty ? nil : speeds[min(speeds.count - 1, Int(Double(speeds.count) * 0.95))]
         let current = recentSpeeds.last.flatMap { (now - $0.at).secondsDouble < 5 ? $0.speed : nil }
         return FixHistory(timeSinceFix: lastFixAt.map { (now - $0).secondsDouble }, recentSpeed: speed95, currentSpeed: current,
                           ephemerisAge: ephemerisCollectedAt.map { (now - $0).secondsDouble }, satellitesUsed: lastSatellites)
+    }
+
+    /// The first index of `sorted` whose value is not less than `value` (where it is, or goes).
+    private static func insertionIndex(of value: Double, in sorted: [Double]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// Carries out a decision. Silence counts from a wake: a receiver that slept has said nothing
