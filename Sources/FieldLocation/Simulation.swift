@@ -67,6 +67,10 @@ public struct EngineSimulation: Sendable {
     public var activity: ActivityType = .other
     /// Random seed of the receiver's error.
     public var seed: UInt64 = 1
+    /// Seconds the unit stands still at the trajectory's start with the engine running and no
+    /// client, before the client starts and the measured time begins (a parked unit: the
+    /// engine's motion detection has seen it still for that long). Nothing of it is measured.
+    public var stillBeforeStart = 0
 
     /// Creates a simulation of `trajectory` with one client asking for `desiredAccuracy`.
     public init(trajectory: Trajectory, scenario: String, profile: ReceiverProfile, desiredAccuracy: DesiredAccuracy,
@@ -103,12 +107,19 @@ public struct EngineSimulation: Sendable {
     /// after each second the location the client last received is compared with the truth.
     public func run() throws(HardwareError) -> Result {
         let clock = ManualClock()
-        let start = clock.now()
-        let engine = try LocationEngine.simulated(board: Self.board(for: profile), clock: clock, trajectory: trajectory,
-                                                  receiverTracking: false, seed: seed)
+        let lead = max(0, stillBeforeStart)
+        let engine = try LocationEngine.simulated(board: Self.board(for: profile), clock: clock,
+                                                  trajectory: Self.still(lead, before: trajectory), receiverTracking: false, seed: seed)
         guard let receiver = engine.simulatedReceiver else {
             throw HardwareError(.notFound, device: BoardHardware.simulatedPortName, operation: "open", detail: "no simulated receiver")
         }
+        // The parked time before the client: the engine runs with no demand.
+        let start = clock.now().advanced(by: .seconds(lead))
+        engine.advance(until: start)
+        _ = receiver.transmit(upTo: start)
+        let ledgerAtStart = receiver.ledger
+        let startsAtStart = receiver.starts
+
         let client = Client(receiver: receiver)
         let manager = LocationManager(engine: engine, name: "simulate")
         manager.delegate = client
@@ -128,9 +139,8 @@ public struct EngineSimulation: Sendable {
                                                    latitude2: truth.latitude, longitude2: truth.longitude))
         }
         manager.stopUpdatingLocation()
-        let end = start.advanced(by: .seconds(duration))
-        _ = receiver.transmit(upTo: end)  // the ledger up to the end of the run
-        let ledger = receiver.ledger
+        _ = receiver.transmit(upTo: start.advanced(by: .seconds(duration)))  // the ledger up to the end of the run
+        let ledger = Self.ledger(receiver.ledger, since: ledgerAtStart)
         let delivered = client.delivered
         let fixErrors = delivered.map { location -> Double in
             let truth = trajectory.at((location.receivedAt - start).secondsDouble)
@@ -139,19 +149,54 @@ public struct EngineSimulation: Sendable {
         }
         var timeInState: [String: Double] = [:]
         for (state, entry) in ledger.entries[.receiver] ?? [:] { timeInState[state] = entry.seconds }
+        var starts: [StartKind: Int] = [:]
+        for (kind, count) in receiver.starts where count > startsAtStart[kind] ?? 0 { starts[kind] = count - (startsAtStart[kind] ?? 0) }
         let hours = Double(duration) / 3600
         let energy = ledger.charge(.receiver)
         let backup = engine.policy.profile.backup
         let first = client.first
+        let chargeAtFirst = first.map { $0.charge - ledgerAtStart.charge(.receiver) } ?? energy
         let afterFirst = first.map { Double(duration) - ($0.at - start).secondsDouble } ?? 0
         return Result(
             scenario: scenario, receiver: engine.policy.profile.name, accuracy: desiredAccuracy, duration: Double(duration),
             energy: energy, meanCurrent: hours > 0 ? energy / hours : 0,
             p95Error: Self.percentile95(believedErrors), p95FixError: Self.percentile95(fixErrors),
-            fixesDelivered: delivered.count, starts: receiver.starts, timeInState: timeInState, ledger: ledger,
-            backupFloor: backup * hours, energyAfterFirstFix: energy - (first?.charge ?? energy),
+            fixesDelivered: delivered.count, starts: starts, timeInState: timeInState, ledger: ledger,
+            backupFloor: backup * hours, energyAfterFirstFix: energy - chargeAtFirst,
             backupFloorAfterFirstFix: backup * max(0, afterFirst) / 3600,
             commandFailures: engine.receiverFailures, clientErrors: client.errors)
+    }
+
+    /// `trajectory` after `seconds` standing still at its first point.
+    static func still(_ seconds: Int, before trajectory: Trajectory) -> Trajectory {
+        guard seconds > 0, var first = trajectory.points.first else { return trajectory }
+        first.speed = 0
+        var points: [Trajectory.Point] = []
+        points.reserveCapacity(seconds + trajectory.points.count)
+        for second in 0..<seconds {
+            first.time = Double(second)
+            points.append(first)
+        }
+        for var point in trajectory.points {
+            point.time += Double(seconds)
+            points.append(point)
+        }
+        return Trajectory(points: points)
+    }
+
+    /// What `ledger` holds beyond `earlier` (an earlier reading of the same ledger).
+    static func ledger(_ ledger: EnergyLedger, since earlier: EnergyLedger) -> EnergyLedger {
+        guard !earlier.entries.isEmpty else { return ledger }
+        var out = EnergyLedger()
+        for (component, states) in ledger.entries {
+            for (state, entry) in states {
+                let before = earlier.entries[component]?[state] ?? EnergyLedger.Entry()
+                let seconds = entry.seconds - before.seconds
+                guard seconds > 0 else { continue }
+                out.add(component, state: state, current: max(0, entry.charge - before.charge) * 3600 / seconds, seconds: seconds)
+            }
+        }
+        return out
     }
 
     /// The 95th percentile (nearest rank); 0 for no values.

@@ -93,6 +93,7 @@ extension FieldLoc {
                 var sim = EngineSimulation(trajectory: trajectory, scenario: name, profile: profile, desiredAccuracy: accuracy,
                                            distanceFilter: distanceFilter, activity: activity)
                 sim.seed = seed
+                sim.stillBeforeStart = scenario == "stationary" ? 600 : 0  // parked for 10 minutes before the start
                 do {
                     return try sim.run()
                 } catch {
