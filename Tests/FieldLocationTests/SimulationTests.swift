@@ -5,7 +5,10 @@ import Testing
 
 @Suite("The engine on a simulated board with one client: issue targets on the one-hour walk")
 struct SimulationTests {
-    func run(_ scenario: String, _ accuracy: DesiredAccuracy, _ profile: ReceiverProfile = .ubloxM10, seed: UInt64 = 1) throws
+    /// The walk at `best` (continuous tracking), run once for every level's comparison.
+    static let walkContinuous = Result { try run("walk", .best) }
+
+    static func run(_ scenario: String, _ accuracy: DesiredAccuracy, _ profile: ReceiverProfile = .ubloxM10, seed: UInt64 = 1) throws
         -> EngineSimulation.Result
     {
         let trajectory = Trajectory.scenario(scenario, seconds: 3600)!
@@ -16,6 +19,12 @@ struct SimulationTests {
         return try sim.run()
     }
 
+    func run(_ scenario: String, _ accuracy: DesiredAccuracy, _ profile: ReceiverProfile = .ubloxM10, seed: UInt64 = 1) throws
+        -> EngineSimulation.Result
+    {
+        try Self.run(scenario, accuracy, profile, seed: seed)
+    }
+
     @Test("u-blox M10 walk: energy share and p95 error per level", arguments: [
         (DesiredAccuracy.best, 1.0, 6.0),
         (.nearestTenMeters, 0.60, 10.0),
@@ -24,7 +33,7 @@ struct SimulationTests {
         (.threeKilometers, 0.015, 3000.0),
     ])
     func walkTargets(level: DesiredAccuracy, energyShare: Double, p95: Double) throws {
-        let continuous = try run("walk", .best)
+        let continuous = try Self.walkContinuous.get()
         for seed: UInt64 in [1, 2, 3] {
             let r = try run("walk", level, seed: seed)
             #expect(r.energy / continuous.energy <= energyShare + 1e-9, "seed \(seed): \(r.energy) mAh")
@@ -66,6 +75,17 @@ struct SimulationTests {
         let hundred = try run("walk", .hundredMeters, .mt3339)
         #expect(hundred.energy / best.energy < 0.15)
         #expect(hundred.p95Error <= 100)
+    }
+
+    @Test("the client's distance filter reaches the engine: a walk at best with 50 m between deliveries")
+    func distanceFilter() throws {
+        var sim = EngineSimulation(trajectory: Trajectory.scenario("walk", seconds: 600)!, scenario: "walk", profile: .ubloxM10,
+                                   desiredAccuracy: .best, distanceFilter: 50, activity: .fitness)
+        sim.seed = 2
+        let r = try sim.run()
+        // 600 s at 1.4 m/s is 840 m: at most one delivery per 50 m, plus the first.
+        #expect(r.fixesDelivered >= 10 && r.fixesDelivered <= 18, "\(r.fixesDelivered)")
+        #expect(r.p95Error <= 50 + 10, "\(r.p95Error)")
     }
 
     @Test("tracks: CSV rows and GPX points resample to one per second; bad rows name their line")
