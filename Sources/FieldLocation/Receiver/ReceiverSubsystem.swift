@@ -81,6 +81,8 @@ final class ReceiverSubsystem {
     private var wasAwake = true
     /// When the receiver started or woke and has not had a fix with a position since.
     private var acquiringSince: MonotonicInstant?
+    /// Whether that acquisition follows a wake the engine commanded (not a receiver found awake).
+    private var acquiringFromWake = false
     private var nextWatchdogAction = MonotonicInstant.zero
 
     /// A receiver on `board`'s port of `platform`, awake or asleep at the start.
@@ -193,21 +195,22 @@ final class ReceiverSubsystem {
     /// A fix with a position arrived at `now`: it counts for the policy, and a tracking receiver
     /// has collected its ephemerides after `upkeepDuration` seconds.
     ///
-    /// The first fix after a start or wake tells the host what it cannot ask: within
+    /// The first fix after a wake the engine commanded tells the host what it cannot ask: within
     /// `hotStartLimit` seconds it was a hot start, so the receiver's ephemerides were usable. Their
     /// age is unknown, but they count as fresh: if they run out before the next refresh, the wake
     /// that finds them gone is a warm start, which collects them in the same tracking time an
     /// upkeep window would have cost now. A slower first fix (a warm or cold start) means they were
-    /// not usable: they count as missing until `upkeepDuration` of tracking has collected them.
+    /// not usable: they count as missing until `upkeepDuration` of tracking has collected them. A
+    /// receiver found awake at the engine's start says nothing either way (it may have just started).
     func noteFix(_ location: Location, _ fix: Fix, at now: MonotonicInstant, upkeepDuration: Double, hotStartLimit: Double) {
         if let since = acquiringSince {
             let timeToFix = (now - since).secondsDouble
             counters.timeToFirstFix = timeToFix
             counters.acquisitions += 1
             acquiringSince = nil
-            if timeToFix > hotStartLimit {
+            if acquiringFromWake && timeToFix > hotStartLimit {
                 ephemerisCollectedAt = nil
-            } else if ephemerisCollectedAt == nil {
+            } else if acquiringFromWake && ephemerisCollectedAt == nil {
                 ephemerisCollectedAt = now
             }
         }
@@ -255,7 +258,7 @@ final class ReceiverSubsystem {
         executor?.apply(decision, lastFix: lastFixAt, ephemerisFresh: ephemerisFresh)
         if let executor, !executor.awake { trackingSince = nil }
         let awakeNow = executor?.awake ?? true
-        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0; acquiringSince = clock.now() }
+        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0; acquiringSince = clock.now(); acquiringFromWake = true }
         wasAwake = awakeNow
     }
 
