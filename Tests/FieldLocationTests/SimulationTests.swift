@@ -88,6 +88,18 @@ struct SimulationTests {
         #expect(r.p95Error <= 50 + 10, "\(r.p95Error)")
     }
 
+    @Test("a hot start proves the receiver's ephemerides: a fresh engine's first wake spends no upkeep window")
+    func hotStartNeedsNoUpkeep() throws {
+        let sim = EngineSimulation(trajectory: Trajectory.scenario("walk", seconds: 120)!, scenario: "walk", profile: .ubloxM10,
+                                   desiredAccuracy: .hundredMeters, activity: .fitness)
+        let r = try sim.run()
+        let wakes = r.starts[.hot] ?? 0
+        #expect(wakes >= 2 && (r.starts[.warm] ?? 0) == 0)
+        // About 4 s awake per wake (a hot start from backup), not 30 s of ephemeris upkeep at the first.
+        let awake = (r.timeInState["acquiring"] ?? 0) + (r.timeInState["tracking"] ?? 0)
+        #expect(awake <= 6 * Double(wakes), "\(r.timeInState)")
+    }
+
     @Test("tracks: CSV rows and GPX points resample to one per second; bad rows name their line")
     func tracks() throws {
         let csv = try Trajectory.csv("time_s,lat_deg,lon_deg\n0,38.0,-122.0\n10,38.0001,-122.0\n", file: "t.csv")
