@@ -66,10 +66,12 @@ public enum BoardHardware {
     ///
     /// `trajectory` replaces the board's scenario (a test's scripted walk); the receiver then
     /// starts asleep in backup with fresh ephemerides unless `receiverTracking` is set. The
-    /// accelerometer vibrates while the trajectory moves, so motion detection works.
+    /// accelerometer vibrates while the trajectory moves, so motion detection works. `seed` is
+    /// the random seed of the receiver's position error.
     public static func simulatedBoard(for board: BoardDescription, motion: MotionScript? = nil,
                                       clock: ManualClock = ManualClock(), trajectory: Trajectory? = nil,
-                                      receiverTracking: Bool = true, linearMotion: LinearMotion? = nil) throws(HardwareError) -> SimulatedBoard {
+                                      receiverTracking: Bool = true, linearMotion: LinearMotion? = nil,
+                                      seed: UInt64 = 1) throws(HardwareError) -> SimulatedBoard {
         let sim = board.simulation
         let latitude = sim?.latitude ?? 47.3769, longitude = sim?.longitude ?? 8.5417
         let scenario = sim?.scenario.rawValue ?? "stationary"
@@ -104,7 +106,7 @@ public enum BoardHardware {
             ?? Trajectory.scenario(scenario, seconds: 6 * 3600, latitude: latitude, longitude: longitude)
             ?? Trajectory.legs([.init(duration: 6 * 3600, speed: 0, course: 0)], latitude: latitude, longitude: longitude)
         let receiver = ReceiverEmulator(family: family, profile: profile, trajectory: track, start: clock.now(),
-                                        awake: receiverTracking, tracking: receiverTracking)
+                                        awake: receiverTracking, tracking: receiverTracking, seed: seed)
         if let altitude = sim?.altitude { receiver.setAltitude(altitude) }
         platform.serialPort(simulatedPortName)?.attach(receiver)
         let mag = board.magnetometer.map { Heading.Matrix3(rows: $0.orientation) } ?? .identity

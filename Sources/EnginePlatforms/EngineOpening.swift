@@ -18,10 +18,13 @@ extension LocationEngine {
     }
 
     /// A simulated board on `clock` (a fresh manual clock by default), optionally following a
-    /// scripted trajectory with the receiver asleep at the start (`receiverTracking` false).
+    /// scripted trajectory with the receiver asleep at the start (`receiverTracking` false); `seed`
+    /// is the random seed of the simulated receiver's position error.
     public static func simulated(board: BoardDescription, stateDirectory: String? = nil, clock: ManualClock = ManualClock(),
-                                 trajectory: Trajectory? = nil, receiverTracking: Bool = true) throws(HardwareError) -> LocationEngine {
-        let sim = try BoardHardware.simulatedBoard(for: board, clock: clock, trajectory: trajectory, receiverTracking: receiverTracking)
+                                 trajectory: Trajectory? = nil, receiverTracking: Bool = true,
+                                 seed: UInt64 = 1) throws(HardwareError) -> LocationEngine {
+        let sim = try BoardHardware.simulatedBoard(for: board, clock: clock, trajectory: trajectory, receiverTracking: receiverTracking,
+                                                   seed: seed)
         return LocationEngine(board: board, platform: SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver, beaconScanner: sim.beaconScanner),
                               stateDirectory: stateDirectory, receiverAwake: receiverTracking)
     }

@@ -127,6 +127,12 @@ public struct PowerPolicy: Sendable {
     /// Stillness after which the unit counts as stationary for scheduling, seconds.
     public var stationaryAfter: Double = 20
 
+    /// The longest time from a start or wake to the first fix that still counts as a hot start
+    /// (ephemerides usable), seconds: halfway between the profile's slower hot start and its warm start.
+    public var hotStartLimit: Double {
+        (max(profile.hotStartFromBackup, profile.hotStartFromStandby) + profile.warmStart) / 2
+    }
+
     /// Creates a policy for a receiver.
     public init(profile: ReceiverProfile) { self.profile = profile }
 

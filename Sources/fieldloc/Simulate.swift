@@ -7,14 +7,17 @@ import PowerPolicy
 import SimulatedHardware
 
 extension FieldLoc {
-    /// `fieldloc simulate`: the power policy and the receiver simulator on a virtual clock.
+    /// `fieldloc simulate`: the location engine on a simulated board on a virtual clock, with one client.
     struct Simulate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run the power policy against the simulated receiver and report energy and accuracy.",
+            abstract: "Run the location engine on a simulated board with one client and report energy and accuracy.",
             discussion: """
-            Seconds of wall time for an hour of simulated time. Prints mean current, energy, the energy of \
-            the same scenario at 'best' (continuous), the 95th percentile error of the delivered locations \
-            against the truth (what an application believes, sampled every second), and fixes delivered.
+            The engine runs as on hardware (power policy, receiver driver, NMEA engine, motion from the \
+            simulated accelerometer) on a virtual clock, for one client asking for --accuracy (and \
+            --distance-filter); the energy is the simulated receiver's own ledger. Seconds of wall time \
+            for an hour of simulated time. Prints mean current, energy, the energy of the same scenario at \
+            'best' (continuous), the 95th percentile error of the delivered locations against the truth \
+            (what an application believes, sampled every second), and locations delivered.
             """)
 
         @Option(help: "walk, drive or stationary.")
@@ -87,16 +90,19 @@ extension FieldLoc {
                 trajectory = t
             }
             let activity: ActivityType = scenario == "drive" ? .automotiveNavigation : .fitness
-            func simulate(_ accuracy: DesiredAccuracy) -> PolicySimulation.Result {
-                var sim = PolicySimulation(trajectory: trajectory, scenario: name, profile: profile,
-                                           demand: ClientDemand(client: "simulate", desiredAccuracy: accuracy,
-                                                                distanceFilter: distanceFilter, activity: activity))
+            func simulate(_ accuracy: DesiredAccuracy) throws -> EngineSimulation.Result {
+                var sim = EngineSimulation(trajectory: trajectory, scenario: name, profile: profile, desiredAccuracy: accuracy,
+                                           distanceFilter: distanceFilter, activity: activity)
                 sim.seed = seed
-                sim.stillBeforeStart = scenario == "stationary" ? 600 : 0
-                return sim.run()
+                sim.stillBeforeStart = scenario == "stationary" ? 600 : 0  // parked for 10 minutes before the start
+                do {
+                    return try sim.run()
+                } catch {
+                    throw ValidationError("the simulated board: \(error)")
+                }
             }
-            let result = simulate(level)
-            let continuous = level == .best ? result : simulate(.best)
+            let result = try simulate(level)
+            let continuous = level == .best ? result : try simulate(.best)
             let out = SimulationReport(result: result, continuousEnergy: continuous.energy)
             print(json ? out.json : out.text)
         }

@@ -26,6 +26,10 @@ extension ClientRegistry {
                 if c.request != nil {
                     out.append(ClientDemand(client: name + " (one fix)", desiredAccuracy: .best, pausesAutomatically: false, oneShot: true))
                 }
+                if c.owedFullAccuracy {
+                    out.append(ClientDemand(client: name + " (full accuracy granted)", desiredAccuracy: .best,
+                                            pausesAutomatically: false, oneShot: true))
+                }
                 // A visit needs the place where the unit came to rest: one fix once it is still.
                 if s.visits, motion.moving == false, let since = motion.stillSince, (lastFixAt ?? .zero) < since {
                     out.append(ClientDemand(client: name + " (visit anchor)", desiredAccuracy: .hundredMeters,
@@ -77,6 +81,7 @@ extension ClientRegistry {
                 if s.updatingLocation && !c.paused && (recovering || c.intervalAllows(now))
                     && c.filter.admit(location, now: now) {
                     c.lastDeliveredAt = now
+                    c.owedFullAccuracy = false
                     if var b = c.batcher {
                         if let batch = b.add(delivered) {
                             out.append((c.sink, .locations(batch.batch)))

@@ -34,6 +34,9 @@ final class ClientRegistry: @unchecked Sendable {
         var loss = FixLossState()
         /// When standard updates last delivered (the minimum update interval counts from it).
         var lastDeliveredAt: MonotonicInstant?
+        /// Whether standard updates owe the client a fresh fix at full accuracy (it was just
+        /// granted): a one-shot demand until one is delivered, whatever the schedule.
+        var owedFullAccuracy = false
         /// Beacon regions (see `ClientBeacons.swift`).
         var beaconRegions = BeaconRegionMonitor()
         init(name: String, regions: RegionMonitor, regionFile: String?, sink: @escaping Sink) {
@@ -162,6 +165,13 @@ final class ClientRegistry: @unchecked Sendable {
                 c.loss = FixLossState()
                 c.lastDeliveredAt = nil
             }
+            // Full accuracy granted: the client's last location was coarse, so the next fresh fix
+            // goes to it (a still unit would otherwise give none until it moves).
+            if was.reducedAccuracy && !s.reducedAccuracy && s.updatingLocation {
+                c.filter.reset()
+                c.owedFullAccuracy = true
+            }
+            if !s.updatingLocation { c.owedFullAccuracy = false }
             c.filter.distanceFilter = s.distanceFilter
             c.filter.maximumAge = s.maximumAge
             c.headingFilter.headingFilter = s.headingFilter

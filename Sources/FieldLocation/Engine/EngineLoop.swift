@@ -226,7 +226,7 @@ extension LocationEngine {
             corrections.note(fix)
             location.corrections = corrections.status(at: now)
         }
-        receiver.noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration)
+        receiver.noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration, hotStartLimit: policy.hotStartLimit)
         sensors.updateReference(location, fix: fix, fallbackUTC: platform.utcSeconds(at: now))
         published.withLock { $0.lastLocation = location }
         registry.deliver(location, at: now)

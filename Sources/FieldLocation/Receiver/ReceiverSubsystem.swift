@@ -67,7 +67,10 @@ final class ReceiverSubsystem {
     private var portBackoff = Duration.milliseconds(250)
     private var lines = ReceiverLines()
     private var passed: [UInt8] = []
+    /// The speeds of the fixes of the last 15 minutes in the order they came, and the same
+    /// speeds sorted (the policy asks for their 95th percentile every second).
     private var recentSpeeds: [(at: MonotonicInstant, speed: Double)] = []
+    private var sortedSpeeds: [Double] = []
     private var trackingSince: MonotonicInstant?
     private var ephemerisCollectedAt: MonotonicInstant?
     private var lastSatellites = 0
@@ -78,6 +81,8 @@ final class ReceiverSubsystem {
     private var wasAwake = true
     /// When the receiver started or woke and has not had a fix with a position since.
     private var acquiringSince: MonotonicInstant?
+    /// Whether that acquisition follows a wake the engine commanded (not a receiver found awake).
+    private var acquiringFromWake = false
     private var nextWatchdogAction = MonotonicInstant.zero
 
     /// A receiver on `board`'s port of `platform`, awake or asleep at the start.
@@ -86,6 +91,7 @@ final class ReceiverSubsystem {
         self.platform = platform
         clock = platform.hardware.clock
         self.initiallyAwake = initiallyAwake
+        wasAwake = initiallyAwake
         acquiringSince = initiallyAwake ? clock.now() : nil
         stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: platform.provenance,
                                                                        ecefConversion: Geodesy.wgs84ECEF,
@@ -204,15 +210,31 @@ final class ReceiverSubsystem {
 
     /// A fix with a position arrived at `now`: it counts for the policy, and a tracking receiver
     /// has collected its ephemerides after `upkeepDuration` seconds.
-    func noteFix(_ location: Location, _ fix: Fix, at now: MonotonicInstant, upkeepDuration: Double) {
+    ///
+    /// The first fix after a wake the engine commanded tells the host what it cannot ask: within
+    /// `hotStartLimit` seconds it was a hot start, so the receiver's ephemerides were usable. Their
+    /// age is unknown, but they count as fresh: if they run out before the next refresh, the wake
+    /// that finds them gone is a warm start, which collects them in the same tracking time an
+    /// upkeep window would have cost now. A slower first fix (a warm or cold start) means they were
+    /// not usable: they count as missing until `upkeepDuration` of tracking has collected them. A
+    /// receiver found awake at the engine's start says nothing either way (it may have just started).
+    func noteFix(_ location: Location, _ fix: Fix, at now: MonotonicInstant, upkeepDuration: Double, hotStartLimit: Double) {
         if let since = acquiringSince {
-            counters.timeToFirstFix = (now - since).secondsDouble
+            let timeToFix = (now - since).secondsDouble
+            counters.timeToFirstFix = timeToFix
             counters.acquisitions += 1
             acquiringSince = nil
+            if acquiringFromWake && timeToFix > hotStartLimit {
+                ephemerisCollectedAt = nil
+            } else if acquiringFromWake && ephemerisCollectedAt == nil {
+                ephemerisCollectedAt = now
+            }
         }
         lastFixAt = now
         lastSatellites = fix.satellitesUsed ?? 0
-        recentSpeeds.append((now, fix.speed ?? 0))
+        let speed = fix.speed.flatMap { $0.isFinite ? $0 : nil } ?? 0
+        recentSpeeds.append((now, speed))
+        sortedSpeeds.insert(speed, at: Self.insertionIndex(of: speed, in: sortedSpeeds))
         if trackingSince == nil { trackingSince = now }
         if let since = trackingSince, (now - since).secondsDouble >= upkeepDuration { ephemerisCollectedAt = now }
         executor?.noteFix(good: location.knownHorizontalAccuracy.map { $0 * 2 <= 15 } ?? false)
@@ -220,12 +242,30 @@ final class ReceiverSubsystem {
 
     /// The recent fixes as the policy sees them at `now` (speeds older than 15 minutes are dropped).
     func history(at now: MonotonicInstant) -> FixHistory {
-        recentSpeeds.removeAll { (now - $0.at).secondsDouble > 900 }
-        let speeds = recentSpeeds.map(\.speed).sorted()
+        // Fixes come in time order: the old ones are at the front.
+        let oldest = now.advanced(by: .seconds(-900))
+        var dropped = 0
+        while dropped < recentSpeeds.count && recentSpeeds[dropped].at < oldest {
+            let index = Self.insertionIndex(of: recentSpeeds[dropped].speed, in: sortedSpeeds)
+            if index < sortedSpeeds.count { sortedSpeeds.remove(at: index) }
+            dropped += 1
+        }
+        recentSpeeds.removeFirst(dropped)
+        let speeds = sortedSpeeds
         let speed95 = speeds.isEmpty ? nil : speeds[min(speeds.count - 1, Int(Double(speeds.count) * 0.95))]
         let current = recentSpeeds.last.flatMap { (now - $0.at).secondsDouble < 5 ? $0.speed : nil }
         return FixHistory(timeSinceFix: lastFixAt.map { (now - $0).secondsDouble }, recentSpeed: speed95, currentSpeed: current,
                           ephemerisAge: ephemerisCollectedAt.map { (now - $0).secondsDouble }, satellitesUsed: lastSatellites)
+    }
+
+    /// The first index of `sorted` whose value is not less than `value` (where it is, or goes).
+    private static func insertionIndex(of value: Double, in sorted: [Double]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// Carries out a decision. Silence counts from a wake: a receiver that slept has said nothing
@@ -234,7 +274,7 @@ final class ReceiverSubsystem {
         executor?.apply(decision, lastFix: lastFixAt, ephemerisFresh: ephemerisFresh)
         if let executor, !executor.awake { trackingSince = nil }
         let awakeNow = executor?.awake ?? true
-        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0; acquiringSince = clock.now() }
+        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0; acquiringSince = clock.now(); acquiringFromWake = true }
         wasAwake = awakeNow
     }
 
