@@ -13,15 +13,16 @@
 //   NMEA                 ──►
 //   HardwareInterfaces   ──►
 //   PowerPolicy          ──►
+//   Devices              ──► PowerPolicy
 //   Beacons              ──►
 //   Heading              ──► RealModule
-//   BoardConfig          ──► HardwareInterfaces
-//   SensorDrivers        ──► HardwareInterfaces
-//   ReceiverProtocols    ──► HardwareInterfaces, NMEA
+//   BoardConfig          ──► HardwareInterfaces, Devices
+//   SensorDrivers        ──► HardwareInterfaces, Devices
+//   ReceiverProtocols    ──► HardwareInterfaces, NMEA, Devices
 //   GPSDProtocol         ──► NMEA
 //   NTRIP                ──► NMEA
 //   LocationServices     ──► NMEA, PowerPolicy, Heading, HardwareInterfaces, RealModule
-//   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule, Beacons
+//   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule, Beacons, Devices
 //   BluetoothHCI         ──► HardwareInterfaces
 //   DBusWire             ──►
 // C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod,
@@ -31,16 +32,16 @@
 // Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
 // FieldLocationWire (NIOCore, for the line decoder), FieldLocationClient, FieldLocationDaemon, FieldLocationConsole and fieldlocd; swift-log
 // only in the last three; swift-prometheus and swift-metrics only in FieldLocationConsole (the status page and /metrics) and fieldlocd):
-//   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol, Beacons, NTRIP
+//   FieldLocation        ──► Foundation, Dispatch, NMEA, Heading, HardwareInterfaces, BoardConfig, SimulatedHardware, LinuxHardware, SensorDrivers, ReceiverProtocols, PowerPolicy, LocationServices, GPSDProtocol, Beacons, NTRIP, Devices
 //   FieldLocationOutput  ──► Foundation, FieldLocation, NMEA, Heading, HardwareInterfaces, LocationServices, PowerPolicy, ReceiverProtocols, SimulatedHardware
 //   FieldLocationWire    ──► Foundation, FieldLocation, LocationServices, HardwareInterfaces, Heading, PowerPolicy, NIOCore, Beacons
 //   FieldLocationClient  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, LocationServices, HardwareInterfaces, LinuxHardware, NIOCore, NIOPosix, Beacons
-//   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle, Beacons
+//   FieldLocationDaemon  ──► Foundation, Dispatch, FieldLocation, FieldLocationWire, GPSDProtocol, LocationServices, NMEA, PowerPolicy, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, NIOCore, NIOPosix, Logging, ServiceLifecycle, Beacons, Devices
 //   FieldLocationConsole ──► FieldLocation, FieldLocationOutput, FieldLocationDaemon, LocationServices, NMEA, NIOCore, NIOHTTP1, NIOPosix, Logging, ServiceLifecycle, Prometheus
 //   fieldlocd            ──► Foundation, FieldLocationDaemon, FieldLocationConsole, FieldLocationWire, FieldLocation, BoardConfig, LinuxHardware, HardwareInterfaces, LocationServices, ArgumentParser, Logging, ServiceLifecycle, Metrics, Prometheus
 //   fieldloc             ──► Foundation, FieldLocation, FieldLocationOutput, HardwareInterfaces, LinuxHardware, BoardConfig, Heading, PowerPolicy, SimulatedHardware, SensorDrivers, LocationServices, NMEA, FieldLocationDaemon, ArgumentParser, Beacons
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
-//   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
+//   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Devices, Glibc
 //   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, BluetoothHCI, Glibc
 import PackageDescription
 
@@ -57,6 +58,7 @@ let package = Package(
         .library(name: "SensorDrivers", targets: ["SensorDrivers"]),
         .library(name: "ReceiverProtocols", targets: ["ReceiverProtocols"]),
         .library(name: "PowerPolicy", targets: ["PowerPolicy"]),
+        .library(name: "Devices", targets: ["Devices"]),
         .library(name: "Beacons", targets: ["Beacons"]),
         .library(name: "LocationServices", targets: ["LocationServices"]),
         .library(name: "GPSDProtocol", targets: ["GPSDProtocol"]),
@@ -80,9 +82,12 @@ let package = Package(
         // Pure: standard library only.
         .target(name: "NMEA", exclude: ["QUIRKS.md"]),
         .target(name: "HardwareInterfaces"),
-        .target(name: "BoardConfig", dependencies: ["HardwareInterfaces"]),
+        .target(name: "BoardConfig", dependencies: ["HardwareInterfaces", "Devices"]),
         // Demand and state to receiver and sensor actions; no I/O.
         .target(name: "PowerPolicy"),
+        // The device catalogue: one row per sensor chip, receiver family and receiver model (identity,
+        // addresses, role, board-file spellings, display name, power profile); no I/O.
+        .target(name: "Devices", dependencies: ["PowerPolicy"]),
         // Bluetooth LE beacons: advertisement parsing (iBeacon, AltBeacon, Eddystone), ranging, beacon regions; no I/O.
         .target(name: "Beacons"),
         // Pure: standard library plus swift-numerics' RealModule for trigonometry.
@@ -92,13 +97,13 @@ let package = Package(
             exclude: ["WMM2025.COF"]
         ),
         // Magnetometer and accelerometer drivers, written only against the I2CBus protocol.
-        .target(name: "SensorDrivers", dependencies: ["HardwareInterfaces"]),
+        .target(name: "SensorDrivers", dependencies: ["HardwareInterfaces", "Devices"]),
         // Receiver command sets (UBX, PMTK, PCAS), identification and autobaud detection.
-        .target(name: "ReceiverProtocols", dependencies: ["HardwareInterfaces", "NMEA"]),
+        .target(name: "ReceiverProtocols", dependencies: ["HardwareInterfaces", "NMEA", "Devices"]),
         // Register-map I2C devices, driveable GPIO lines, a manual clock, fault injection.
         .target(
             name: "SimulatedHardware",
-            dependencies: ["HardwareInterfaces", "NMEA", "Heading", "PowerPolicy", .product(name: "RealModule", package: "swift-numerics"), "Beacons"]
+            dependencies: ["HardwareInterfaces", "NMEA", "Heading", "PowerPolicy", .product(name: "RealModule", package: "swift-numerics"), "Beacons", "Devices"]
         ),
 
         // Pure: HCI command packets and LE advertising report events, byte for byte (no sockets).
@@ -137,7 +142,7 @@ let package = Package(
         // Engine shared by the CLI and (later) the daemon.
         .target(
             name: "FieldLocation",
-            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol", "Beacons", "NTRIP"]
+            dependencies: ["NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SimulatedHardware", "LinuxHardware", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "GPSDProtocol", "Beacons", "NTRIP", "Devices"]
         ),
         // The CLI's output: the status view, fix lines, GPX, the geomag CSV, the detect and simulate reports.
         .target(
@@ -163,7 +168,7 @@ let package = Package(
         .target(
             name: "FieldLocationDaemon",
             dependencies: [
-                "FieldLocation", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware", "Beacons",
+                "FieldLocation", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "PowerPolicy", "BoardConfig", "HardwareInterfaces", "Heading", "LinuxHardware", "Beacons", "Devices",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -251,7 +256,7 @@ let package = Package(
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the
         // QEMU guest that HardwareTests/hil/ boots). The checks live in HILChecks; fieldloc-hil
         // runs them in the guest, HardwareTests runs them on a Pi when FIELDLOC_HIL_BOARD is set.
-        .target(name: "HILChecks", dependencies: ["HardwareInterfaces", "NMEA", "SensorDrivers", "LocationServices"], path: "HardwareTests/HILChecks"),
+        .target(name: "HILChecks", dependencies: ["HardwareInterfaces", "NMEA", "SensorDrivers", "LocationServices", "Devices"], path: "HardwareTests/HILChecks"),
         .executableTarget(
             name: "fieldloc-hil",
             dependencies: ["HILChecks", "LinuxHardware", "HardwareInterfaces", "BoardConfig", "BluetoothHCI"],

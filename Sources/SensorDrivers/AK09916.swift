@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// AKM AK09916, the ICM-20948's magnetometer, at 0x0C once ``ICM20948`` has set BYPASS_EN.

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// The accelerometer and gyroscope of the TDK InvenSense ICM-20948 (DS-000189), at 0x68 (AD0

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// ST LIS3MDL three-axis magnetometer (DocID024204), at 0x1C (SDO/SA1 low) or 0x1E.

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// The accelerometer die of the ST LSM303AGR (DocID027765), at 0x19.

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// The magnetometer die of the ST LSM303AGR (the LIS2MDL core), at 0x1E.

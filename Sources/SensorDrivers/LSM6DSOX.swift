@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// ST LSM6DSOX accelerometer and gyroscope (DS12814) at 0x6A (SA0 low) or 0x6B; the gyroscope

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// MEMSIC MMC5983MA magnetometer (datasheet Rev A), at 0x30.

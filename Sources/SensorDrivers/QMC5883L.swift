@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// QST QMC5883L magnetometer (the part on most "GY-271 / HMC5883L" modules), at 0x0D.
