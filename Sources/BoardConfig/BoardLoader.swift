@@ -88,11 +88,12 @@ public enum BoardLoader {
                 file: file, location: sensorSections.first?.location, key: "i2c",
                 message: "[[sensor]] entries need an [i2c] table with the bus number")
         }
-        if let ak = sensorSections.indices.first(where: { sensors[$0].chip == .ak09916 }),
-           !sensors.contains(where: { $0.chip == .icm20948 }) {
-            throw sensorSections[ak].error(
-                "the AK09916 answers only through an ICM-20948's I2C bypass; add a [[sensor]] with chip = \"icm20948\"",
-                key: "chip", at: sensorSections[ak].entry("chip")?.node.location)
+        // A chip hidden behind a host's bypass (the AK09916 in an ICM-20948) needs its host on the board.
+        if let hidden = sensorSections.indices.first(where: { i in sensors[i].chip.entry.host.map { host in !sensors.contains { $0.chip == host } } ?? false }),
+           let host = sensors[hidden].chip.entry.host {
+            throw sensorSections[hidden].error(
+                "the \(sensors[hidden].chip) answers only through an \(host)'s I2C bypass; add a [[sensor]] with chip = \"\(host.rawValue)\"",
+                key: "chip", at: sensorSections[hidden].entry("chip")?.node.location)
         }
 
         var notes: [String] = []
