@@ -90,3 +90,18 @@ func monVerPayload(software: String, hardware: String, extensions: [String]) -> 
     }
     return padded(software, 30) + padded(hardware, 10) + extensions.flatMap { padded($0, 30) }
 }
+
+/// The device catalogue's identification column: each string a family lists identifies it.
+@Suite("Device catalogue identification strings")
+struct CatalogueIdentificationTests {
+    @Test("every proprietary sentence and banner text a family row lists identifies that family")
+    func identification() {
+        for row in ReceiverFamily.catalogue {
+            for marker in row.identification where !marker.hasPrefix("UBX-") {
+                let sentence = marker.hasPrefix("$") ? marker + ",MODEL,0000,NAME," : "$GPTXT,01,01,02," + marker + "X"
+                #expect(ReceiverIdentity.from(sentence: sentence)?.family == row.family, "\(marker)")
+                if marker.hasPrefix("$") { #expect(ReceiverFamily.identified(bySentence: marker) == row.family) }
+            }
+        }
+    }
+}
