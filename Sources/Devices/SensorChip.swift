@@ -22,8 +22,9 @@
 //      first), identity registers, gyroscope ranges, host chip if it hides behind another, and a
 //      wiring hint.
 //   2. Write the driver, one file in Sources/SensorDrivers conforming to `Magnetometer` or
-//      `Accelerometer` (its `chip` is the new case), and add its line to `driverFactory`
-//      in SensorDrivers/DriverFactory.swift.
+//      `Accelerometer` (its `chip` is the new case; its `identify()` calls `io.expectIdentity()`,
+//      which checks the row's identity registers), and add its line to `driverFactory` in
+//      SensorDrivers/DriverFactory.swift.
 //   3. For the simulator: the chip's register model in Sources/SimulatedHardware and its line in
 //      SimulatedChips.swift.
 // Nothing else changes: board parsing accepts the new spellings, `fieldloc detect` scans its

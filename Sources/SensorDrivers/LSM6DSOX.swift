@@ -139,7 +139,7 @@ public struct LSM6DSOX: Gyroscope {
 
     /// Checks WHO_AM_I (0x0F) = 0x6C.
     public func identify() throws(SensorError) {
-        try io.expect(Register.whoAmI, is: Register.identity)
+        try io.expectIdentity()
     }
 
     /// Writes CTRL3_C (BDU + IF_INC); with a gyroscope, CTRL4_C (LPF1_SEL_G) and CTRL6_C (FTYPE);

@@ -262,6 +262,11 @@ struct RegisterIO: Sendable {
         }
     }
 
+    /// Checks the chip's identity registers as its row in the device catalogue lists them, in order.
+    func expectIdentity() throws(SensorError) {
+        for identity in chip.entry.identity { try expect(identity.register, is: identity.value) }
+    }
+
     /// Reads `register` until `mask` is set, at most `polling.attempts` times.
     func waitFor(_ mask: UInt8, in register: UInt8, polling: ReadyPolling, clock: any MonotonicClock) throws(SensorError) {
         let ready: Bool? = try clock.poll(attempts: polling.attempts, interval: polling.interval) { () throws(SensorError) -> Bool? in
