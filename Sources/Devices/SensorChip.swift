@@ -9,7 +9,7 @@
 //   - SensorDrivers/DriverFactory.swift: `SensorChip.driverFactory`, the function making a chip's
 //     driver from a bus (identity check only, or configured as a magnetometer or accelerometer);
 //   - SimulatedHardware/SimulatedChips.swift: `SensorChip.attachSimulated(at:on:)`, the simulated
-//     register model of the chip;
+//     register model of the chip, and `connectSimulatedSensor`, what that model senses;
 //   - ReceiverProtocols/ReceiverDriverFactory.swift: `ReceiverFamily.makeDriver(...)`, the
 //     command-set driver of a family; SimulatedHardware's `ReceiverEmulator.Family(model:)`, the
 //     emulator that imitates a model.
@@ -25,8 +25,8 @@
 //      `Accelerometer` (its `chip` is the new case; its `identify()` calls `io.expectIdentity()`,
 //      which checks the row's identity registers), and add its line to `driverFactory` in
 //      SensorDrivers/DriverFactory.swift.
-//   3. For the simulator: the chip's register model in Sources/SimulatedHardware and its line in
-//      SimulatedChips.swift.
+//   3. For the simulator: the chip's register model in Sources/SimulatedHardware and its lines in
+//      SimulatedChips.swift (`attachSimulated`, and `connectSimulatedSensor` for what it senses).
 // Nothing else changes: board parsing accepts the new spellings, `fieldloc detect` scans its
 // addresses, the engine opens it on a board that names it, and the catalogue tests check that
 // the spelling round-trips through the board parser and that the driver accepts the simulated chip.

@@ -25,6 +25,31 @@ extension SensorChip {
     }
 }
 
+/// Points a simulated chip's sensing elements at the world: a magnetometer's at `field`, an
+/// accelerometer's at `acceleration`, a gyroscope's at `rotationRate`. Any other device is left
+/// as it is.
+public func connectSimulatedSensor(_ device: any SimulatedI2CDevice, field: PhysicalSource, acceleration: PhysicalSource,
+                                   rotationRate: PhysicalSource) {
+    if let d = device as? SimulatedRegisterDevice<LSM303AGRMagnetometerModel> { d.withModel { $0.field = field } }
+    if let d = device as? SimulatedRegisterDevice<LIS3MDLModel> { d.withModel { $0.field = field } }
+    if let d = device as? SimulatedRegisterDevice<QMC5883LModel> { d.withModel { $0.field = field } }
+    if let d = device as? SimulatedRegisterDevice<AK09916Model> { d.withModel { $0.field = field } }
+    if let d = device as? SimulatedRegisterDevice<MMC5983MAModel> { d.withModel { $0.field = field } }
+    if let d = device as? SimulatedRegisterDevice<LSM303AGRAccelerometerModel> { d.withModel { $0.acceleration = acceleration } }
+    if let d = device as? SimulatedRegisterDevice<LSM6DSOXModel> {
+        d.withModel {
+            $0.acceleration = acceleration
+            $0.angularRate = rotationRate
+        }
+    }
+    if let d = device as? SimulatedRegisterDevice<ICM20948Model> {
+        d.withModel {
+            $0.acceleration = acceleration
+            $0.angularRate = rotationRate
+        }
+    }
+}
+
 extension ReceiverEmulator.Family {
     /// The emulator that imitates `model`: u-blox M8 with legacy CFG messages, later u-blox
     /// generations with configuration keys, CASIC, and MediaTek for the rest (a generic NMEA

@@ -133,25 +133,8 @@ public enum BoardHardware {
     static func feed(_ device: any SimulatedI2CDevice, world: SharedSensorWorld) {
         let field = PhysicalSource.function { world.field(at: $0) }
         let acceleration = PhysicalSource.function { world.acceleration(at: $0) }
-        if let d = device as? SimulatedRegisterDevice<LSM303AGRMagnetometerModel> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<LIS3MDLModel> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<QMC5883LModel> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<AK09916Model> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<MMC5983MAModel> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<LSM303AGRAccelerometerModel> { d.withModel { $0.acceleration = acceleration } }
         let rate = PhysicalSource.function { world.rotationRate(at: $0) }
-        if let d = device as? SimulatedRegisterDevice<LSM6DSOXModel> {
-            d.withModel {
-                $0.acceleration = acceleration
-                $0.angularRate = rate
-            }
-        }
-        if let d = device as? SimulatedRegisterDevice<ICM20948Model> {
-            d.withModel {
-                $0.acceleration = acceleration
-                $0.angularRate = rate
-            }
-        }
+        connectSimulatedSensor(device, field: field, acceleration: acceleration, rotationRate: rate)
     }
 
     /// The platform a board runs on: simulated for `simulated = true`, else `linux`.
