@@ -127,10 +127,7 @@ public enum ReceiverOutputMode: String, Sendable, Hashable, CaseIterable {
     /// names no older generation counts as current), `nmea` for u-blox 6 and 7, CASIC, MediaTek and
     /// generic receivers (CASIC binary is opt-in: `output = both`).
     public static func `default`(family: ReceiverFamily, model: String?) -> ReceiverOutputMode {
-        guard family == .ublox else { return .nmea }
-        let name = (model ?? "").uppercased()
-        let older = ["NEO-6", "LEA-6", "MAX-6", "NEO-7", "MAX-7", "LEA-7", "NEO6", "NEO7", "U-BLOX 6", "U-BLOX 7"]
-        return older.contains { name.contains($0) } ? .nmea : .both
+        ReceiverModel.lookup(family: family, model: model).entry.binaryOutputByDefault ? .both : .nmea
     }
 }
 

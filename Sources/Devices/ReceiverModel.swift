@@ -16,6 +16,9 @@ public struct ReceiverModelEntry: Sendable, Hashable {
     /// The power figures the policy and the energy ledger use for it. Where no figures were
     /// measured for the model, the nearest measured profile stands in (said in the row).
     public let powerProfile: ReceiverProfile
+    /// Whether the engine asks it for its binary navigation messages as well as NMEA by default
+    /// (u-blox 8 and later, which have NAV-PVT, NAV-EOE and NAV-SAT; CASIC binary is opt-in).
+    public let binaryOutputByDefault: Bool
 }
 
 /// The receiver models the package knows the power figures and quirks of. A board's receiver is
@@ -29,6 +32,10 @@ public enum ReceiverModel: String, Sendable, Hashable, CaseIterable, CustomStrin
     case ubloxM10 = "u-blox M10"
     /// u-blox F9 (ZED-F9P, NEO-F9P): RTK.
     case ubloxF9 = "u-blox F9"
+    /// u-blox 6 (NEO-6M): no NAV-PVT.
+    case ublox6 = "u-blox 6"
+    /// u-blox 7 (NEO-7M): no NAV-PVT.
+    case ublox7 = "u-blox 7"
     /// MediaTek MT3339 / MT3333.
     case mt3339 = "MT3339"
     /// CASIC AT6558.
@@ -49,6 +56,9 @@ public enum ReceiverModel: String, Sendable, Hashable, CaseIterable, CustomStrin
         case .ubloxM9: return row(.ublox, ["M9"], .ubloxM10)
         case .ubloxM10: return row(.ublox, ["M10"], .ubloxM10)
         case .ubloxF9: return row(.ublox, ["F9"], .ubloxM10)
+        // u-blox 6 and 7: no measured figures; the M10's stand in. NMEA only by default.
+        case .ublox6: return row(.ublox, ["NEO-6", "LEA-6", "MAX-6", "NEO6", "U-BLOX 6"], .ubloxM10, binary: false)
+        case .ublox7: return row(.ublox, ["NEO-7", "MAX-7", "LEA-7", "NEO7", "U-BLOX 7"], .ubloxM10, binary: false)
         case .mt3339: return row(.mediatek, ["MT3339", "MT3333", "PA1010", "L80", "L86", "L76"], .mt3339)
         // CASIC, Airoha, Goke and generic receivers: no measured figures; the M10's stand in.
         case .at6558: return row(.casic, ["AT6558", "L76K", "ATGM336"], .ubloxM10)
@@ -58,8 +68,9 @@ public enum ReceiverModel: String, Sendable, Hashable, CaseIterable, CustomStrin
         }
     }
 
-    private func row(_ family: ReceiverFamily, _ markers: [String], _ profile: ReceiverProfile) -> ReceiverModelEntry {
-        ReceiverModelEntry(model: self, family: family, displayName: rawValue, markers: markers, powerProfile: profile)
+    private func row(_ family: ReceiverFamily, _ markers: [String], _ profile: ReceiverProfile, binary: Bool? = nil) -> ReceiverModelEntry {
+        ReceiverModelEntry(model: self, family: family, displayName: rawValue, markers: markers, powerProfile: profile,
+                           binaryOutputByDefault: binary ?? (family == .ublox))
     }
 
     /// Every row, in case order.

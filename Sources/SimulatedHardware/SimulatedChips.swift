@@ -57,7 +57,7 @@ extension ReceiverEmulator.Family {
     public init(model: ReceiverModel) {
         switch model {
         case .ubloxM8: self = .ublox8
-        case .ubloxM9, .ubloxM10, .ubloxF9: self = .ublox10
+        case .ubloxM9, .ubloxM10, .ubloxF9, .ublox6, .ublox7: self = .ublox10
         case .at6558: self = .casic
         case .mt3339, .airoha, .goke, .genericNMEA: self = .mediatek
         }

@@ -54,6 +54,9 @@ struct ReceiverPowerProfileTests {
     func defaults() throws {
         #expect(ReceiverModel.lookup(family: .ublox, model: "SAM-Q") == .ubloxM10)
         #expect(ReceiverModel.lookup(family: .ublox, model: nil) == .ubloxM10)
+        #expect(ReceiverModel.lookup(family: .ublox, model: "NEO-6M") == .ublox6)
+        #expect(ReceiverModel.ublox6.powerProfile == .ubloxM10 && ReceiverModel.ublox7.powerProfile == .ubloxM10, "as before the catalogue")
+        #expect(!ReceiverModel.ublox7.entry.binaryOutputByDefault && ReceiverModel.ubloxM8.entry.binaryOutputByDefault)
         #expect(ReceiverModel.lookup(family: .casic, model: "L76K") == .at6558)
         #expect(ReceiverModel.lookup(family: .mediatek, model: "NEO-M8N") == .mt3339, "markers count only within the family")
         #expect(ReceiverModel.lookup(family: .genericNMEA, model: "anything") == .genericNMEA)
