@@ -8,6 +8,8 @@
 // may also import the standard library's own modules (Swift, _Concurrency, Synchronization).
 // Tests/LayeringTests reads this block and checks every `import` of every target's files against
 // it, so keep it true.
+// The device catalogue (Devices, one row per sensor chip, receiver family and receiver model) sits below the
+// board parser, the drivers and the simulator, which keep its driver and model factories keyed by its enums.
 //
 // Pure (the standard library only, plus swift-numerics' RealModule where named; no Foundation, no C):
 //   NMEA                 ──►

@@ -1,6 +1,8 @@
 import Devices
 import HardwareInterfaces
 
+// The capabilities column of the device catalogue's receiver families (`Devices.ReceiverFamily`),
+// kept beside the command sets that use it.
 extension ReceiverFamily {
     /// What the family can do, for the power policy and the status readout.
     public var capabilities: ReceiverCapabilities {
