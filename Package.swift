@@ -8,20 +8,23 @@
 // may also import the standard library's own modules (Swift, _Concurrency, Synchronization).
 // Tests/LayeringTests reads this block and checks every `import` of every target's files against
 // it, so keep it true.
+// The device catalogue (Devices, one row per sensor chip, receiver family and receiver model) sits below the
+// board parser, the drivers and the simulator, which keep its driver and model factories keyed by its enums.
 //
 // Pure (the standard library only, plus swift-numerics' RealModule where named; no Foundation, no C):
 //   NMEA                 ──►
 //   HardwareInterfaces   ──►
 //   PowerPolicy          ──►
+//   Devices              ──► PowerPolicy
 //   Beacons              ──►
 //   Heading              ──► RealModule
-//   BoardConfig          ──► HardwareInterfaces
-//   SensorDrivers        ──► HardwareInterfaces
-//   ReceiverProtocols    ──► HardwareInterfaces, NMEA
+//   BoardConfig          ──► HardwareInterfaces, Devices
+//   SensorDrivers        ──► HardwareInterfaces, Devices
+//   ReceiverProtocols    ──► HardwareInterfaces, NMEA, Devices
 //   GPSDProtocol         ──► NMEA
 //   NTRIP                ──► NMEA
 //   LocationServices     ──► NMEA, PowerPolicy, Heading, HardwareInterfaces, RealModule
-//   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule, Beacons
+//   SimulatedHardware    ──► HardwareInterfaces, NMEA, Heading, PowerPolicy, RealModule, Beacons, Devices
 //   BluetoothHCI         ──► HardwareInterfaces
 //   DBusWire             ──►
 // C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod,
@@ -33,19 +36,19 @@
 // only in the last three; swift-prometheus and swift-metrics only in FieldLocationConsole (the status page and /metrics) and fieldlocd):
 //   LocationAPI          ──► Foundation, Dispatch, Beacons, BoardConfig, HardwareInterfaces, Heading, LocationServices, NMEA, PowerPolicy
 //   FieldLocationStore   ──► Foundation, LinuxHardware
-//   FieldLocation        ──► Foundation, LocationAPI, FieldLocationStore, Beacons, BoardConfig, HardwareInterfaces, Heading, LocationServices, NMEA, NTRIP, PowerPolicy, ReceiverProtocols, SensorDrivers
-//   EnginePlatforms      ──► Foundation, LocationAPI, FieldLocation, Beacons, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, LocationServices, NMEA, PowerPolicy, ReceiverProtocols, SensorDrivers, SimulatedHardware
+//   FieldLocation        ──► Foundation, LocationAPI, FieldLocationStore, Beacons, BoardConfig, Devices, HardwareInterfaces, Heading, LocationServices, NMEA, NTRIP, PowerPolicy, ReceiverProtocols, SensorDrivers
+//   EnginePlatforms      ──► Foundation, LocationAPI, FieldLocation, Beacons, BoardConfig, Devices, HardwareInterfaces, Heading, LinuxHardware, LocationServices, NMEA, PowerPolicy, ReceiverProtocols, SensorDrivers, SimulatedHardware
 //   FieldLocationOutput  ──► Foundation, LocationAPI, FieldLocationStore, FieldLocation, EnginePlatforms, Beacons, BoardConfig, GPSDProtocol, HardwareInterfaces, Heading, LocationServices, NMEA, PowerPolicy, ReceiverProtocols, SensorDrivers, SimulatedHardware
 //   FieldLocationWire    ──► Foundation, LocationAPI, Beacons, HardwareInterfaces, Heading, LocationServices, NIOCore, PowerPolicy
 //   FieldLocationClient  ──► Foundation, Dispatch, LocationAPI, FieldLocationWire, Beacons, HardwareInterfaces, LocationServices, NIOCore, NIOPosix
 //   FieldLocationTime    ──► LocationAPI, FieldLocation, EnginePlatforms, BoardConfig, HardwareInterfaces, LinuxHardware, LocationServices, Logging, NMEA
 //   GPSDWatch            ──► FieldLocationWire, GPSDProtocol, NIOCore, NIOPosix
-//   FieldLocationDaemon  ──► Foundation, Dispatch, LocationAPI, FieldLocationStore, FieldLocation, EnginePlatforms, FieldLocationWire, FieldLocationTime, Beacons, BoardConfig, GPSDProtocol, HardwareInterfaces, LinuxHardware, LocationServices, Logging, NIOCore, NIOPosix, NMEA, ServiceLifecycle
+//   FieldLocationDaemon  ──► Foundation, Dispatch, LocationAPI, FieldLocationStore, FieldLocation, EnginePlatforms, FieldLocationWire, FieldLocationTime, Beacons, BoardConfig, Devices, GPSDProtocol, HardwareInterfaces, LinuxHardware, LocationServices, Logging, NIOCore, NIOPosix, NMEA, ServiceLifecycle
 //   FieldLocationConsole ──► LocationAPI, FieldLocation, FieldLocationOutput, FieldLocationDaemon, LocationServices, Logging, NIOCore, NIOHTTP1, NIOPosix, NMEA, Prometheus, ServiceLifecycle
 //   fieldlocd            ──► Foundation, LocationAPI, FieldLocation, EnginePlatforms, FieldLocationOutput, FieldLocationWire, FieldLocationTime, FieldLocationDaemon, FieldLocationConsole, ArgumentParser, BoardConfig, HardwareInterfaces, LinuxHardware, LocationServices, Logging, Metrics, Prometheus, ServiceLifecycle
 //   fieldloc             ──► Foundation, LocationAPI, FieldLocationStore, FieldLocation, EnginePlatforms, FieldLocationOutput, FieldLocationTime, GPSDWatch, ArgumentParser, Beacons, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, LocationServices, NMEA, PowerPolicy, SensorDrivers, SimulatedHardware
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
-//   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Glibc
+//   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Devices, Glibc
 //   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, BluetoothHCI, Glibc
 import PackageDescription
 
@@ -62,6 +65,7 @@ let package = Package(
         .library(name: "SensorDrivers", targets: ["SensorDrivers"]),
         .library(name: "ReceiverProtocols", targets: ["ReceiverProtocols"]),
         .library(name: "PowerPolicy", targets: ["PowerPolicy"]),
+        .library(name: "Devices", targets: ["Devices"]),
         .library(name: "Beacons", targets: ["Beacons"]),
         .library(name: "LocationServices", targets: ["LocationServices"]),
         .library(name: "GPSDProtocol", targets: ["GPSDProtocol"]),
@@ -86,9 +90,12 @@ let package = Package(
         // Pure: standard library only.
         .target(name: "NMEA", exclude: ["QUIRKS.md"]),
         .target(name: "HardwareInterfaces"),
-        .target(name: "BoardConfig", dependencies: ["HardwareInterfaces"]),
+        .target(name: "BoardConfig", dependencies: ["HardwareInterfaces", "Devices"]),
         // Demand and state to receiver and sensor actions; no I/O.
         .target(name: "PowerPolicy"),
+        // The device catalogue: one row per sensor chip, receiver family and receiver model (identity,
+        // addresses, role, board-file spellings, display name, power profile); no I/O.
+        .target(name: "Devices", dependencies: ["PowerPolicy"]),
         // Bluetooth LE beacons: advertisement parsing (iBeacon, AltBeacon, Eddystone), ranging, beacon regions; no I/O.
         .target(name: "Beacons"),
         // Pure: standard library plus swift-numerics' RealModule for trigonometry.
@@ -98,13 +105,13 @@ let package = Package(
             exclude: ["WMM2025.COF"]
         ),
         // Magnetometer and accelerometer drivers, written only against the I2CBus protocol.
-        .target(name: "SensorDrivers", dependencies: ["HardwareInterfaces"]),
+        .target(name: "SensorDrivers", dependencies: ["HardwareInterfaces", "Devices"]),
         // Receiver command sets (UBX, PMTK, PCAS), identification and autobaud detection.
-        .target(name: "ReceiverProtocols", dependencies: ["HardwareInterfaces", "NMEA"]),
+        .target(name: "ReceiverProtocols", dependencies: ["HardwareInterfaces", "NMEA", "Devices"]),
         // Register-map I2C devices, driveable GPIO lines, a manual clock, fault injection.
         .target(
             name: "SimulatedHardware",
-            dependencies: ["HardwareInterfaces", "NMEA", "Heading", "PowerPolicy", .product(name: "RealModule", package: "swift-numerics"), "Beacons"]
+            dependencies: ["HardwareInterfaces", "NMEA", "Heading", "PowerPolicy", .product(name: "RealModule", package: "swift-numerics"), "Beacons", "Devices"]
         ),
 
         // Pure: HCI command packets and LE advertising report events, byte for byte (no sockets).
@@ -152,13 +159,13 @@ let package = Package(
         // EnginePlatform it is given; no Linux or simulated hardware of its own.
         .target(
             name: "FieldLocation",
-            dependencies: ["LocationAPI", "FieldLocationStore", "NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "Beacons", "NTRIP"]
+            dependencies: ["LocationAPI", "FieldLocationStore", "Devices", "NMEA", "Heading", "HardwareInterfaces", "BoardConfig", "SensorDrivers", "ReceiverProtocols", "PowerPolicy", "LocationServices", "Beacons", "NTRIP"]
         ),
         // What an engine runs on: the Linux platform, the simulated boards, the replay boards; board
         // files found by name; device-node access.
         .target(
             name: "EnginePlatforms",
-            dependencies: ["FieldLocation", "LocationAPI", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "SimulatedHardware", "SensorDrivers", "NMEA", "PowerPolicy", "ReceiverProtocols", "Heading", "LocationServices", "Beacons"]
+            dependencies: ["FieldLocation", "LocationAPI", "Devices", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "SimulatedHardware", "SensorDrivers", "NMEA", "PowerPolicy", "ReceiverProtocols", "Heading", "LocationServices", "Beacons"]
         ),
         // The CLI's output: the status view, fix lines, GPX, the geomag CSV, the detect and simulate reports.
         .target(
@@ -201,7 +208,7 @@ let package = Package(
         .target(
             name: "FieldLocationDaemon",
             dependencies: [
-                "FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationTime", "FieldLocationStore", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "Beacons",
+                "FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationTime", "FieldLocationStore", "FieldLocationWire", "GPSDProtocol", "LocationServices", "NMEA", "BoardConfig", "HardwareInterfaces", "LinuxHardware", "Beacons", "Devices",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -249,10 +256,10 @@ let package = Package(
         .testTarget(name: "LayeringTests"),
         .testTarget(name: "HeadingTests", dependencies: ["Heading"]),
         .testTarget(name: "HardwareInterfacesTests", dependencies: ["HardwareInterfaces"]),
-        .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig", "HardwareInterfaces"]),
-        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA", "SensorDrivers"]),
-        .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces"]),
-        .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces"]),
+        .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig", "HardwareInterfaces", "Devices"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA", "SensorDrivers", "Devices"]),
+        .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces", "Devices"]),
+        .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces", "Devices"]),
         .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),
         .testTarget(name: "BluetoothHCITests", dependencies: ["BluetoothHCI", "HardwareInterfaces"]),
         .testTarget(name: "DBusWireTests", dependencies: ["DBusWire"]),
@@ -292,7 +299,7 @@ let package = Package(
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the
         // QEMU guest that HardwareTests/hil/ boots). The checks live in HILChecks; fieldloc-hil
         // runs them in the guest, HardwareTests runs them on a Pi when FIELDLOC_HIL_BOARD is set.
-        .target(name: "HILChecks", dependencies: ["HardwareInterfaces", "NMEA", "SensorDrivers", "LocationServices"], path: "HardwareTests/HILChecks"),
+        .target(name: "HILChecks", dependencies: ["HardwareInterfaces", "NMEA", "SensorDrivers", "LocationServices", "Devices"], path: "HardwareTests/HILChecks"),
         .executableTarget(
             name: "fieldloc-hil",
             dependencies: ["HILChecks", "LinuxHardware", "HardwareInterfaces", "BoardConfig", "BluetoothHCI"],

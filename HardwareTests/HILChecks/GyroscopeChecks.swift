@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 import SensorDrivers
 

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// One hardware assembly as a board file describes it: which receiver on which UART, which
@@ -52,18 +53,6 @@ public struct BoardDescription: Sendable, Equatable {
 
     /// The first sensor that measures acceleration, if any.
     public var accelerometer: SensorDescription? { sensors.first { $0.role.measuresAcceleration } }
-}
-
-/// A receiver's command-set family, which decides how it is configured and put to sleep.
-public enum ReceiverFamily: String, Sendable, Hashable, CaseIterable {
-    /// u-blox (UBX binary protocol): NEO/MAX/SAM/ZOE-M8, M9, M10.
-    case ublox
-    /// MediaTek (PMTK commands): MT3339 on the Adafruit Ultimate GPS, Quectel L80/L86.
-    case mtk
-    /// CASIC / AT6558 (PCAS commands): Quectel L76K, ATGM336H.
-    case casic
-    /// Any receiver that talks NMEA and takes no commands the library knows.
-    case genericNMEA = "generic-nmea"
 }
 
 /// A way to wake the receiver from its low-power state.
@@ -138,70 +127,7 @@ public enum ReceiverOutputMode: String, Sendable, Hashable, CaseIterable {
     /// names no older generation counts as current), `nmea` for u-blox 6 and 7, CASIC, MediaTek and
     /// generic receivers (CASIC binary is opt-in: `output = both`).
     public static func `default`(family: ReceiverFamily, model: String?) -> ReceiverOutputMode {
-        guard family == .ublox else { return .nmea }
-        let name = (model ?? "").uppercased()
-        let older = ["NEO-6", "LEA-6", "MAX-6", "NEO-7", "MAX-7", "LEA-7", "NEO6", "NEO7", "U-BLOX 6", "U-BLOX 7"]
-        return older.contains { name.contains($0) } ? .nmea : .both
-    }
-}
-
-/// What a sensor measures.
-public enum SensorRole: String, Sendable, Hashable, CaseIterable {
-    /// Acceleration (and so the direction of gravity).
-    case accelerometer
-    /// The magnetic field.
-    case magnetometer
-    /// Both from one I2C address. None of today's chips answer both at one address (the
-    /// LSM303AGR's halves and the ICM-20948's AK09916 have their own addresses), but a combined
-    /// part would.
-    case both
-
-    /// Whether the role includes the magnetic field.
-    public var measuresMagneticField: Bool { self != .accelerometer }
-
-    /// Whether the role includes acceleration.
-    public var measuresAcceleration: Bool { self != .magnetometer }
-}
-
-/// The sensor chips a board may name, each with the I2C addresses it can answer at.
-public enum SensorChip: String, Sendable, Hashable, CaseIterable {
-    /// ST LSM303AGR, accelerometer half (0x19, fixed).
-    case lsm303agrAccel = "lsm303agr-accel"
-    /// ST LSM303AGR, magnetometer half (0x1E, fixed; the LIS2MDL core).
-    case lsm303agrMag = "lsm303agr-mag"
-    /// ST LIS3MDL magnetometer (0x1C with SDO/SA1 low, 0x1E high).
-    case lis3mdl
-    /// ST LSM6DSOX accelerometer and gyroscope (0x6A with SA0 low, 0x6B high).
-    case lsm6dsox
-    /// QST QMC5883L magnetometer (0x0D, fixed; sold as "HMC5883L"/GY-271).
-    case qmc5883l
-    /// TDK ICM-20948 accelerometer and gyroscope (0x68 with AD0 low, 0x69 high).
-    case icm20948
-    /// The AK09916 magnetometer inside an ICM-20948, reached through its I2C bypass (0x0C).
-    case ak09916
-    /// MEMSIC MMC5983MA magnetometer (0x30, fixed).
-    case mmc5983ma
-
-    /// The addresses the chip can be strapped to, the usual one first.
-    public var allowedAddresses: [UInt8] {
-        switch self {
-        case .lsm303agrAccel: return [0x19]
-        case .lsm303agrMag: return [0x1E]
-        case .lis3mdl: return [0x1C, 0x1E]
-        case .lsm6dsox: return [0x6A, 0x6B]
-        case .qmc5883l: return [0x0D]
-        case .icm20948: return [0x69, 0x68]
-        case .ak09916: return [0x0C]
-        case .mmc5983ma: return [0x30]
-        }
-    }
-
-    /// What the chip measures.
-    public var role: SensorRole {
-        switch self {
-        case .lsm303agrAccel, .lsm6dsox, .icm20948: return .accelerometer
-        case .lsm303agrMag, .lis3mdl, .qmc5883l, .ak09916, .mmc5983ma: return .magnetometer
-        }
+        ReceiverModel.lookup(family: family, model: model).entry.binaryOutputByDefault ? .both : .nmea
     }
 }
 
@@ -253,7 +179,7 @@ public struct MountMatrix: Sendable, Equatable {
 public struct SensorDescription: Sendable, Equatable {
     /// The chip.
     public var chip: SensorChip
-    /// Its address, one of ``SensorChip/allowedAddresses``.
+    /// Its address, one of ``SensorChip/addresses``.
     public var address: I2CAddress
     /// The sensor's axes in the body frame.
     public var orientation: MountMatrix
@@ -280,20 +206,6 @@ public struct SensorDescription: Sendable, Equatable {
 
     /// What the sensor measures (from its chip).
     public var role: SensorRole { chip.role }
-}
-
-extension SensorChip {
-    /// The gyroscope ranges (± degrees per second) the chip offers; empty for chips without one.
-    public var gyroscopeRanges: [Int] {
-        switch self {
-        case .lsm6dsox: return [125, 250, 500, 1000, 2000]
-        case .icm20948: return [250, 500, 1000, 2000]
-        default: return []
-        }
-    }
-
-    /// The range `gyro = true` selects: ±500 dps, room for a unit turned briskly by hand.
-    public static let defaultGyroscopeRange = 500
 }
 
 /// What a GPIO line is wired to; the raw values are the `[gpio]` keys.

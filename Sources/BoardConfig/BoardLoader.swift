@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// Reads a board file's text into a validated ``BoardDescription``.
@@ -87,11 +88,12 @@ public enum BoardLoader {
                 file: file, location: sensorSections.first?.location, key: "i2c",
                 message: "[[sensor]] entries need an [i2c] table with the bus number")
         }
-        if let ak = sensorSections.indices.first(where: { sensors[$0].chip == .ak09916 }),
-           !sensors.contains(where: { $0.chip == .icm20948 }) {
-            throw sensorSections[ak].error(
-                "the AK09916 answers only through an ICM-20948's I2C bypass; add a [[sensor]] with chip = \"icm20948\"",
-                key: "chip", at: sensorSections[ak].entry("chip")?.node.location)
+        // A chip hidden behind a host's bypass (the AK09916 in an ICM-20948) needs its host on the board.
+        if let hidden = sensorSections.indices.first(where: { i in sensors[i].chip.entry.host.map { host in !sensors.contains { $0.chip == host } } ?? false }),
+           let host = sensors[hidden].chip.entry.host {
+            throw sensorSections[hidden].error(
+                "the \(sensors[hidden].chip) answers only through an \(host)'s I2C bypass; add a [[sensor]] with chip = \"\(host.rawValue)\"",
+                key: "chip", at: sensorSections[hidden].entry("chip")?.node.location)
         }
 
         var notes: [String] = []
@@ -159,7 +161,8 @@ public enum BoardLoader {
             let list = BaudRate.standard.map(String.init).joined(separator: ", ")
             throw section.error("\(baud) is not a supported baud rate (\(list))", key: "baud", at: baudLocation)
         }
-        let family = try section.requiredEnum("family", ReceiverFamily.self, what: "the receiver's command set")
+        let family = try section.requiredName("family", what: "the receiver's command set", names: ReceiverFamily.boardNames,
+                                              lookup: ReceiverFamily.init(boardSpelling:))
         let model = try section.string("model")?.value
         var wake: [WakeMethod] = []
         if let entry = section.entry("wake") {
@@ -187,8 +190,9 @@ public enum BoardLoader {
         var output: ReceiverOutputMode?
         if let entry = section.entry("output") {
             let mode = try section.enumValue(entry.node, ReceiverOutputMode.self, key: "output")
-            if mode != .nmea, family == .mtk || family == .genericNMEA {
-                throw section.error("output '\(mode.rawValue)' needs a receiver with a binary protocol (ublox or casic), not \(family.rawValue)",
+            if mode != .nmea, !family.entry.hasBinaryOutput {
+                let binary = ReceiverFamily.catalogue.filter(\.hasBinaryOutput).compactMap(\.boardSpellings.first).joined(separator: " or ")
+                throw section.error("output '\(mode.rawValue)' needs a receiver with a binary protocol (\(binary)), not \(family.rawValue)",
                                     key: "output", at: entry.node.location)
             }
             output = mode
@@ -217,9 +221,9 @@ public enum BoardLoader {
 
     private static func readSensor(_ section: Section, gpio: GPIODescription?) throws(BoardError) -> (SensorDescription, SourceLocation) {
         try section.checkKeys(sensorKeys)
-        let chip = try section.requiredEnum("chip", SensorChip.self, what: "the sensor chip")
+        let chip = try section.requiredName("chip", what: "the sensor chip", names: SensorChip.boardNames, lookup: SensorChip.init(boardSpelling:))
         let (rawAddress, addressLocation) = try section.requiredInteger("address", what: "the chip's I2C address, e.g. 0x1e")
-        let allowed = chip.allowedAddresses
+        let allowed = chip.addresses
         guard let byte = UInt8(exactly: rawAddress), allowed.contains(byte), let address = I2CAddress(byte) else {
             let list = allowed.map { hex($0) }.joined(separator: " or ")
             let shown = UInt8(exactly: rawAddress).map { hex($0) } ?? String(rawAddress)
@@ -383,11 +387,11 @@ struct Section {
         }
     }
 
-    private func missing(_ key: String, what: String) -> BoardError {
+    func missing(_ key: String, what: String) -> BoardError {
         error("missing required key in \(title) (\(what))", key: key, at: location)
     }
 
-    private func wrongType(_ key: String, expected: String, node: TOMLNode) -> BoardError {
+    func wrongType(_ key: String, expected: String, node: TOMLNode) -> BoardError {
         error("expected \(expected), found \(BoardLoader.describe(node.value))", key: key, at: node.location)
     }
 
@@ -442,15 +446,7 @@ struct Section {
 
     func enumValue<E: RawRepresentable & CaseIterable>(_ node: TOMLNode, _ type: E.Type, key: String) throws(BoardError) -> E
     where E.RawValue == String {
-        let names = E.allCases.map(\.rawValue)
-        guard case .string(let text) = node.value else {
-            throw wrongType(key, expected: "one of \(names.map { "\"\($0)\"" }.joined(separator: ", "))", node: node)
-        }
-        guard let value = E(rawValue: text) else {
-            throw error("'\(text)' is not one of \(names.joined(separator: ", "))\(Spelling.didYouMean(text, among: names))",
-                        key: key, at: node.location)
-        }
-        return value
+        try namedValue(node, key: key, names: E.allCases.map(\.rawValue), lookup: E.init(rawValue:))
     }
 
     func requiredEnum<E: RawRepresentable & CaseIterable>(_ key: String, _ type: E.Type, what: String) throws(BoardError) -> E

@@ -1,3 +1,5 @@
+import Devices
+
 extension BoardLoader {
     /// Reads a `[[sensor]]`'s `gyro` and `gnss_course_aid` keys: `gyro = true` turns the chip's
     /// gyroscope on at ``SensorChip/defaultGyroscopeRange``, `gyro = 1000` at that range (one the
@@ -7,7 +9,8 @@ extension BoardLoader {
         if let entry = section.entry("gyro") {
             let ranges = chip.gyroscopeRanges
             guard !ranges.isEmpty else {
-                throw section.error("\(chip.rawValue) has no gyroscope (lsm6dsox and icm20948 do)", key: "gyro",
+                let combos = SensorChip.catalogue.filter(\.hasGyroscope).compactMap(\.boardSpellings.first).joined(separator: " and ")
+                throw section.error("\(chip.rawValue) has no gyroscope (\(combos) do)", key: "gyro",
                                     at: entry.node.location)
             }
             let list = ranges.map(String.init).joined(separator: ", ")

@@ -1,4 +1,5 @@
 import BoardConfig
+import Devices
 import HardwareInterfaces
 import Heading
 import PowerPolicy
@@ -76,9 +77,9 @@ public enum BoardHardware {
         let latitude = sim?.latitude ?? 47.3769, longitude = sim?.longitude ?? 8.5417
         let scenario = sim?.scenario.rawValue ?? "stationary"
         var devices: [SimulatedPlatformDescription.Device] = []
-        for sensor in board.sensors {
-            guard let chip = simulatedChip(sensor.chip) else { continue }
-            devices.append(.init(chip, address: sensor.address.rawValue))
+        // A chip behind a host's bypass (an AK09916) comes with its host (the ICM-20948).
+        for sensor in board.sensors where sensor.chip.entry.host == nil {
+            devices.append(.init(sensor.chip, address: sensor.address.rawValue))
         }
         let bus = board.i2cBus ?? 1
         var gpio: [SimulatedPlatformDescription.GPIOChip] = []
@@ -92,16 +93,9 @@ public enum BoardHardware {
         // The engine reads its sensors ten times a second all day and nothing reads the bus's
         // transaction log, so it keeps only a short trail (a full one is 2 MB or more).
         let platform = try SimulatedPlatform(description, clock: clock, i2cLogCapacity: 64)
-        let family: ReceiverEmulator.Family
-        let profile: ReceiverProfile
-        switch board.receiver?.family {
-        case .ublox?:
-            let m8 = (board.receiver?.model ?? "").uppercased().contains("M8")
-            family = m8 ? .ublox8 : .ublox10
-            profile = m8 ? .ubloxM8 : .ubloxM10
-        case .casic?: family = .casic; profile = .ubloxM10
-        default: family = .mediatek; profile = .mt3339
-        }
+        let family = ReceiverEmulator.Family(model: ReceiverModel.lookup(family: board.receiver?.family ?? .genericNMEA,
+                                                                         model: board.receiver?.model))
+        let profile = family.model.powerProfile
         let track = trajectory
             ?? Trajectory.scenario(scenario, seconds: 6 * 3600, latitude: latitude, longitude: longitude)
             ?? Trajectory.legs([.init(duration: 6 * 3600, speed: 0, course: 0)], latitude: latitude, longitude: longitude)
@@ -128,8 +122,9 @@ public enum BoardHardware {
                 guard let device = simBus.device(at: sensor.address) else { continue }
                 feed(device, world: world)
             }
-            if board.sensors.contains(where: { $0.chip == .icm20948 }), let ak = I2CAddress(UInt8(0x0C)),
-               let device = simBus.device(at: ak) {
+            for companion in board.sensors.flatMap(\.chip.companions) {
+                guard let address = companion.addresses.first.flatMap({ I2CAddress($0) }),
+                      let device = simBus.device(at: address) else { continue }
                 feed(device, world: world)
             }
         }
@@ -140,38 +135,8 @@ public enum BoardHardware {
     static func feed(_ device: any SimulatedI2CDevice, world: SharedSensorWorld) {
         let field = PhysicalSource.function { world.field(at: $0) }
         let acceleration = PhysicalSource.function { world.acceleration(at: $0) }
-        if let d = device as? SimulatedRegisterDevice<LSM303AGRMagnetometerModel> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<LIS3MDLModel> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<QMC5883LModel> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<AK09916Model> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<MMC5983MAModel> { d.withModel { $0.field = field } }
-        if let d = device as? SimulatedRegisterDevice<LSM303AGRAccelerometerModel> { d.withModel { $0.acceleration = acceleration } }
         let rate = PhysicalSource.function { world.rotationRate(at: $0) }
-        if let d = device as? SimulatedRegisterDevice<LSM6DSOXModel> {
-            d.withModel {
-                $0.acceleration = acceleration
-                $0.angularRate = rate
-            }
-        }
-        if let d = device as? SimulatedRegisterDevice<ICM20948Model> {
-            d.withModel {
-                $0.acceleration = acceleration
-                $0.angularRate = rate
-            }
-        }
-    }
-
-    static func simulatedChip(_ chip: BoardConfig.SensorChip) -> SimulatedPlatformDescription.Chip? {
-        switch chip {
-        case .lsm303agrAccel: return .lsm303agrAccelerometer
-        case .lsm303agrMag: return .lsm303agrMagnetometer
-        case .lis3mdl: return .lis3mdl
-        case .lsm6dsox: return .lsm6dsox
-        case .qmc5883l: return .qmc5883l
-        case .icm20948: return .icm20948
-        case .ak09916: return nil  // created with its ICM-20948
-        case .mmc5983ma: return .mmc5983ma
-        }
+        connectSimulatedSensor(device, field: field, acceleration: acceleration, rotationRate: rate)
     }
 
     /// The platform a board runs on: simulated for `simulated = true`, else `linux`.

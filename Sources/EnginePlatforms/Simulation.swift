@@ -1,4 +1,5 @@
 import BoardConfig
+import Devices
 import FieldLocation
 import Foundation
 import HardwareInterfaces
@@ -100,7 +101,7 @@ public struct EngineSimulation: Sendable {
         let (family, model): (ReceiverFamily, String) =
             profile == .ubloxM10 ? (.ublox, "MAX-M10S (simulated)")
             : profile == .ubloxM8 ? (.ublox, "NEO-M8N (simulated)")
-            : (.mtk, "MT3339 (simulated)")
+            : (.mediatek, "MT3339 (simulated)")
         board.receiver = ReceiverDescription(uart: nil, baudRate: base.baudRate, family: family, model: model, wake: base.wake)
         return board
     }

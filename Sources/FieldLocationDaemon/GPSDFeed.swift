@@ -1,4 +1,5 @@
 import BoardConfig
+import Devices
 import FieldLocation
 import GPSDProtocol
 import LocationAPI
@@ -106,13 +107,7 @@ public final class EngineFeed: GPSDFeed {
     /// How a board appears in DEVICE reports: its UART (or `sim://NAME` for a simulated board), the
     /// driver gpsd would name for its receiver family, the model and the baud rate.
     public static func deviceInfo(for board: BoardDescription, hasCompass: Bool) -> GPSDDeviceInfo {
-        let driver: String
-        switch board.receiver?.family {
-        case .ublox?: driver = "u-blox"
-        case .mtk?: driver = "MTK-3301"
-        case .casic?: driver = "CASIC"
-        case .genericNMEA?, nil: driver = "NMEA0183"
-        }
+        let driver = (board.receiver?.family ?? .genericNMEA).entry.gpsdDriver
         let path = board.simulated ? "sim://\(board.name)" : (board.receiver?.uart ?? "sim://\(board.name)")
         return GPSDDeviceInfo(path: path, driver: driver, subtype: board.receiver?.model,
                               bps: board.receiver.map { Int($0.baudRate.rawValue) }, hasCompass: hasCompass)

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// The receiver's control lines, as the board file wires them; any may be absent.

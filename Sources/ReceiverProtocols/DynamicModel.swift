@@ -1,3 +1,5 @@
+import Devices
+
 /// The receiver's dynamic platform model: the motion the navigation filter expects,
 /// which bounds the accelerations and speeds it accepts. Each family has its own command and
 /// numbering: u-blox CFG-NAV5 `dynModel` (6/7/M8) or CFG-NAVSPG-DYNMODEL (M9/M10), MediaTek

@@ -1,22 +1,9 @@
+import Devices
 import HardwareInterfaces
 
-/// A family of GNSS receiver chips that share one command set.
-public enum ReceiverFamily: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// u-blox 6, 7, M8, M9, M10: UBX binary protocol plus NMEA.
-    case ublox
-    /// MediaTek MT3339 / MT3333 (Adafruit Ultimate GPS, Quectel L76/L80/L96, PA1010D): `$PMTK`.
-    case mediatek = "mtk"
-    /// CASIC AT6558 (Quectel L76K, ATGM336H): `$PCAS` plus CASIC binary.
-    case casic
-    /// Airoha AG3335/AG3352 (Quectel LC76G/LC86G): `$PAIR`.
-    case airoha
-    /// Goke GK9501 (Air530, Ebyte E108): `$PGKC`.
-    case goke
-    /// A receiver that speaks NMEA but answered no identity query: no power control but its supply.
-    case genericNMEA = "generic-nmea"
-
-    public var description: String { rawValue }
-
+// The capabilities column of the device catalogue's receiver families (`Devices.ReceiverFamily`),
+// kept beside the command sets that use it.
+extension ReceiverFamily {
     /// What the family can do, for the power policy and the status readout.
     public var capabilities: ReceiverCapabilities {
         switch self {

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// AKM AK09916, the ICM-20948's magnetometer, at 0x0C once ``ICM20948`` has set BYPASS_EN.
@@ -78,8 +79,7 @@ public struct AK09916: Magnetometer {
 
     /// Checks WIA1 (0x00) = 0x48 and WIA2 (0x01) = 0x09 (an AK8963 or AK0991x differs in WIA2).
     public func identify() throws(SensorError) {
-        try io.expect(Register.wia1, is: Register.wia1Value)
-        try io.expect(Register.wia2, is: Register.wia2Value)
+        try io.expectIdentity()
     }
 
     /// Goes through power-down (with the 100 µs pause), then writes `mode` to CNTL2.

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// The accelerometer and gyroscope of the TDK InvenSense ICM-20948 (DS-000189), at 0x68 (AD0
@@ -128,7 +129,7 @@ public struct ICM20948: Gyroscope {
     /// WHO_AM_I (0x00) = 0xEA.
     public func identify() throws(SensorError) {
         try io.write(Register.bankSelect, 0 << 4)
-        try io.expect(Register.whoAmI, is: Register.identity)
+        try io.expectIdentity()
     }
 
     /// In bank 0: wakes the chip (PWR_MGMT_1 = 0x01), powers the gyroscope down (PWR_MGMT_2 =

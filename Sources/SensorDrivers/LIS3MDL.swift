@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// ST LIS3MDL three-axis magnetometer (DocID024204), at 0x1C (SDO/SA1 low) or 0x1E.
@@ -165,7 +166,7 @@ public struct LIS3MDL: Magnetometer {
 
     /// Checks WHO_AM_I (0x0F) = 0x3D.
     public func identify() throws(SensorError) {
-        try io.expect(Register.whoAmI, is: Register.identity)
+        try io.expectIdentity()
     }
 
     /// Writes CTRL_REG1, 2, 4, 5 (BDU on) and then CTRL_REG3, so the mode starts last.

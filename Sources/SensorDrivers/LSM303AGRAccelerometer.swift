@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// The accelerometer die of the ST LSM303AGR (DocID027765), at 0x19.
@@ -154,7 +155,7 @@ public struct LSM303AGRAccelerometer: Accelerometer {
 
     /// Checks WHO_AM_I_A (0x0F) = 0x33.
     public func identify() throws(SensorError) {
-        try io.expect(Register.whoAmI, is: Register.identity)
+        try io.expectIdentity()
     }
 
     /// Writes TEMP_CFG_REG_A, CTRL_REG4_A (BDU on) and then CTRL_REG1_A (all axes on).

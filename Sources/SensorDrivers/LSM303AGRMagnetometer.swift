@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// The magnetometer die of the ST LSM303AGR (the LIS2MDL core), at 0x1E.
@@ -106,7 +107,7 @@ public struct LSM303AGRMagnetometer: Magnetometer {
 
     /// Checks WHO_AM_I_M (0x4F) = 0x40.
     public func identify() throws(SensorError) {
-        try io.expect(Register.whoAmI, is: Register.identity)
+        try io.expectIdentity()
     }
 
     /// Writes CFG_REG_C_M (BDU), CFG_REG_B_M and then CFG_REG_A_M (temperature compensation on,

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// ST LSM6DSOX accelerometer and gyroscope (DS12814) at 0x6A (SA0 low) or 0x6B; the gyroscope
@@ -138,7 +139,7 @@ public struct LSM6DSOX: Gyroscope {
 
     /// Checks WHO_AM_I (0x0F) = 0x6C.
     public func identify() throws(SensorError) {
-        try io.expect(Register.whoAmI, is: Register.identity)
+        try io.expectIdentity()
     }
 
     /// Writes CTRL3_C (BDU + IF_INC); with a gyroscope, CTRL4_C (LPF1_SEL_G) and CTRL6_C (FTYPE);

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// MEMSIC MMC5983MA magnetometer (datasheet Rev A), at 0x30.
@@ -136,7 +137,7 @@ public struct MMC5983MA: Magnetometer {
 
     /// Checks Product ID (0x2F) = 0x30.
     public func identify() throws(SensorError) {
-        try io.expect(Register.productID, is: Register.identity)
+        try io.expectIdentity()
     }
 
     /// Writes Internal Control 1 (bandwidth), Internal Control 2 (continuous mode and rate, or

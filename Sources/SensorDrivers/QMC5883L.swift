@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// QST QMC5883L magnetometer (the part on most "GY-271 / HMC5883L" modules), at 0x0D.
@@ -125,7 +126,7 @@ public struct QMC5883L: Magnetometer {
     /// ``SensorError/unexpectedDevice(chip:device:register:expected:found:)`` naming the register.
     /// The reset leaves the chip in standby; a configuration written before is written again.
     public func identify() throws(SensorError) {
-        try io.expect(Register.chipID, is: Register.chipIDValue)
+        try io.expectIdentity()
         try io.write(Register.control2, Register.softReset)
         clock.sleep(for: .milliseconds(1))
         try io.expect(Register.control1, is: 0x00)

@@ -1,3 +1,4 @@
+import Devices
 import HardwareInterfaces
 
 /// Three components in the sensor's own axes, as its datasheet draws them (named apart from
@@ -53,29 +54,6 @@ public struct AccelerometerSample: Sendable, Hashable {
         self.acceleration = acceleration
         self.temperature = temperature
     }
-}
-
-/// The chips this target drives, for messages and errors.
-public enum SensorChip: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// The accelerometer die of the ST LSM303AGR (0x19).
-    case lsm303agrAccelerometer = "LSM303AGR accelerometer"
-    /// The magnetometer die of the ST LSM303AGR (0x1E).
-    case lsm303agrMagnetometer = "LSM303AGR magnetometer"
-    /// ST LIS3MDL magnetometer.
-    case lis3mdl = "LIS3MDL"
-    /// ST LSM6DSOX accelerometer and gyroscope.
-    case lsm6dsox = "LSM6DSOX"
-    /// QST QMC5883L magnetometer.
-    case qmc5883l = "QMC5883L"
-    /// TDK InvenSense ICM-20948 (accelerometer side).
-    case icm20948 = "ICM-20948"
-    /// AKM AK09916, the ICM-20948's magnetometer, reached through bypass at 0x0C.
-    case ak09916 = "AK09916"
-    /// MEMSIC MMC5983MA magnetometer.
-    case mmc5983ma = "MMC5983MA"
-
-    /// The chip's name.
-    public var description: String { rawValue }
 }
 
 /// How long a driver waits for a measurement: `attempts` status reads, `interval` apart.
@@ -282,6 +260,11 @@ struct RegisterIO: Sendable {
         guard found == expected else {
             throw .unexpectedDevice(chip: chip, device: device, register: register, expected: expected, found: found)
         }
+    }
+
+    /// Checks the chip's identity registers as its row in the device catalogue lists them, in order.
+    func expectIdentity() throws(SensorError) {
+        for identity in chip.entry.identity { try expect(identity.register, is: identity.value) }
     }
 
     /// Reads `register` until `mask` is set, at most `polling.attempts` times.

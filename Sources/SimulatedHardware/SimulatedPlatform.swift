@@ -1,51 +1,21 @@
+import Devices
 import HardwareInterfaces
 import PowerPolicy
 
 /// A plain description of a simulated board: I2C buses and their chips, GPIO chips and their
 /// line names, serial ports and the receivers on them. A board file maps onto it.
 public struct SimulatedPlatformDescription: Sendable, Hashable {
-    /// The chips the simulator models.
-    public enum Chip: String, Sendable, Hashable, CaseIterable {
-        /// LSM303AGR accelerometer die (0x19).
-        case lsm303agrAccelerometer = "lsm303agr-accelerometer"
-        /// LSM303AGR magnetometer die (0x1E).
-        case lsm303agrMagnetometer = "lsm303agr-magnetometer"
-        /// LIS3MDL (0x1C or 0x1E).
-        case lis3mdl
-        /// LSM6DSOX (0x6A or 0x6B).
-        case lsm6dsox
-        /// QMC5883L (0x0D).
-        case qmc5883l
-        /// ICM-20948 (0x68 or 0x69) with its AK09916 at 0x0C behind the bypass.
-        case icm20948
-        /// MMC5983MA (0x30).
-        case mmc5983ma
-
-        /// The addresses the chip can have, the default first.
-        public var addresses: [UInt8] {
-            switch self {
-            case .lsm303agrAccelerometer: return [0x19]
-            case .lsm303agrMagnetometer: return [0x1E]
-            case .lis3mdl: return [0x1C, 0x1E]
-            case .lsm6dsox: return [0x6A, 0x6B]
-            case .qmc5883l: return [0x0D]
-            case .icm20948: return [0x69, 0x68]
-            case .mmc5983ma: return [0x30]
-            }
-        }
-    }
-
     /// One chip on a bus.
     public struct Device: Sendable, Hashable {
         /// The chip.
-        public var chip: Chip
+        public var chip: SensorChip
         /// Its 7-bit address.
         public var address: UInt8
 
         /// Creates a device, at the chip's default address unless given.
-        public init(_ chip: Chip, address: UInt8? = nil) {
+        public init(_ chip: SensorChip, address: UInt8? = nil) {
             self.chip = chip
-            self.address = address ?? chip.addresses[0]
+            self.address = address ?? chip.addresses.first ?? 0
         }
     }
 
@@ -162,16 +132,15 @@ public final class SimulatedPlatform: HardwarePlatform {
             let bus = SimulatedI2CBus(name: busName, clock: clock, logCapacity: i2cLogCapacity)
             for d in b.devices {
                 guard let address = I2CAddress(d.address) else {
-                    throw HardwareError(.invalidArgument, device: busName, operation: "attach \(d.chip.rawValue)",
+                    throw HardwareError(.invalidArgument, device: busName, operation: "attach \(d.chip)",
                                         detail: "address \(hex(d.address)) is outside 0x03-0x77")
                 }
-                var taken = [address]
-                if d.chip == .icm20948, let ak = I2CAddress(UInt8(0x0C)) { taken.append(ak) }
+                let taken = [address] + d.chip.companions.compactMap { $0.addresses.first.flatMap { I2CAddress($0) } }
                 for a in taken where bus.device(at: a) != nil {
-                    throw HardwareError(.invalidArgument, device: "\(busName)@\(a)", operation: "attach \(d.chip.rawValue)",
+                    throw HardwareError(.invalidArgument, device: "\(busName)@\(a)", operation: "attach \(d.chip)",
                                         detail: "another device is already at \(a)")
                 }
-                Self.attach(d.chip, at: address, on: bus)
+                d.chip.attachSimulated(at: address, on: bus)
             }
             buses[b.number] = bus
         }
@@ -194,7 +163,7 @@ public final class SimulatedPlatform: HardwarePlatform {
             }
             let port = SimulatedSerialPort(name: s.path, clock: clock, baudRate: rate)
             if let r = s.receiver {
-                let profile: ReceiverProfile = r.family == .ublox8 ? .ubloxM8 : (r.family == .mediatek ? .mt3339 : .ubloxM10)
+                let profile = r.family.model.powerProfile
                 let track = Trajectory.legs([.init(duration: 6 * 3600, speed: r.speed, course: r.course)], latitude: r.latitude, longitude: r.longitude)
                 let receiver = ReceiverEmulator(family: r.family, profile: profile, trajectory: track, start: clock.now(), tracking: true)
                 port.attach(receiver)
@@ -207,21 +176,6 @@ public final class SimulatedPlatform: HardwarePlatform {
         self.chips = chips
         self.ports = ports
         self.receivers = receivers
-    }
-
-    private static func attach(_ chip: SimulatedPlatformDescription.Chip, at address: I2CAddress, on bus: SimulatedI2CBus) {
-        switch chip {
-        case .lsm303agrAccelerometer: bus.attach(SimulatedRegisterDevice(LSM303AGRAccelerometerModel()), at: address)
-        case .lsm303agrMagnetometer: bus.attach(SimulatedRegisterDevice(LSM303AGRMagnetometerModel()), at: address)
-        case .lis3mdl: bus.attach(SimulatedRegisterDevice(LIS3MDLModel()), at: address)
-        case .lsm6dsox: bus.attach(SimulatedRegisterDevice(LSM6DSOXModel()), at: address)
-        case .qmc5883l: bus.attach(SimulatedRegisterDevice(QMC5883LModel()), at: address)
-        case .mmc5983ma: bus.attach(SimulatedRegisterDevice(MMC5983MAModel()), at: address)
-        case .icm20948:
-            let (icm, ak) = makeICM20948()
-            bus.attach(icm, at: address)
-            if let akAddress = I2CAddress(UInt8(0x0C)) { bus.attach(ak, at: akAddress) }
-        }
     }
 
     // MARK: Test side

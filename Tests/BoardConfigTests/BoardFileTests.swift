@@ -64,7 +64,7 @@ struct BoardFileTests {
         #expect(board.receiver?.uart == nil)
         #expect(board.simulation?.scenario == .walk)
         #expect(board.gpio == nil)
-        #expect(board.accelerometer?.chip == .lsm303agrAccel)
+        #expect(board.accelerometer?.chip == .lsm303agrAccelerometer)
         #expect(board.magnetometer?.address == I2CAddress(0x1E))
     }
 
@@ -93,7 +93,7 @@ struct BoardFileTests {
     @Test("the Adafruit HAT board has PPS on GPIO4 and the Adafruit default addresses")
     func adafruitBoard() throws {
         let board = try BoardCatalog.resolve("pizero2w-adafruit-gps-hat-lis3mdl-lsm6dsox")
-        #expect(board.receiver?.family == .mtk)
+        #expect(board.receiver?.family == .mediatek)
         #expect(board.receiver?.baudRate == .b9600)
         #expect(board.gpio?.line(.gnssPPS) == .name("GPIO4"))
         #expect(board.sensors.map(\.chip) == [.lsm6dsox, .lis3mdl])
@@ -124,7 +124,7 @@ struct BoardFileTests {
         #expect(!board.simulated)
         #expect(board.receiver?.uart == "/dev/ttyS1")
         #expect(board.receiver?.baudRate == .b9600)
-        #expect(board.receiver?.family == .mtk)
+        #expect(board.receiver?.family == .mediatek)
         #expect(board.i2cBus == 0)
         #expect(Set(board.sensors.map(\.address.rawValue)) == [0x1E, 0x19])
         let gpio = try #require(board.gpio)

@@ -12,7 +12,7 @@ struct OutputOptionTests {
         #expect(ReceiverOutputMode.default(family: .ublox, model: "NEO-6M") == .nmea)
         #expect(ReceiverOutputMode.default(family: .ublox, model: "neo-7m") == .nmea)
         #expect(ReceiverOutputMode.default(family: .casic, model: "L76K") == .nmea)
-        #expect(ReceiverOutputMode.default(family: .mtk, model: "MT3339") == .nmea)
+        #expect(ReceiverOutputMode.default(family: .mediatek, model: "MT3339") == .nmea)
     }
 
     @Test("the option is read, and refused for a receiver without a binary protocol")

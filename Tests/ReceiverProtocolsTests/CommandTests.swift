@@ -1,3 +1,4 @@
+import Devices
 import ReceiverProtocols
 import Testing
 
@@ -88,4 +89,19 @@ func monVerPayload(software: String, hardware: String, extensions: [String]) -> 
         Array(Array(text.utf8).prefix(length)) + Array(repeating: 0, count: max(0, length - text.utf8.count))
     }
     return padded(software, 30) + padded(hardware, 10) + extensions.flatMap { padded($0, 30) }
+}
+
+/// The device catalogue's identification column: each string a family lists identifies it.
+@Suite("Device catalogue identification strings")
+struct CatalogueIdentificationTests {
+    @Test("every proprietary sentence and banner text a family row lists identifies that family")
+    func identification() {
+        for row in ReceiverFamily.catalogue {
+            for marker in row.identification where !marker.hasPrefix("UBX-") {
+                let sentence = marker.hasPrefix("$") ? marker + ",MODEL,0000,NAME," : "$GPTXT,01,01,02," + marker + "X"
+                #expect(ReceiverIdentity.from(sentence: sentence)?.family == row.family, "\(marker)")
+                if marker.hasPrefix("$") { #expect(ReceiverFamily.identified(bySentence: marker) == row.family) }
+            }
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import BoardConfig
+import Devices
 import Foundation
 import HardwareInterfaces
 import Heading
@@ -152,12 +153,7 @@ public final class LocationEngine: @unchecked Sendable {
         self.board = board
         self.platform = platform
         clock = platform.hardware.clock
-        let profile: ReceiverProfile
-        switch board.receiver?.family {
-        case .ublox?: profile = (board.receiver?.model ?? "").uppercased().contains("M8") ? .ubloxM8 : .ubloxM10
-        case .mtk?: profile = .mt3339
-        default: profile = .ubloxM10
-        }
+        let profile = LocationEngine.powerProfile(of: board)
         policy = PowerPolicy(profile: profile)
         registry = ClientRegistry(stateDirectory: stateDirectory)
         receiver = ReceiverSubsystem(board: board, platform: platform, initiallyAwake: receiverAwake)
@@ -317,4 +313,12 @@ struct EngineState: Sendable {
     var calibration: MagnetometerCalibration?
     var watchdogTimeout: Duration = .seconds(5)
     var headingPeriod: Duration = .milliseconds(100)
+}
+
+extension LocationEngine {
+    /// The power figures of `board`'s receiver: its model's row in the device catalogue (a board
+    /// without a receiver counts as generic NMEA).
+    public static func powerProfile(of board: BoardDescription) -> ReceiverProfile {
+        ReceiverModel.lookup(family: board.receiver?.family ?? .genericNMEA, model: board.receiver?.model).powerProfile
+    }
 }

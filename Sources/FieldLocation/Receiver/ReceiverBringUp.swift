@@ -1,4 +1,5 @@
 import BoardConfig
+import Devices
 import HardwareInterfaces
 import ReceiverProtocols
 
@@ -22,7 +23,12 @@ public enum ReceiverBringUp {
         var lines = ReceiverLines()
         if wake.contains(.powerEnable) { lines.powerEnable = try output(.gnssPowerEnable, asserted: true) }
         if let extint = try output(.gnssExtint, asserted: false) {
-            if board.receiver?.family == .mtk { lines.forceOn = extint } else { lines.extint = extint }
+            // The board's `gnss_extint` line is the wake pin the family has: FORCE_ON (MediaTek) or EXTINT.
+            if board.receiver?.family.capabilities.wakeMethods.contains(.forceOn) == true {
+                lines.forceOn = extint
+            } else {
+                lines.extint = extint
+            }
         }
         lines.reset = try output(.gnssReset, asserted: false)
         return lines
@@ -34,23 +40,19 @@ public enum ReceiverBringUp {
     public static func driver(for board: BoardDescription, port: any SerialPort, lines: ReceiverLines)
         -> (any ReceiverDriver)?
     {
+        guard let receiver = board.receiver else { return nil }
         let channel = CommandChannel(port: port)
-        switch board.receiver?.family {
-        case .ublox?:
-            var generation = UBloxGeneration.m10
+        var generation = UBloxGeneration.m10
+        if receiver.family == .ublox {
             if let payload = try? channel.poll(UBXMessage.pollVersion), let g = UBXVersion(payload: payload)?.generation {
                 generation = g
-            } else if (board.receiver?.model ?? "").uppercased().contains("M8") {
+            } else if ReceiverModel.lookup(family: receiver.family, model: receiver.model) == .ubloxM8 {
                 generation = .m8
             }
-            var driver = UBloxDriver(channel: channel, generation: generation, lines: lines)
-            // `ram` mode: configuration keys go to the RAM layer only; otherwise RAM and BBR, as before.
-            if board.receiver?.configMode == .ram { driver.layers = .ram }
-            return driver
-        case .mtk?: return MediaTekDriver(channel: channel, lines: lines)
-        case .casic?: return CASICDriver(channel: channel, lines: lines)
-        case .genericNMEA?, nil: return nil
         }
+        // `ram` mode: configuration keys go to the RAM layer only; otherwise RAM and BBR, as before.
+        return receiver.family.makeDriver(channel: channel, lines: lines, ubloxGeneration: generation,
+                                          layers: receiver.configMode == .ram ? .ram : [.ram, .bbr])
     }
 }
 

@@ -1,4 +1,5 @@
 import BoardConfig
+import Devices
 import HardwareInterfaces
 import PowerPolicy
 import ReceiverProtocols
@@ -107,7 +108,7 @@ public final class ReceiverExecutor {
 
     /// The navigation interval `action` asks for on `family`, ms: `continuous(rate:)`'s period (the
     /// nearest the family takes), 1 s for every other mode (cyclic tracking runs at 1 Hz).
-    static func rateMilliseconds(_ action: ReceiverAction, family: ReceiverProtocols.ReceiverFamily) -> Int {
+    static func rateMilliseconds(_ action: ReceiverAction, family: ReceiverFamily) -> Int {
         guard case .continuous(let rate) = action, rate > 0, rate.isFinite else { return 1000 }
         return family.legalRate(milliseconds: Int((1000 / rate).rounded()))
     }
