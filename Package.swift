@@ -72,6 +72,8 @@ let package = Package(
         .library(name: "NTRIP", targets: ["NTRIP"]),
         .library(name: "LocationAPI", targets: ["LocationAPI"]),
         .library(name: "FieldLocation", targets: ["FieldLocation"]),
+        .library(name: "EnginePlatforms", targets: ["EnginePlatforms"]),
+        .library(name: "FieldLocationOutput", targets: ["FieldLocationOutput"]),
         .library(name: "FieldLocationClient", targets: ["FieldLocationClient"]),
         .executable(name: "fieldloc", targets: ["fieldloc"]),
         .executable(name: "fieldloc-hil", targets: ["fieldloc-hil"]),

@@ -16,6 +16,8 @@ let package = Package(
             name: "engine-soak",
             dependencies: [
                 .product(name: "FieldLocation", package: "main"),
+                .product(name: "LocationAPI", package: "main"),
+                .product(name: "EnginePlatforms", package: "main"),
                 .product(name: "LocationServices", package: "main"),
                 .product(name: "BoardConfig", package: "main"),
                 .product(name: "SimulatedHardware", package: "main"),
@@ -26,7 +28,11 @@ let package = Package(
         // Issue 17: `fieldloc replay --json` without the command-line layer, for callgrind.
         .executableTarget(
             name: "replay-json",
-            dependencies: [.product(name: "FieldLocation", package: "main")],
+            dependencies: [
+                .product(name: "FieldLocation", package: "main"),
+                .product(name: "EnginePlatforms", package: "main"),
+                .product(name: "FieldLocationOutput", package: "main"),
+            ],
             path: "Sources/replay-json"
         ),
         .executableTarget(

@@ -6,7 +6,9 @@
 //
 //   swift run -c release engine-soak [HOURS]
 import BoardConfig
+import EnginePlatforms
 import FieldLocation
+import LocationAPI
 import Foundation
 import LocationServices
 import PowerPolicy

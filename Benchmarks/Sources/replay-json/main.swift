@@ -1,7 +1,9 @@
 // `replay-json FILE`: what `fieldloc replay FILE --json --quiet` does, without the command-line
 // layer, for instruction counts with callgrind (valgrind 3.19 cannot run the `fieldloc` executable
 // itself: its async main on libdispatch stops valgrind).
+import EnginePlatforms
 import FieldLocation
+import FieldLocationOutput
 import Foundation
 
 let arguments = CommandLine.arguments
@@ -15,7 +17,7 @@ let writer = FixJSONWriter { bytes in
         bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
 }
 do {
-    // As `LogReplay.print(to:json:)` (FieldLocationOutput, not a product) does for `--json`.
+    // As `LogReplay.print(to:json:)` (FieldLocationOutput) does for `--json`.
     try LogReplay(path: arguments[1]).run { fix in
         if fix.time != nil { writer.write(fix) }
     }
