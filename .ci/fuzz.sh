@@ -113,6 +113,7 @@ swiftc_cached() {
 }
 
 # build_module NAME LANGUAGE-FLAGS-VAR "DEPENDENCY..." SOURCE... : WORKDIR/modules/NAME.swiftmodule + NAME.o
+# (every module in the package FieldLocation, as SwiftPM compiles them, for the `package` declarations they share)
 build_module() {
     local name=$1 lang=$2 deps=$3 d
     shift 3
@@ -121,7 +122,7 @@ build_module() {
     # A changed dependency changes its .swiftmodule, which rebuilds its importers.
     for d in $deps; do interfaces+=" $out/$d.swiftmodule"; done
     swiftc_cached "module $name ($# files)" "$out/$name.o" "$out/$name.log" "$interfaces" \
-        "${flags[@]}" "${langflags[@]}" -wmo -enable-testing -module-name "$name" \
+        "${flags[@]}" "${langflags[@]}" -wmo -enable-testing -module-name "$name" -package-name FieldLocation \
         -emit-module -emit-module-path "$out/$name.swiftmodule" -I "$out" -c "$@" -o "$out/$name.o"
 }
 
@@ -189,13 +190,17 @@ build() {
     ubx)
         build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
-        build_module ReceiverProtocols swift6 "NMEA HardwareInterfaces" $(swift_files "$here/Sources/ReceiverProtocols") || return 1
-        link_fuzzer ubx "$here/Tests/Fuzz/UBXFuzzer.swift" NMEA HardwareInterfaces ReceiverProtocols || return 1
+        build_module PowerPolicy swift6 "" $(swift_files "$here/Sources/PowerPolicy") || return 1
+        build_module Devices swift6 "PowerPolicy" $(swift_files "$here/Sources/Devices") || return 1
+        build_module ReceiverProtocols swift6 "NMEA HardwareInterfaces Devices" $(swift_files "$here/Sources/ReceiverProtocols") || return 1
+        link_fuzzer ubx "$here/Tests/Fuzz/UBXFuzzer.swift" NMEA HardwareInterfaces PowerPolicy Devices ReceiverProtocols || return 1
         ;;
     board)
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
-        build_module BoardConfig swift6 "HardwareInterfaces" $(swift_files "$here/Sources/BoardConfig") || return 1
-        link_fuzzer board "$here/Tests/Fuzz/BoardFuzzer.swift" HardwareInterfaces BoardConfig || return 1
+        build_module PowerPolicy swift6 "" $(swift_files "$here/Sources/PowerPolicy") || return 1
+        build_module Devices swift6 "PowerPolicy" $(swift_files "$here/Sources/Devices") || return 1
+        build_module BoardConfig swift6 "HardwareInterfaces Devices" $(swift_files "$here/Sources/BoardConfig") || return 1
+        link_fuzzer board "$here/Tests/Fuzz/BoardFuzzer.swift" HardwareInterfaces PowerPolicy Devices BoardConfig || return 1
         ;;
     calibration)
         local numerics
@@ -211,8 +216,7 @@ build() {
         build_module BluetoothHCI swift6 "HardwareInterfaces" $(swift_files "$here/Sources/BluetoothHCI") || return 1
         build_module DBusWire swift6 "" $(swift_files "$here/Sources/DBusWire") || return 1
         build_module LinuxHardware linux_flags "HardwareInterfaces BluetoothHCI DBusWire" $(swift_files "$here/Sources/LinuxHardware") || return 1
-        local store_flags=("${linux_flags[@]}" -package-name FieldLocation)
-        build_module FieldLocationStore store_flags "LinuxHardware" $(swift_files "$here/Sources/FieldLocationStore") || return 1
+        build_module FieldLocationStore linux_flags "LinuxHardware" $(swift_files "$here/Sources/FieldLocationStore") || return 1
         local files=() f
         for f in "${calibration_sources[@]}"; do files+=("$here/Sources/$f.swift"); done
         swiftc_cached "the calibration fuzzer" "$work/calibration-fuzzer" "$work/calibration-build.log" \

@@ -1,4 +1,3 @@
-import FieldLocation
 import FieldLocationStore
 import Foundation
 import Heading
