@@ -127,8 +127,9 @@ public struct GPSDStatusReader: Sendable {
                 let isUsed: Bool
                 if case .bool(let u)? = s["used"] { isUsed = u } else { isUsed = false }
                 if isUsed { used += 1 }
-                let gnss = Self.number(s["gnssid"]).map(Int.init)
-                list.append(SatelliteInfo(constellation: gnss.flatMap(Self.constellation), prn: UInt16(prn),
+                // u-blox gnssid numbering, as gpsd reports it; out of range (or not finite) is no constellation.
+                let gnss = Self.number(s["gnssid"]).flatMap { UInt8(exactly: $0.rounded(.towardZero)) }
+                list.append(SatelliteInfo(constellation: gnss.flatMap(UBXGNSS.constellation), prn: UInt16(prn),
                                           elevation: Self.number(s["el"]).map { Int16(max(-90, min(90, $0))) },
                                           azimuth: Self.number(s["az"]).map { UInt16(max(0, min(359, $0))) },
                                           snr: Self.number(s["ss"]).map { UInt8(max(0, min(99, $0))) }, used: isUsed))
@@ -138,20 +139,6 @@ public struct GPSDStatusReader: Sendable {
         f.satellitesUsed = Self.number(o["uSat"]).map(Int.init) ?? used
         f.hdop = Self.number(o["hdop"]) ?? f.hdop
         fix = f
-    }
-
-    /// u-blox gnssid numbering, as gpsd reports it.
-    static func constellation(_ gnssid: Int) -> Constellation? {
-        switch gnssid {
-        case 0: return .gps
-        case 1: return .sbas
-        case 2: return .galileo
-        case 3: return .beidou
-        case 5: return .qzss
-        case 6: return .glonass
-        case 7: return .navic
-        default: return nil
-        }
     }
 
     private mutating func att(_ o: GPSDJSONValue, at now: MonotonicInstant) {

@@ -1,6 +1,7 @@
 import FieldLocation
 import FieldLocationOutput
 import HardwareInterfaces
+import NMEA
 import Testing
 
 /// The status readout built from a gpsd stream (lines as fieldlocd and gpsd send them).
@@ -32,5 +33,19 @@ import Testing
         #expect(!text.contains("Energy"))
         // A stale stream is a warning.
         #expect(reader.snapshot(at: now.advanced(by: .seconds(9)), uptime: 10).warnings.contains { $0.contains("no TPV") })
+    }
+
+    /// A satellite's gnssid in u-blox numbering names its constellation; one out of range, or a
+    /// number too large for any integer (1e300 once trapped the integer conversion), names none.
+    @Test func gnssidOutOfRangeIsNoConstellation() {
+        var reader = GPSDStatusReader(source: "127.0.0.1:2947")
+        let now = MonotonicInstant(nanoseconds: 5_000_000_000)
+        let sky = #"{"class":"SKY","device":"/dev/ttyAMA0","satellites":[{"PRN":2,"ss":44,"used":true,"gnssid":2},{"PRN":3,"ss":40,"used":true,"gnssid":1e300},{"PRN":4,"ss":40,"used":false,"gnssid":-1},{"PRN":5,"ss":40,"used":false,"gnssid":300}]}"#
+        reader.read(line: Array(#"{"class":"TPV","device":"/dev/ttyAMA0","mode":3,"time":"2026-05-01T12:00:01.500Z","lat":47.0,"lon":8.0}"#.utf8), at: now)
+        reader.read(line: Array(sky.utf8), at: now)
+        let list = reader.snapshot(at: now, uptime: 1).fix?.satellites ?? SatelliteList()
+        let satellites = (0..<list.count).map { list[$0] }
+        #expect(satellites.map(\.prn) == [2, 3, 4, 5])
+        #expect(satellites.map(\.constellation) == [Constellation.galileo, nil, nil, nil])
     }
 }
