@@ -208,11 +208,10 @@ struct DeclaredGraph {
 
     init(manifest text: String) {
         var rest = Substring(text)
-        var found: [(String, Substring)] = []
-        while let start = rest.range(of: ".target(") ?? rest.range(of: ".executableTarget(") ?? rest.range(of: ".testTarget(") {
-            // The earliest of the three.
-            let candidates = [".target(", ".executableTarget(", ".testTarget(", ".systemLibrary("].compactMap { rest.range(of: $0) }
-            let first = candidates.min { $0.lowerBound < $1.lowerBound } ?? start
+        var found: [Substring] = []
+        let kinds = [".target(", ".executableTarget(", ".testTarget(", ".systemLibrary("]
+        // The earliest declaration of any kind, until none is left.
+        while let first = kinds.compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
             rest = rest[first.upperBound...]
             // The declaration's body: up to the parenthesis that closes it.
             var depth = 1
@@ -221,10 +220,10 @@ struct DeclaredGraph {
                 if rest[end] == "(" { depth += 1 } else if rest[end] == ")" { depth -= 1 }
                 end = rest.index(after: end)
             }
-            found.append((String(rest.prefix(while: { $0 != "\n" })), rest[..<end]))
+            found.append(rest[..<end])
             rest = rest[end...]
         }
-        for (_, body) in found {
+        for body in found {
             guard let nameRange = body.range(of: "name: \"") else { continue }
             let name = String(body[nameRange.upperBound...].prefix(while: { $0 != "\"" }))
             var deps = Set<String>()
