@@ -200,6 +200,10 @@ final class ConsoleHTTPHandler: ChannelInboundHandler {
         } else {
             let channel = context.channel
             done.whenComplete { _ in channel.close(promise: nil) }
+            // A peer that never reads would hold the write (and so the connection) open: close anyway
+            // once the request timeout has passed again.
+            let seconds = max(hub.configuration.requestTimeout, 1)
+            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { channel.close(promise: nil) }
         }
     }
 }

@@ -136,7 +136,7 @@ struct ConsoleServerTests {
             try slow.send("GET / HTTP/1.1\r\nHost: x\r\n")
             let late = try slow.response(seconds: 5)
             #expect(late.status == 408)
-            #expect(slow.waitForClose(seconds: 10))
+            #expect(slow.waitForClose(seconds: 20), "the server closes after its 408")
             let garbage = try LineClient(port: port)
             try garbage.send("\u{1}\u{2}NOT HTTP AT ALL\r\n\r\n")
             #expect(try garbage.response().status == 400)
