@@ -62,28 +62,32 @@ public struct RecordedSession: Sendable {
         var session = RecordedSession()
         var expectedOffset = 0
         var lastT = 0.0
+        let decoder = JSONDecoder()
         for (index, text) in events.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let lineNumber = index + 1
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty { continue }
             func fail(_ reason: String) -> LoadError { LoadError(file: eventsFile, line: lineNumber, reason: reason) }
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(trimmed.utf8))) as? [String: Any] else {
+            let event: Event
+            do { event = try decoder.decode(Event.self, from: Data(trimmed.utf8)) } catch {
+                if case DecodingError.typeMismatch(_, let context) = error, let key = context.codingPath.last?.stringValue {
+                    let kind = (try? decoder.decode(Event.Kind.self, from: Data(trimmed.utf8)))?.kind ?? "event"
+                    throw fail("\(kind): key '\(key)' must be \(key == "class" || key == "quality" ? "a word" : "a number")")
+                }
                 throw fail("not a JSON object")
             }
-            guard let kind = object["class"] as? String else { throw fail("missing key 'class'") }
-            func number(_ key: String) throws(LoadError) -> Double {
-                guard let value = object[key] as? NSNumber, value.doubleValue.isFinite else {
-                    throw fail("\(kind): key '\(key)' must be a number")
-                }
-                return value.doubleValue
+            guard let kind = event.kind else { throw fail("missing key 'class'") }
+            func number(_ value: Double?, _ key: String) throws(LoadError) -> Double {
+                guard let value, value.isFinite else { throw fail("\(kind): key '\(key)' must be a number") }
+                return value
             }
-            let t = try number("t")
+            let t = try number(event.t, "t")
             guard t >= 0 else { throw fail("\(kind): key 't' is negative (\(t))") }
             guard t + 1e-9 >= lastT else { throw fail("\(kind): t = \(t) goes back before \(lastT)") }
             lastT = t
             switch kind {
             case "CHUNK":
-                let offset = try number("offset"), length = try number("length")
+                let offset = try number(event.offset, "offset"), length = try number(event.length, "length")
                 guard offset == Double(expectedOffset) else {
                     throw fail("CHUNK: offset \(Int(offset)) does not follow the previous chunk (expected \(expectedOffset))")
                 }
@@ -94,17 +98,17 @@ public struct RecordedSession: Sendable {
                 session.chunks.append(Chunk(t: t, bytes: Array(raw[expectedOffset..<end])))
                 expectedOffset = end
             case "HEADING":
-                let magnetic = try number("magnetic")
-                let trueHeading: Double? = object["true"] == nil ? nil : try number("true")
-                let accuracy: Double? = object["accuracy"] == nil ? nil : try number("accuracy")
-                guard let word = object["quality"] as? String, let quality = HeadingQuality(rawValue: word) else {
-                    throw fail("HEADING: key 'quality' must be a heading quality word (good, …), found \(String(describing: object["quality"] ?? "nothing").prefix(32))")
+                let magnetic = try number(event.magnetic, "magnetic")
+                let trueHeading: Double? = event.trueHeading == nil ? nil : try number(event.trueHeading, "true")
+                let accuracy: Double? = event.accuracy == nil ? nil : try number(event.accuracy, "accuracy")
+                guard let word = event.quality, let quality = HeadingQuality(rawValue: word) else {
+                    throw fail("HEADING: key 'quality' must be a heading quality word (good, …), found \(String((event.quality ?? "nothing").prefix(32)))")
                 }
                 session.headings.append(Heading(t: t, magnetic: magnetic, trueHeading: trueHeading, accuracy: accuracy, quality: quality))
             case "PPS":
                 // `edge` is on the recording's own clock; `t` (when the pulse was paired with its
                 // sentence) less `nmea_delay` puts it on the recording's time line.
-                let utc = try number("utc"), delay = try number("nmea_delay")
+                let utc = try number(event.utc, "utc"), delay = try number(event.nmeaDelay, "nmea_delay")
                 session.pulses.append(Pulse(t: t, utc: Int64(utc), edge: max(0, t - delay)))
             default:
                 break  // FIX lines are the recording's output, not its input; other classes are skipped.
@@ -115,5 +119,33 @@ public struct RecordedSession: Sendable {
         }
         session.duration = lastT
         return session
+    }
+}
+
+extension RecordedSession {
+    /// One line of a recording's events file as read (``parse(raw:events:eventsFile:)`` checks what
+    /// each class needs); `fieldloc record` writes the lines (its `RecordingEvents`).
+    struct Event: Decodable {
+        /// The line's class only, to name it in an error about another key.
+        struct Kind: Decodable {
+            var kind: String?
+            enum CodingKeys: String, CodingKey { case kind = "class" }
+        }
+
+        var kind: String?
+        var t: Double?
+        var offset: Double?
+        var length: Double?
+        var magnetic: Double?
+        var trueHeading: Double?
+        var accuracy: Double?
+        var quality: String?
+        var utc: Double?
+        var nmeaDelay: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case kind = "class", t, offset, length, magnetic, trueHeading = "true", accuracy, quality, utc
+            case nmeaDelay = "nmea_delay"
+        }
     }
 }

@@ -10,39 +10,16 @@ import NMEA
 /// state: `table` or `assumed`, see ``LeapSecondSource``), `quality`, `source`. Missing values are
 /// omitted, never written as null or NaN.
 public enum FixJSON {
-    /// One JSON object on one line (no trailing newline).
+    /// One JSON object on one line (no trailing newline): the bytes ``FixJSONWriter/write(_:)`` writes
+    /// for `fix`, less its newline. There is one writer of fix lines; this is its `String` form, for
+    /// outputs that are not hot (a recording's events, `fieldloc watch`).
     public static func line(_ fix: Fix) -> String {
-        var out = "{\"class\":\"FIX\""
-        if let time = fix.time { out += ",\"time\":\"\(time.iso8601(fractionDigits: 3))\"" }
-        out += ",\"mode\":\(fix.mode.rawValue)"
-        if fix.hasPosition {
-            add(&out, "lat", fix.latitude)
-            add(&out, "lon", fix.longitude)
-            add(&out, "alt", fix.altitudeMSL)
-            add(&out, "altHAE", fix.altitudeHAE)
-            add(&out, "geoidSep", fix.geoidSeparation)
-        }
-        add(&out, "speed", fix.speed)
-        add(&out, "course", fix.course)
-        add(&out, "magvar", fix.magneticVariation)
-        add(&out, "eph", fix.horizontalAccuracy)
-        add(&out, "epv", fix.verticalAccuracy)
-        add(&out, "hdop", fix.hdop)
-        add(&out, "vdop", fix.vdop)
-        add(&out, "pdop", fix.pdop)
-        if let used = fix.satellitesUsed { out += ",\"sats_used\":\(used)" }
-        if fix.satellites.count > 0 { out += ",\"sats_visible\":\(fix.satellites.count)" }
-        if fix.positionTalkersDiffer, fix.hasPosition, let talker = fix.positionTalker {
-            out += ",\"talker\":\"" + String(decoding: [UInt8(truncatingIfNeeded: talker.rawValue >> 8), UInt8(truncatingIfNeeded: talker.rawValue)], as: UTF8.self) + "\""
-        }
-        if let source = fix.leapSecondsSource, source != .receiver { out += ",\"leap_seconds\":\"\(source.rawValue)\"" }
-        out += ",\"quality\":\"\(name(fix.quality))\",\"source\":\"\(name(fix.provenance))\"}"
-        return out
-    }
-
-    static func add(_ out: inout String, _ key: String, _ value: Double?) {
-        guard let value, value.isFinite else { return }
-        out += ",\"\(key)\":\(value)"
+        var bytes: [UInt8] = []
+        let writer = FixJSONWriter(capacity: 2 * FixJSONWriter.lineReserve) { bytes.append(contentsOf: $0) }
+        writer.write(fix)
+        writer.flush()
+        if bytes.last == 0x0A { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The name used for a quality in JSON and the status readout (``FixJSONWriter``'s table).
@@ -50,4 +27,37 @@ public enum FixJSON {
 
     /// The name used for a provenance in JSON (``FixJSONWriter``'s table).
     public static func name(_ provenance: Provenance) -> String { FixJSONWriter.name(provenance).description }
+
+    /// A fix line read back (the keys of ``line(_:)`` that readers use; every key optional, others ignored).
+    public struct Record: Decodable, Sendable, Equatable {
+        /// `time`: ISO 8601 UTC.
+        public var time: String?
+        /// `mode`: 1 no fix, 2, 3.
+        public var mode: Int?
+        /// `lat`, degrees.
+        public var lat: Double?
+        /// `lon`, degrees.
+        public var lon: Double?
+        /// `alt`: metres above mean sea level.
+        public var alt: Double?
+        /// `altHAE`: metres above the ellipsoid.
+        public var altHAE: Double?
+        /// `speed`, m/s.
+        public var speed: Double?
+        /// `course`, degrees true.
+        public var course: Double?
+        /// `hdop`.
+        public var hdop: Double?
+        /// `sats_used`.
+        public var satellitesUsed: Int?
+        /// `quality`: a name from ``name(_:)-(FixQuality)``.
+        public var quality: String?
+        /// `source`: a name from ``name(_:)-(Provenance)``.
+        public var source: String?
+
+        enum CodingKeys: String, CodingKey {
+            case time, mode, lat, lon, alt, altHAE, speed, course, hdop, quality, source
+            case satellitesUsed = "sats_used"
+        }
+    }
 }

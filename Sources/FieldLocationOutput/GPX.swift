@@ -83,26 +83,25 @@ public enum GPXWriter {
     /// events): lines of other classes are skipped; a malformed FIX line is an error naming its line.
     public static func points(jsonLines text: String, file: String) throws(InputError) -> [Point] {
         var out: [Point] = []
+        let decoder = JSONDecoder()
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard trimmed.hasPrefix("{"), trimmed.contains("\"class\":\"FIX\"") else { continue }
-            let object: [String: Any]
+            let record: FixJSON.Record
             do {
-                guard let o = try JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any] else {
-                    throw InputError(description: "\(file):\(index + 1): not a JSON object")
-                }
-                object = o
-            } catch let e as InputError { throw e } catch {
+                record = try decoder.decode(FixJSON.Record.self, from: Data(trimmed.utf8))
+            } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
+                throw InputError(description: "\(file):\(index + 1): key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type")
+            } catch {
                 throw InputError(description: "\(file):\(index + 1): not valid JSON")
             }
-            guard let lat = object["lat"] as? Double, let lon = object["lon"] as? Double else { continue }
+            guard let lat = record.lat, let lon = record.lon else { continue }
             guard (-90...90).contains(lat), (-180...180).contains(lon) else {
                 throw InputError(description: "\(file):\(index + 1): lat \(lat) / lon \(lon) out of range")
             }
-            let mode = object["mode"] as? Int
-            out.append(Point(latitude: lat, longitude: lon, elevation: object["alt"] as? Double, time: object["time"] as? String,
-                             satellites: object["sats_used"] as? Int, hdop: object["hdop"] as? Double,
-                             fix: mode == 3 ? "3d" : mode == 2 ? "2d" : nil))
+            out.append(Point(latitude: lat, longitude: lon, elevation: record.alt, time: record.time,
+                             satellites: record.satellitesUsed, hdop: record.hdop,
+                             fix: record.mode == 3 ? "3d" : record.mode == 2 ? "2d" : nil))
         }
         return out
     }

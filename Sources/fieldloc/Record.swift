@@ -55,27 +55,23 @@ extension FieldLoc {
             func write(_ observation: EngineObservation, now: MonotonicInstant) {
                 lock.withLock {
                     guard failure == nil else { return }
-                    let t = FixText.fixed((now - start).secondsDouble, 3)
+                    let t = (now - start).secondsDouble
                     do {
                         switch observation {
                         case .bytes(let bytes):
                             try raw.write(contentsOf: bytes)
-                            try events.write(contentsOf: Data("{\"class\":\"CHUNK\",\"t\":\(t),\"offset\":\(offset),\"length\":\(bytes.count)}\n".utf8))
+                            try events.write(contentsOf: Data(RecordingEvents.chunk(t: t, offset: offset, length: bytes.count).utf8))
                             offset += bytes.count
                         case .fix(let fix, _):
-                            try events.write(contentsOf: Data((String(FixJSON.line(fix).dropLast()) + ",\"t\":\(t)}\n").utf8))
+                            try events.write(contentsOf: Data(RecordingEvents.fix(fix, t: t).utf8))
                         case .heading(let h):
-                            let line = "{\"class\":\"HEADING\",\"t\":\(t),\"magnetic\":\(FixText.fixed(h.magneticHeading, 2))"
-                                + (h.trueHeading.map { ",\"true\":\(FixText.fixed($0, 2))" } ?? "")
-                                + ",\"accuracy\":\(FixText.fixed(h.headingAccuracy, 2)),\"quality\":\"\(h.quality.rawValue)\"}\n"
-                            try events.write(contentsOf: Data(line.utf8))
+                            try events.write(contentsOf: Data(RecordingEvents.heading(h, t: t).utf8))
                             if let samples, let row = HeadingCSV.recordedRow(h, seconds: (h.takenAt - start).secondsDouble) {
                                 try samples.write(contentsOf: Data((row + "\n").utf8))
                                 sampleRows += 1
                             }
                         case .pps(let p):
-                            let line = "{\"class\":\"PPS\",\"t\":\(t),\"utc\":\(p.utcSecond),\"edge\":\(FixText.fixed(p.edge.seconds, 9)),\"nmea_delay\":\(FixText.fixed((p.nmeaArrival - p.edge).secondsDouble, 3))}\n"
-                            try events.write(contentsOf: Data(line.utf8))
+                            try events.write(contentsOf: Data(RecordingEvents.pps(p, t: t).utf8))
                         case .frames:
                             break  // The raw bytes are recorded as read.
                         }

@@ -28,18 +28,18 @@ struct FixJSONSourceKeysTests {
         return fix
     }
 
-    @Test("talker and leap_seconds are written only when they say something, the same by the writer and FixJSON.line")
+    @Test("talker and leap_seconds are written only when they say something; FixJSON.line is the writer's line")
     func keys() throws {
         var fix = sample()
         fix.positionTalker = .gps
         fix.leapSecondsSource = .receiver
-        #expect(!FixJSON.line(fix).contains("talker") && !FixJSON.line(fix).contains("leap_seconds"))
+        #expect(written(fix) == "{\"class\":\"FIX\",\"mode\":3,\"lat\":52.498833333,\"lon\":5.344333333,\"quality\":\"none\",\"source\":\"receiver\"}\n")
         #expect(written(fix) == FixJSON.line(fix) + "\n")
         fix.positionTalker = Talker(0x49, 0x49)
         fix.positionTalkersDiffer = true
         fix.leapSecondsSource = .table
         let line = FixJSON.line(fix)
-        #expect(line.contains("\"talker\":\"II\"") && line.contains("\"leap_seconds\":\"table\""))
+        #expect(line == "{\"class\":\"FIX\",\"mode\":3,\"lat\":52.498833333,\"lon\":5.344333333,\"talker\":\"II\",\"leap_seconds\":\"table\",\"quality\":\"none\",\"source\":\"receiver\"}")
         #expect(written(fix) == line + "\n")
         fix.leapSecondsSource = .assumed
         #expect(FixJSON.line(fix).contains("\"leap_seconds\":\"assumed\"") && written(fix) == FixJSON.line(fix) + "\n")
