@@ -52,6 +52,40 @@ public struct LogReplay {
         return nil
     }
 
+    /// The log's lines, each with its terminator, with comment lines (`#`) and the delay cookie
+    /// removed (as gpsfake sends them): for replays that hand out the receiver's bytes line by line
+    /// (`fieldlocd --replay`). The file is held in memory, so one larger than `maximumSize` is refused.
+    public func lines(maximumSize: Int = 256 << 20) throws(ReplayError) -> [[UInt8]] {
+        let file: SystemFile
+        do { file = try SystemFile.open(path) } catch { throw .cannotOpen(path: path, reason: error.errno.description) }
+        defer { try? file.close() }
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            var failure: FileError?
+            let count = chunk.withUnsafeMutableBytes { raw -> Int in
+                do throws(FileError) { return try file.read(into: raw) } catch { failure = error; return 0 }
+            }
+            if let failure { throw .readFailed(path: path, offset: Int64(data.count), reason: failure.errno.description) }
+            if count == 0 { break }
+            data += chunk[0..<count]
+            guard data.count <= maximumSize else {
+                throw .readFailed(path: path, offset: Int64(data.count), reason: "larger than \(maximumSize >> 20) MiB")
+            }
+        }
+        let cookie = LogReplay.delayCookie(in: data[...])
+        var lines: [[UInt8]] = []
+        var start = 0
+        while start < data.count {
+            let end = data[start...].firstIndex(of: 0x0A).map { $0 + 1 } ?? data.count
+            let line = data[start..<end]
+            start = end
+            if line.first == UInt8(ascii: "#") { continue }
+            lines.append(cookie.map { c in line.filter { $0 != c } } ?? Array(line))
+        }
+        return lines
+    }
+
     /// The stream used for replays: comment lines skipped, no week-rollover shift (logs are genuinely
     /// old), fixes marked as coming from a replay.
     public func makeStream() -> NMEAStream {

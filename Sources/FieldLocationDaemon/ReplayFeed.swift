@@ -33,6 +33,8 @@ public final class ReplayFeed: GPSDFeed, Service {
         var frames = false
         var stopped = false
         var epochs = 0
+        /// The replay waiting for its first watcher (``waitForWatchers()``).
+        var waiter: CheckedContinuation<Bool, Never>?
     }
     private let state = Mutex(State())
 
@@ -56,63 +58,28 @@ public final class ReplayFeed: GPSDFeed, Service {
     }
 
     public func stop() {
-        state.withLock { s in
+        let waiter = state.withLock { s in
             s.publish = nil
             s.active = false
             s.stopped = true
+            return s.waiter.take()
         }
+        waiter?.resume(returning: false)
     }
 
     public func demandChanged(_ demand: GPSDDemand) {
-        state.withLock {
-            $0.active = demand.active
-            $0.frames = demand.active && demand.frames
+        let waiter = state.withLock { s in
+            s.active = demand.active
+            s.frames = demand.active && demand.frames
+            return demand.active ? s.waiter.take() : nil
         }
-    }
-
-    /// The log's lines (each with its terminator), comment lines and the delay cookie removed.
-    public static func lines(of path: String) throws(ReplayError) -> [[UInt8]] {
-        let file: SystemFile
-        do { file = try SystemFile.open(path) } catch { throw .cannotOpen(path: path, reason: error.errno.description) }
-        defer { try? file.close() }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            var failure: FileError?
-            let count = chunk.withUnsafeMutableBytes { raw -> Int in
-                do throws(FileError) { return try file.read(into: raw) } catch { failure = error; return 0 }
-            }
-            if let failure { throw .readFailed(path: path, offset: Int64(data.count), reason: failure.errno.description) }
-            if count == 0 { break }
-            data += chunk[0..<count]
-            guard data.count <= maximumLogSize else {
-                throw .readFailed(path: path, offset: Int64(data.count), reason: "larger than \(maximumLogSize >> 20) MiB")
-            }
-        }
-        var lines: [[UInt8]] = []
-        var cookie: UInt8?
-        var start = 0
-        let marker = Array("# Delay-Cookie:".utf8)
-        while start < data.count {
-            let end = data[start...].firstIndex(of: 0x0A).map { $0 + 1 } ?? data.count
-            let line = data[start..<end]
-            start = end
-            if line.first == UInt8(ascii: "#") {
-                if line.starts(with: marker), let byte = line.dropFirst(marker.count).drop(while: { $0 == 0x20 }).first,
-                   byte > 0x20, byte < 0x7F {
-                    cookie = byte
-                }
-                continue
-            }
-            lines.append(cookie.map { c in line.filter { $0 != c } } ?? Array(line))
-        }
-        return lines
+        waiter?.resume(returning: true)
     }
 
     /// Plays the log (see the type's documentation) until it ends (with ``once``), the feed is
     /// stopped, or graceful shutdown.
     public func run() async throws {
-        let lines = try ReplayFeed.lines(of: path)
+        let lines = try LogReplay(path: path).lines(maximumSize: Self.maximumLogSize)
         logger.info("replaying \(path): \(lines.count) lines at \(speed) epochs per second\(once ? ", once" : "")")
         let interval = Duration.nanoseconds(Int64(1e9 / speed))
         do {
@@ -163,13 +130,23 @@ public final class ReplayFeed: GPSDFeed, Service {
         mutating func stream(frame: Span<UInt8>, kind: RawFrame.Kind) { frames.append(RawFrame(kind: kind, framed: frame)) }
     }
 
-    /// Waits while nobody watches; `false` when the feed was stopped or the task cancelled.
+    /// Waits while nobody watches (no polling: ``demandChanged(_:)`` wakes it); `false` when the feed
+    /// was stopped or the task cancelled.
     private func waitForWatchers() async -> Bool {
-        while true {
-            let (active, stopped) = state.withLock { ($0.active, $0.stopped) }
-            if stopped || Task.isCancelled { return false }
-            if active { return true }
-            do { try await Task.sleep(for: .milliseconds(20)) } catch { return false }
+        let now: Bool? = state.withLock { s in s.stopped || Task.isCancelled ? false : s.active ? true : nil }
+        if let now { return now }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let now: Bool? = state.withLock { s in
+                    if s.stopped || Task.isCancelled { return false }
+                    if s.active { return true }
+                    s.waiter = continuation
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiter.take() }?.resume(returning: false)
         }
     }
 

@@ -272,7 +272,7 @@ struct FieldLocD: AsyncParsableCommand {
         if let replay {
             timeService = try self.timeService(board: nil, logger: logger)
             let replayFeed = ReplayFeed(path: replay, speed: speed, once: replayOnce, logger: Logger(label: "fieldlocd.replay"))
-            do { _ = try ReplayFeed.lines(of: replay) } catch { throw ValidationError(error.description) }
+            do { _ = try LogReplay(path: replay).lines(maximumSize: ReplayFeed.maximumLogSize) } catch { throw ValidationError(error.description) }
             feed = replayFeed
             services.append(.init(service: replayFeed,
                                   successTerminationBehavior: replayOnce ? .gracefullyShutdownGroup : .cancelGroup,

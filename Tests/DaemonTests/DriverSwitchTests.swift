@@ -41,7 +41,7 @@ struct DriverSwitchTests {
             var seen = try client.readLines(seconds: 10) { reportClass($0) == "WATCH" }
             let stream = LogReplay(path: path).makeStream()
             var timed = 0
-            playing: for line in try ReplayFeed.lines(of: path) {
+            playing: for line in try LogReplay(path: path).lines() {
                 var fixes: [Fix] = []
                 line.withUnsafeBufferPointer { stream.feed($0.span) { fixes.append($0) } }
                 for fix in fixes {
