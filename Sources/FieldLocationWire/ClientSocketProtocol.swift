@@ -67,7 +67,7 @@ import Foundation
 /// ``LocationError``'s cases (`locationUnknown`, `denied`, `headingFailure`,
 /// `regionMonitoringFailure` with `region`, `deferredFailed`, `invalidArgument`, `hardware` with
 /// `cause`, `regionMonitoringDenied`, `regionMonitoringSetupDelayed` with `region`,
-/// `rangingUnavailable`, `rangingFailure`, `promptDeclined`). A line that is not a JSON object, lacks `op`, names an unknown op or has fields of the
+/// `rangingUnavailable`, `rangingFailure`, `promptDeclined`, `requestExpired`). A line that is not a JSON object, lacks `op`, names an unknown op or has fields of the
 /// wrong type is answered with `invalidArgument` (with the `id` when one could be read), and the
 /// connection stays open. A client whose policy status is `denied` or `restricted` gets `denied` for
 /// every op but `hello`.
@@ -83,8 +83,9 @@ import Foundation
 /// policy changed the connection's grant), `servicesEnabled` (`enabled`: false when the board's
 /// privacy switch turns location services off, true when it turns them back on).
 ///
-/// Services carry `updateInterval`, `minimumUpdateInterval` and `fixLossTimeout` (seconds, absent
-/// for none); a location carries `fixType`, `speedAccuracy`, `courseAccuracy`, `accuracyModel` and
+/// Services carry `updateInterval`, `minimumUpdateInterval`, `fixLossTimeout` and `updateDuration`
+/// (seconds, absent for none) and `maximumUpdates` (absent for no limit: when the updates end on
+/// their own the client gets an `error` event with code `requestExpired`); a location carries `fixType`, `speedAccuracy`, `courseAccuracy`, `accuracyModel` and
 /// `accuracyConfidence` when they say more than the defaults (the mode's 2D/3D, `unknown`, one
 /// sigma), a negative `horizontalAccuracy` when it is unknown, and `corrections` (solution, link,
 /// age, station, message types, counters) on a unit with an NTRIP client.

@@ -100,7 +100,7 @@ extension ClientServices: Codable {
     private enum CodingKeys: String, CodingKey {
         case updatingLocation, desiredAccuracy, distanceFilter, activityType, pausesAutomatically, maximumAge, updatingHeading
         case headingFilter, headingOrientation, significantChanges, visits, reducedAccuracy, deferral, batchingMaximumDelay
-        case updateInterval, minimumUpdateInterval, fixLossTimeout, rangingConstraints
+        case updateInterval, minimumUpdateInterval, fixLossTimeout, rangingConstraints, maximumUpdates, updateDuration
     }
 
     private enum DeferralKeys: String, CodingKey { case distance, timeout }
@@ -130,6 +130,8 @@ extension ClientServices: Codable {
         updateInterval = try c.decodeIfPresent(Double.self, forKey: .updateInterval)
         minimumUpdateInterval = try c.decodeIfPresent(Double.self, forKey: .minimumUpdateInterval)
         fixLossTimeout = try c.decodeIfPresent(Double.self, forKey: .fixLossTimeout)
+        maximumUpdates = try c.decodeIfPresent(Int.self, forKey: .maximumUpdates)
+        updateDuration = try c.decodeIfPresent(Double.self, forKey: .updateDuration)
         let constraints = try c.decodeIfPresent([BeaconIdentityConstraint].self, forKey: .rangingConstraints) ?? []
         if constraints.count > 64 { throw LocationError.invalidArgument("services: at most 64 rangingConstraints") }
         rangingConstraints = Set(constraints)
@@ -143,6 +145,8 @@ extension ClientServices: Codable {
         try positive(updateInterval, "updateInterval")
         try positive(minimumUpdateInterval, "minimumUpdateInterval")
         try positive(fixLossTimeout, "fixLossTimeout")
+        try positive(updateDuration, "updateDuration")
+        if let m = maximumUpdates, m < 1 { throw LocationError.invalidArgument("services: maximumUpdates \(m) must be at least 1") }
         try positive(deferral?.distance, "deferral.distance")
         try positive(deferral?.timeout, "deferral.timeout")
         if let d = deferral, d.distance == nil && d.timeout == nil {
@@ -181,6 +185,8 @@ extension ClientServices: Codable {
         try c.encodeIfPresent(updateInterval, forKey: .updateInterval)
         try c.encodeIfPresent(minimumUpdateInterval, forKey: .minimumUpdateInterval)
         try c.encodeIfPresent(fixLossTimeout, forKey: .fixLossTimeout)
+        try c.encodeIfPresent(maximumUpdates, forKey: .maximumUpdates)
+        try c.encodeIfPresent(updateDuration, forKey: .updateDuration)
         if !rangingConstraints.isEmpty {
             try c.encode(rangingConstraints.sorted { $0.description < $1.description }, forKey: .rangingConstraints)
         }

@@ -177,6 +177,7 @@ extension LocationError {
         case .rangingUnavailable: return .rangingUnavailable(cut)
         case .rangingFailure: return .rangingFailure(cut)
         case .promptDeclined: return .promptDeclined(cut)
+        case .requestExpired: return .requestExpired(cut)
         }
     }
 }

@@ -22,11 +22,18 @@ public struct LocationRequest: Sendable, Hashable {
     /// Seconds without a usable fix before the sequence yields `locationUnknown`; `nil` means
     /// `max(3 × the expected fix period, 10 s)`.
     public var fixLossTimeout: Double?
+    /// Deliveries after which the request ends on its own (Android's `maxUpdates`); `nil` for no limit.
+    /// A sequence then yields ``LocationError/requestExpired(_:)`` and finishes; a session's demand ends.
+    public var maximumUpdates: Int?
+    /// Seconds after which the request ends on its own (Android's `durationMillis`), on the
+    /// provider's clock; `nil` for no limit. As with ``maximumUpdates``, the end is reported.
+    public var duration: Double?
 
     /// Creates a request.
     public init(desiredAccuracy: DesiredAccuracy = .best, distanceFilter: Double? = nil, activityType: ActivityType = .other,
                 pausesAutomatically: Bool = true, maximumAge: Double = 2, updateInterval: Double? = nil,
-                minimumUpdateInterval: Double? = nil, fixLossTimeout: Double? = nil) {
+                minimumUpdateInterval: Double? = nil, fixLossTimeout: Double? = nil, maximumUpdates: Int? = nil,
+                duration: Double? = nil) {
         self.desiredAccuracy = desiredAccuracy
         self.distanceFilter = distanceFilter
         self.activityType = activityType
@@ -35,6 +42,8 @@ public struct LocationRequest: Sendable, Hashable {
         self.updateInterval = updateInterval
         self.minimumUpdateInterval = minimumUpdateInterval
         self.fixLossTimeout = fixLossTimeout
+        self.maximumUpdates = maximumUpdates
+        self.duration = duration
     }
 
     /// Writes the request into a client's services.
@@ -48,6 +57,8 @@ public struct LocationRequest: Sendable, Hashable {
         s.updateInterval = updateInterval
         s.minimumUpdateInterval = minimumUpdateInterval
         s.fixLossTimeout = fixLossTimeout
+        s.maximumUpdates = maximumUpdates
+        s.updateDuration = duration
     }
 
     /// Refuses out-of-range values with a message naming the argument.
@@ -56,8 +67,9 @@ public struct LocationRequest: Sendable, Hashable {
             throw .invalidArgument("distanceFilter \(d): must be a positive number of metres, or nil for none")
         }
         if !(maximumAge.isFinite && maximumAge > 0) { throw .invalidArgument("maximumAge \(maximumAge): must be a positive number of seconds") }
+        if let m = maximumUpdates, m < 1 { throw .invalidArgument("maximumUpdates \(m): must be at least 1, or nil for no limit") }
         for (name, value) in [("updateInterval", updateInterval), ("minimumUpdateInterval", minimumUpdateInterval),
-                              ("fixLossTimeout", fixLossTimeout)] {
+                              ("fixLossTimeout", fixLossTimeout), ("duration", duration)] {
             if let v = value, !(v.isFinite && v > 0) { throw .invalidArgument("\(name) \(v): must be a positive number of seconds, or nil") }
         }
     }
@@ -135,11 +147,13 @@ extension LocationProvider {
     }
 
     private func sequence<Element: Sendable>(
-        _ name: String, configure: (Int) -> Void, mapAll: @escaping @Sendable (EngineEvent) -> [Element]
+        _ name: String, configure: (Int) -> Void, mapAll: @escaping @Sendable (EngineEvent) -> [Element],
+        finishesAfter last: @escaping @Sendable (EngineEvent) -> Bool = { _ in false }
     ) -> EngineSequence<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(sequenceBuffer))
         let id = register(name: name, persistentName: nil) { event in
             for element in mapAll(event) { continuation.yield(element) }
+            if last(event) { continuation.finish() }
         }.id
         continuation.onTermination = { [weak self] _ in self?.unregister(id) }
         configure(id)
@@ -147,7 +161,9 @@ extension LocationProvider {
     }
 
     /// Location updates for `request` as an async sequence; ending the iteration (or cancelling
-    /// its task) stops the service.
+    /// its task) stops the service. A request with ``LocationRequest/maximumUpdates`` or
+    /// ``LocationRequest/duration`` yields ``LocationError/requestExpired(_:)`` when it ends and
+    /// then finishes.
     public func locationUpdates(_ request: LocationRequest = LocationRequest()) throws(LocationError) -> EngineSequence<LocationUpdate> {
         try request.validate()
         let tracker = FixLossBox()
@@ -162,6 +178,8 @@ extension LocationProvider {
             case .error(let e): return [.error(e)]
             default: return []
             }
+        }, finishesAfter: { event in
+            if case .error(.requestExpired) = event { return true } else { return false }
         })
     }
 

@@ -168,6 +168,13 @@ public struct ClientServices: Sendable {
     /// `locationUnknown` (transient); `nil` means `max(3 × the expected fix period, 10 s)`, the
     /// expected period being the longer of ``updateInterval`` and the schedule in force.
     public var fixLossTimeout: Double?
+    /// Location updates end on their own after this many deliveries (Android's `maxUpdates`):
+    /// the client gets ``LocationError/requestExpired(_:)`` and ``updatingLocation`` turns off.
+    /// `nil` for no limit. Counted from when updates start.
+    public var maximumUpdates: Int?
+    /// Location updates end on their own this many seconds after they start (Android's
+    /// `durationMillis`), with ``LocationError/requestExpired(_:)``; `nil` for no limit.
+    public var updateDuration: Double?
     /// The beacons ranged (Core Location's `startRangingBeacons(satisfying:)`); ranging updates
     /// arrive once a second for each constraint.
     public var rangingConstraints: Set<BeaconIdentityConstraint> = []

@@ -29,6 +29,10 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A temporary full-accuracy request was declined (Core Location's `promptDeclined`): the
     /// purpose key is declared, but the access policy gives this client no location access at all.
     case promptDeclined(String)
+    /// Location updates ended on their own, as the request asked (Android's `maxUpdates` and
+    /// `durationMillis`): its ``ClientServices``' `maximumUpdates` were delivered or its
+    /// `updateDuration` passed. The message says which. Terminal: the demand is gone.
+    case requestExpired(String)
 
     /// Hardware causes, for messages and for clients that react to them.
     public enum HardwareCause: String, Sendable, Hashable {
@@ -67,6 +71,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case .rangingUnavailable(let s): return "ranging unavailable: \(s)"
         case .rangingFailure(let s): return "ranging failure: \(s)"
         case .promptDeclined(let s): return "prompt declined: \(s)"
+        case .requestExpired(let s): return "request expired: \(s)"
         }
     }
 }

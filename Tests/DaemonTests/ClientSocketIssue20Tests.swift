@@ -95,14 +95,22 @@ struct ClientSocketIssue20Tests {
         services.updateInterval = 300
         services.minimumUpdateInterval = 120
         services.fixLossTimeout = 45
+        services.maximumUpdates = 5
+        services.updateDuration = 600
         let back = try Self.decode(ClientServices.self, Self.wire(services))
         #expect(back.updateInterval == 300 && back.minimumUpdateInterval == 120 && back.fixLossTimeout == 45)
+        #expect(back.maximumUpdates == 5 && back.updateDuration == 600)
+        let noLimit = try Self.wire(services).replacingOccurrences(of: "\"maximumUpdates\":5", with: "\"maximumUpdates\":0")
+        #expect(throws: LocationError.invalidArgument("services: maximumUpdates 0 must be at least 1")) {
+            try Self.decode(ClientServices.self, noLimit)
+        }
         let line = try Self.wire(services).replacingOccurrences(of: "\"updateInterval\":300", with: "\"updateInterval\":-5")
         #expect(throws: LocationError.invalidArgument("services: updateInterval -5.0 must be a positive number")) {
             try Self.decode(ClientServices.self, line)
         }
         for error in [LocationError.regionMonitoringDenied("no"), .regionMonitoringSetupDelayed(region: "yard", reason: "silent"),
-                      .rangingUnavailable("no scanner"), .rangingFailure("stopped"), .promptDeclined("denied")] {
+                      .rangingUnavailable("no scanner"), .rangingFailure("stopped"), .promptDeclined("denied"),
+                      .requestExpired("2 updates delivered (maximumUpdates)")] {
             #expect(try Self.decode(LocationError.self, Self.wire(error)) == error)
             #expect(error.clipped == error)
         }
@@ -110,6 +118,27 @@ struct ClientSocketIssue20Tests {
         let event = try Self.decode(ClientEvent.self, Self.wire(ClientEvent(.authorization(grant))))
         guard case .authorization(let decoded) = event.event else { Issue.record("\(event.event)"); return }
         #expect(decoded == grant)
+    }
+
+    @Test("a request with maximumUpdates over the socket: two locations, requestExpired, the sequence ends and so does the demand")
+    func expiryOverTheSocket() async throws {
+        try await CSFixture.with { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            var received = 0
+            var ending: LocationError?
+            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+            for await update in try provider.locationUpdates(LocationRequest(desiredAccuracy: .best, maximumUpdates: 2)) {
+                switch update {
+                case .locations(let l): received += l.count
+                case .error(let e): ending = e
+                default: break
+                }
+                if ContinuousClock.now > deadline { break }
+            }
+            #expect(received == 2)
+            #expect(ending == .requestExpired("2 updates delivered (maximumUpdates)"), "\(String(describing: ending))")
+            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 })
+        }
     }
 
     @Test("a remote manager's interval reaches the engine, and its locations keep their fix type")

@@ -85,6 +85,7 @@ extension ClientRegistry {
                     if var b = c.batcher {
                         if let batch = b.add(delivered) {
                             out.append((c.sink, .locations(batch.batch)))
+                            countDelivery(c, &out)
                             if batch.reason == .traveled && s.deferral != nil {
                                 c.services.deferral = nil
                                 b = DeferredBatcher(maximumDelay: s.batchingMaximumDelay)
@@ -94,6 +95,7 @@ extension ClientRegistry {
                         c.batcher = s.batchingMaximumDelay == nil && c.services.deferral == nil ? nil : b
                     } else {
                         out.append((c.sink, .locations([delivered])))
+                        countDelivery(c, &out)
                     }
                 }
                 if var r = c.request, location.receivedAt >= r.since {
@@ -173,6 +175,14 @@ extension ClientRegistry {
                     }
                     let expected = c.paused ? nil : expectedPeriod
                     if let lost = c.loss.check(at: now, expectedPeriod: expected, services: s) { out.append((c.sink, .error(lost))) }
+                    if let duration = s.updateDuration {
+                        let start = c.updatesStartedAt ?? now
+                        c.updatesStartedAt = start
+                        if (now - start).secondsDouble >= duration {
+                            if var b = c.batcher, let batch = b.flush() { out.append((c.sink, .locations(batch.batch))) }
+                            endUpdates(c, &out, why: "its duration of \(duration) s passed (updateDuration)")
+                        }
+                    }
                 }
                 if let r = c.request, now >= r.deadline {
                     c.request = nil
@@ -197,5 +207,30 @@ extension ClientRegistry {
             }
         }
         for (sink, event) in out { sink(event) }
+    }
+
+    // MARK: expiry
+
+    /// Counts a standard delivery; at the client's ``ClientServices/maximumUpdates`` its updates end.
+    /// Called with the lock held.
+    private func countDelivery(_ c: Record, _ out: inout [(Sink, EngineEvent)]) {
+        c.updatesDelivered += 1
+        if let limit = c.services.maximumUpdates, c.updatesDelivered >= limit {
+            endUpdates(c, &out, why: "\(limit) update\(limit == 1 ? "" : "s") delivered (maximumUpdates)")
+        }
+    }
+
+    /// Ends a client's standard updates on their own, telling it why; its demand goes with them.
+    /// Called with the lock held.
+    private func endUpdates(_ c: Record, _ out: inout [(Sink, EngineEvent)], why: String) {
+        c.services.updatingLocation = false
+        c.services.maximumUpdates = nil
+        c.services.updateDuration = nil
+        c.services.deferral = nil
+        c.batcher = nil
+        c.owedFullAccuracy = false
+        c.updatesStartedAt = nil
+        c.updatesDelivered = 0
+        out.append((c.sink, .error(.requestExpired(why))))
     }
 }

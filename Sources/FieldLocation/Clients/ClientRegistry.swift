@@ -39,6 +39,10 @@ final class ClientRegistry: @unchecked Sendable {
         var owedFullAccuracy = false
         /// Beacon regions (see `ClientBeacons.swift`).
         var beaconRegions = BeaconRegionMonitor()
+        /// When standard updates started (their `updateDuration` counts from it) and how many
+        /// deliveries they made since (their `maximumUpdates`).
+        var updatesStartedAt: MonotonicInstant?
+        var updatesDelivered = 0
         init(name: String, regions: RegionMonitor, regionFile: String?, sink: @escaping Sink) {
             self.name = name
             self.regions = regions
@@ -151,8 +155,10 @@ final class ClientRegistry: @unchecked Sendable {
 
     // MARK: services
 
-    /// Changes a client's services. Turning standard updates on resets its filter (the next fresh fix is delivered).
-    func update(_ id: Int, _ change: (inout ClientServices) -> Void) {
+    /// Changes a client's services at `now`. Turning standard updates on resets its filter (the next
+    /// fresh fix is delivered) and starts its expiry (``ClientServices/maximumUpdates``,
+    /// ``ClientServices/updateDuration``), as does changing either limit.
+    func update(_ id: Int, now: MonotonicInstant? = nil, _ change: (inout ClientServices) -> Void) {
         var flushed: (sink: Sink, batch: [Location])?
         lock.withLock {
             guard let c = clients[id] else { return }
@@ -164,6 +170,11 @@ final class ClientRegistry: @unchecked Sendable {
                 c.paused = false
                 c.loss = FixLossState()
                 c.lastDeliveredAt = nil
+            }
+            if s.updatingLocation && (!was.updatingLocation || s.maximumUpdates != was.maximumUpdates
+                                      || s.updateDuration != was.updateDuration) {
+                c.updatesStartedAt = now
+                c.updatesDelivered = 0
             }
             // Full accuracy granted: the client's last location was coarse, so the next fresh fix
             // goes to it (a still unit would otherwise give none until it moves).

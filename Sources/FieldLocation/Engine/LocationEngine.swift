@@ -192,7 +192,7 @@ public final class LocationEngine: @unchecked Sendable {
     public func unregister(_ id: Int) { registry.unregister(id) }
 
     /// Changes a client's services. Turning standard updates on resets its filter (the next fresh fix is delivered).
-    public func update(_ id: Int, _ change: (inout ClientServices) -> Void) { registry.update(id, change) }
+    public func update(_ id: Int, _ change: (inout ClientServices) -> Void) { registry.update(id, now: clock.now(), change) }
 
     /// The services a client runs.
     public func services(_ id: Int) -> ClientServices? { registry.services(id) }

@@ -1,0 +1,78 @@
+import EnginePlatforms
+import FieldLocation
+import Foundation
+import HardwareInterfaces
+import LocationAPI
+import LocationServices
+import PowerPolicy
+import SimulatedHardware
+import Testing
+
+/// Requests that end on their own (Android's `maxUpdates` and `durationMillis`): the sequence and
+/// the session on the `sim` board with the manual clock, and the demand going with them.
+@Suite("request expiry: maximumUpdates and duration")
+struct RequestExpiryTests {
+    @Test("maximumUpdates 3: three deliveries, then requestExpired naming the limit, the sequence finishes and the receiver idles")
+    func maximumUpdates() async throws {
+        let (engine, _, _) = try simEngine([.init(duration: 600, speed: 1.4, course: 0)])
+        let updates = try engine.locationUpdates(LocationRequest(desiredAccuracy: .best, maximumUpdates: 3))
+        engine.advance(by: .seconds(120))
+        var locations = 0
+        var ending: LocationError?
+        var afterEnd = 0
+        for await update in updates {
+            switch update {
+            case .locations(let l): if ending == nil { locations += l.count } else { afterEnd += 1 }
+            case .error(let e): ending = e
+            default: break
+            }
+        }
+        #expect(locations == 3)
+        #expect(afterEnd == 0)
+        #expect(ending == .requestExpired("3 updates delivered (maximumUpdates)"), "\(String(describing: ending))")
+        #expect(ending?.isTransient == false)
+        #expect(engine.decision?.receiver == .idle(.backup), "\(String(describing: engine.decision))")
+    }
+
+    @Test("duration 30 s: updates for 30 s of the engine's clock, then requestExpired and no demand")
+    func duration() async throws {
+        let (engine, _, _) = try simEngine([.init(duration: 600, speed: 1.4, course: 0)])
+        let start = engine.clock.now()
+        let updates = try engine.locationUpdates(LocationRequest(desiredAccuracy: .best, duration: 30))
+        engine.advance(by: .seconds(120))
+        var times: [Double] = []
+        var ending: LocationError?
+        for await update in updates {
+            switch update {
+            case .locations(let l): times += l.map { ($0.receivedAt - start).secondsDouble }
+            case .error(let e): ending = e
+            default: break
+            }
+        }
+        #expect(ending == .requestExpired("its duration of 30.0 s passed (updateDuration)"), "\(String(describing: ending))")
+        #expect(times.count >= 20, "\(times)")
+        #expect(times.allSatisfy { $0 <= 31 }, "\(times)")
+        #expect(engine.decision?.receiver == .idle(.backup))
+    }
+
+    @Test("a session with a duration releases its demand when it lapses")
+    func session() throws {
+        let (engine, _, _) = try simEngine([.init(duration: 600, speed: 1.4, course: 0)])
+        let session = try engine.session(LocationRequest(desiredAccuracy: .best, duration: 20))
+        engine.advance(by: .seconds(10))
+        #expect(engine.decision?.receiver != .idle(.backup))
+        engine.advance(by: .seconds(30))
+        #expect(engine.decision?.receiver == .idle(.backup), "\(String(describing: engine.decision))")
+        withExtendedLifetime(session) {}
+    }
+
+    @Test("limits out of range are refused, naming the argument")
+    func validation() {
+        #expect(throws: LocationError.invalidArgument("maximumUpdates 0: must be at least 1, or nil for no limit")) {
+            try LocationRequest(maximumUpdates: 0).validate()
+        }
+        #expect(throws: LocationError.invalidArgument("duration -1.0: must be a positive number of seconds, or nil")) {
+            try LocationRequest(duration: -1).validate()
+        }
+    }
+}
