@@ -83,8 +83,8 @@ import Foundation
 /// policy changed the connection's grant), `servicesEnabled` (`enabled`: false when the board's
 /// privacy switch turns location services off, true when it turns them back on).
 ///
-/// Services carry `updateInterval`, `minimumUpdateInterval`, `fixLossTimeout` and `updateDuration`
-/// (seconds, absent for none) and `maximumUpdates` (absent for no limit: when the updates end on
+/// Services carry `updateInterval`, `minimumUpdateInterval`, `fixLossTimeout`, `updateDuration` and
+/// `accurateFirstFixWait` (seconds, absent for none) and `maximumUpdates` (absent for no limit: when the updates end on
 /// their own the client gets an `error` event with code `requestExpired`); a location carries `fixType`, `speedAccuracy`, `courseAccuracy`, `accuracyModel` and
 /// `accuracyConfidence` when they say more than the defaults (the mode's 2D/3D, `unknown`, one
 /// sigma), a negative `horizontalAccuracy` when it is unknown, and `corrections` (solution, link,

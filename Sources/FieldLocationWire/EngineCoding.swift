@@ -101,6 +101,7 @@ extension ClientServices: Codable {
         case updatingLocation, desiredAccuracy, distanceFilter, activityType, pausesAutomatically, maximumAge, updatingHeading
         case headingFilter, headingOrientation, significantChanges, visits, reducedAccuracy, deferral, batchingMaximumDelay
         case updateInterval, minimumUpdateInterval, fixLossTimeout, rangingConstraints, maximumUpdates, updateDuration
+        case accurateFirstFixWait
     }
 
     private enum DeferralKeys: String, CodingKey { case distance, timeout }
@@ -132,6 +133,7 @@ extension ClientServices: Codable {
         fixLossTimeout = try c.decodeIfPresent(Double.self, forKey: .fixLossTimeout)
         maximumUpdates = try c.decodeIfPresent(Int.self, forKey: .maximumUpdates)
         updateDuration = try c.decodeIfPresent(Double.self, forKey: .updateDuration)
+        accurateFirstFixWait = try c.decodeIfPresent(Double.self, forKey: .accurateFirstFixWait)
         let constraints = try c.decodeIfPresent([BeaconIdentityConstraint].self, forKey: .rangingConstraints) ?? []
         if constraints.count > 64 { throw LocationError.invalidArgument("services: at most 64 rangingConstraints") }
         rangingConstraints = Set(constraints)
@@ -146,6 +148,7 @@ extension ClientServices: Codable {
         try positive(minimumUpdateInterval, "minimumUpdateInterval")
         try positive(fixLossTimeout, "fixLossTimeout")
         try positive(updateDuration, "updateDuration")
+        try positive(accurateFirstFixWait, "accurateFirstFixWait")
         if let m = maximumUpdates, m < 1 { throw LocationError.invalidArgument("services: maximumUpdates \(m) must be at least 1") }
         try positive(deferral?.distance, "deferral.distance")
         try positive(deferral?.timeout, "deferral.timeout")
@@ -187,6 +190,7 @@ extension ClientServices: Codable {
         try c.encodeIfPresent(fixLossTimeout, forKey: .fixLossTimeout)
         try c.encodeIfPresent(maximumUpdates, forKey: .maximumUpdates)
         try c.encodeIfPresent(updateDuration, forKey: .updateDuration)
+        try c.encodeIfPresent(accurateFirstFixWait, forKey: .accurateFirstFixWait)
         if !rangingConstraints.isEmpty {
             try c.encode(rangingConstraints.sorted { $0.description < $1.description }, forKey: .rangingConstraints)
         }

@@ -28,12 +28,16 @@ public struct LocationRequest: Sendable, Hashable {
     /// Seconds after which the request ends on its own (Android's `durationMillis`), on the
     /// provider's clock; `nil` for no limit. As with ``maximumUpdates``, the end is reported.
     public var duration: Double?
+    /// Seconds the first delivery may wait for a location within ``desiredAccuracy`` (Android's
+    /// `waitForAccurateLocation`); at the deadline the most accurate fix so far is delivered. `nil`
+    /// (the default, as Core Location and Android) delivers the first fresh fix at once.
+    public var accurateFirstFixWait: Double?
 
     /// Creates a request.
     public init(desiredAccuracy: DesiredAccuracy = .best, distanceFilter: Double? = nil, activityType: ActivityType = .other,
                 pausesAutomatically: Bool = true, maximumAge: Double = 2, updateInterval: Double? = nil,
                 minimumUpdateInterval: Double? = nil, fixLossTimeout: Double? = nil, maximumUpdates: Int? = nil,
-                duration: Double? = nil) {
+                duration: Double? = nil, accurateFirstFixWait: Double? = nil) {
         self.desiredAccuracy = desiredAccuracy
         self.distanceFilter = distanceFilter
         self.activityType = activityType
@@ -44,6 +48,7 @@ public struct LocationRequest: Sendable, Hashable {
         self.fixLossTimeout = fixLossTimeout
         self.maximumUpdates = maximumUpdates
         self.duration = duration
+        self.accurateFirstFixWait = accurateFirstFixWait
     }
 
     /// Writes the request into a client's services.
@@ -59,6 +64,7 @@ public struct LocationRequest: Sendable, Hashable {
         s.fixLossTimeout = fixLossTimeout
         s.maximumUpdates = maximumUpdates
         s.updateDuration = duration
+        s.accurateFirstFixWait = accurateFirstFixWait
     }
 
     /// Refuses out-of-range values with a message naming the argument.
@@ -69,7 +75,8 @@ public struct LocationRequest: Sendable, Hashable {
         if !(maximumAge.isFinite && maximumAge > 0) { throw .invalidArgument("maximumAge \(maximumAge): must be a positive number of seconds") }
         if let m = maximumUpdates, m < 1 { throw .invalidArgument("maximumUpdates \(m): must be at least 1, or nil for no limit") }
         for (name, value) in [("updateInterval", updateInterval), ("minimumUpdateInterval", minimumUpdateInterval),
-                              ("fixLossTimeout", fixLossTimeout), ("duration", duration)] {
+                              ("fixLossTimeout", fixLossTimeout), ("duration", duration),
+                              ("accurateFirstFixWait", accurateFirstFixWait)] {
             if let v = value, !(v.isFinite && v > 0) { throw .invalidArgument("\(name) \(v): must be a positive number of seconds, or nil") }
         }
     }

@@ -175,6 +175,12 @@ public struct ClientServices: Sendable {
     /// Location updates end on their own this many seconds after they start (Android's
     /// `durationMillis`), with ``LocationError/requestExpired(_:)``; `nil` for no limit.
     public var updateDuration: Double?
+    /// Seconds standard updates may hold their first delivery for a location within
+    /// ``desiredAccuracy`` (twice the horizontal accuracy within its budget, as a one-shot request
+    /// settles; 10 m for `best`): the first such fix goes at once; at the deadline the most accurate
+    /// fix seen so far goes instead while it is within ``maximumAge``, else the next fix. `nil` delivers the first fresh fix at once, as Core Location and
+    /// Android do by default (Android's `waitForAccurateLocation`).
+    public var accurateFirstFixWait: Double?
     /// The beacons ranged (Core Location's `startRangingBeacons(satisfying:)`); ranging updates
     /// arrive once a second for each constraint.
     public var rangingConstraints: Set<BeaconIdentityConstraint> = []

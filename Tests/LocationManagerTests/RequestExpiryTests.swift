@@ -76,3 +76,40 @@ struct RequestExpiryTests {
         }
     }
 }
+
+/// The first delivery and its accuracy on the `sim` board, whose first fixes after a cold start
+/// state about 5 m and improve to about 2 m within ten seconds.
+@Suite("accurate first fix: streaming and one-shot")
+struct AccurateFirstFixTests {
+    /// The first location a sequence for `request` delivers, with its time after the start.
+    func firstDelivery(_ request: LocationRequest) async throws -> (Double, Location)? {
+        let (engine, _, _) = try simEngine([.init(duration: 600, speed: 1.4, course: 0)])
+        let start = engine.clock.now()
+        let updates = try engine.locationUpdates(request)
+        engine.advance(by: .seconds(60))
+        for await update in updates {
+            if case .locations(let l) = update, let first = l.first { return ((first.receivedAt - start).secondsDouble, first) }
+        }
+        return nil
+    }
+
+    @Test("streaming: without a hold the first fix goes at once; with one the first fix within 10 m (95 %) goes, a second later")
+    func streaming() async throws {
+        let (plainAt, plain) = try #require(try await firstDelivery(LocationRequest(desiredAccuracy: .nearestTenMeters)))
+        #expect(plain.horizontalAccuracy * 2 > 10, "the sim's first fix is coarser than the budget (\(plain.horizontalAccuracy) m)")
+        let (heldAt, held) = try #require(try await firstDelivery(LocationRequest(desiredAccuracy: .nearestTenMeters, accurateFirstFixWait: 30)))
+        #expect(held.horizontalAccuracy * 2 <= 10, "\(held.horizontalAccuracy) m")
+        #expect(heldAt > plainAt && heldAt < plainAt + 5, "first at \(plainAt) s unheld, \(heldAt) s held")
+    }
+
+    @Test("one-shot: requestLocation answers with a fix within the budget, not the first coarse one")
+    func oneShot() throws {
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 600, speed: 1.4, course: 0)])
+        manager.desiredAccuracy = .nearestTenMeters
+        manager.requestLocation()
+        engine.advance(by: .seconds(60))
+        let answer = try #require(recorder.locations.first)
+        #expect(recorder.locations.count == 1)
+        #expect(answer.horizontalAccuracy * 2 <= 10, "\(answer.horizontalAccuracy) m")
+    }
+}

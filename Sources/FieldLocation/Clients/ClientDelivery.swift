@@ -78,7 +78,9 @@ extension ClientRegistry {
                 // The first fix after a reported loss is the recovery: delivered whatever the filters say.
                 let recovering = s.updatingLocation && c.loss.fixArrived(at: now)
                 if recovering { c.filter.reset() }
-                if s.updatingLocation && !c.paused && (recovering || c.intervalAllows(now))
+                if s.updatingLocation && c.holdingFirstFix && !recovering && !holdFirstFix(c, location, budget: s.desiredAccuracy.budget) {
+                    // Held: the first delivery waits for an accurate fix (or its deadline, in housekeeping).
+                } else if s.updatingLocation && !c.paused && (recovering || c.intervalAllows(now))
                     && c.filter.admit(location, now: now) {
                     c.lastDeliveredAt = now
                     c.owedFullAccuracy = false
@@ -175,9 +177,18 @@ extension ClientRegistry {
                     }
                     let expected = c.paused ? nil : expectedPeriod
                     if let lost = c.loss.check(at: now, expectedPeriod: expected, services: s) { out.append((c.sink, .error(lost))) }
+                    let start = c.updatesStartedAt ?? now
+                    c.updatesStartedAt = start
+                    if c.holdingFirstFix, let wait = s.accurateFirstFixWait, (now - start).secondsDouble >= wait {
+                        c.holdingFirstFix = false
+                        if let best = c.heldFirstFix, c.filter.admit(best, now: now) {
+                            c.lastDeliveredAt = now
+                            out.append((c.sink, .locations([s.reducedAccuracy ? best.reduced() : best])))
+                            countDelivery(c, &out)
+                        }
+                        c.heldFirstFix = nil
+                    }
                     if let duration = s.updateDuration {
-                        let start = c.updatesStartedAt ?? now
-                        c.updatesStartedAt = start
                         if (now - start).secondsDouble >= duration {
                             if var b = c.batcher, let batch = b.flush() { out.append((c.sink, .locations(batch.batch))) }
                             endUpdates(c, &out, why: "its duration of \(duration) s passed (updateDuration)")
@@ -209,7 +220,22 @@ extension ClientRegistry {
         for (sink, event) in out { sink(event) }
     }
 
-    // MARK: expiry
+    // MARK: first fix and expiry
+
+    /// Whether `location` ends the hold on a client's first delivery (within the budget: twice its
+    /// horizontal accuracy at most `budget`, 10 m for `best`, as a one-shot request settles); if not,
+    /// it is kept when it is the most accurate so far. Called with the lock held.
+    private func holdFirstFix(_ c: Record, _ location: Location, budget: Double?) -> Bool {
+        let accuracy = location.knownHorizontalAccuracy ?? .infinity
+        if accuracy * 2 <= (budget ?? 10) {
+            c.holdingFirstFix = false
+            c.heldFirstFix = nil
+            return true
+        }
+        if c.heldFirstFix.map({ accuracy < ($0.knownHorizontalAccuracy ?? .infinity) }) ?? true { c.heldFirstFix = location }
+        return false
+    }
+
 
     /// Counts a standard delivery; at the client's ``ClientServices/maximumUpdates`` its updates end.
     /// Called with the lock held.

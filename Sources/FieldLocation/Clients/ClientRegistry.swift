@@ -43,6 +43,10 @@ final class ClientRegistry: @unchecked Sendable {
         /// deliveries they made since (their `maximumUpdates`).
         var updatesStartedAt: MonotonicInstant?
         var updatesDelivered = 0
+        /// While standard updates hold their first delivery for an accurate fix
+        /// (``ClientServices/accurateFirstFixWait``): the most accurate fix held so far.
+        var holdingFirstFix = false
+        var heldFirstFix: Location?
         init(name: String, regions: RegionMonitor, regionFile: String?, sink: @escaping Sink) {
             self.name = name
             self.regions = regions
@@ -170,7 +174,10 @@ final class ClientRegistry: @unchecked Sendable {
                 c.paused = false
                 c.loss = FixLossState()
                 c.lastDeliveredAt = nil
+                c.holdingFirstFix = s.accurateFirstFixWait != nil
+                c.heldFirstFix = nil
             }
+            if s.accurateFirstFixWait == nil { c.holdingFirstFix = false }
             if s.updatingLocation && (!was.updatingLocation || s.maximumUpdates != was.maximumUpdates
                                       || s.updateDuration != was.updateDuration) {
                 c.updatesStartedAt = now
