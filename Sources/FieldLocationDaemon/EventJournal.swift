@@ -1,3 +1,4 @@
+import Beacons
 import FieldLocation
 import FieldLocationStore
 import FieldLocationWire
@@ -5,7 +6,8 @@ import Foundation
 import LocationAPI
 import LocationServices
 
-/// The persisted queue of a background-monitored client's region and visit events, with its visit
+/// The persisted queue of a background-monitored client's region, region-expiry, beacon-region and
+/// visit events, with its visit
 /// history: one file per persistent client in the daemon's state folder
 /// (`pending-uid1000-NAME.json`), rewritten atomically (``AtomicFile``: temporary file, `fsync`,
 /// `rename`, `fsync` of the folder) before an event is handed to the connection, so that an event
@@ -27,23 +29,38 @@ struct EventJournal {
         var event: QueuedEvent
     }
 
-    /// A region or visit event in its wire form.
+    /// A queued event in its wire form: one key of `region`, `visit`, `regionExpired` (the region
+    /// that lapsed) or `beaconRegion`.
     struct QueuedEvent: Codable, Equatable {
         var region: RegionEvent?
         var visit: Visit?
+        var regionExpired: CircularRegion?
+        var beaconRegion: BeaconRegionEvent?
 
         init?(_ event: EngineEvent) {
             switch event {
             case .region(let e): region = e
             case .visit(let v): visit = v
+            case .regionExpired(let r): regionExpired = r
+            case .beaconRegion(let e): beaconRegion = e
             default: return nil
             }
         }
 
-        /// The engine event, or `nil` for an entry with neither key.
+        /// Whether the engine's event is one a background-monitored client must not lose.
+        static func isQueued(_ event: EngineEvent) -> Bool {
+            switch event {
+            case .region, .visit, .regionExpired, .beaconRegion: return true
+            default: return false
+            }
+        }
+
+        /// The engine event, or `nil` for an entry with none of the keys.
         var engineEvent: EngineEvent? {
             if let region { return .region(region) }
             if let visit { return .visit(visit) }
+            if let regionExpired { return .regionExpired(regionExpired) }
+            if let beaconRegion { return .beaconRegion(beaconRegion) }
             return nil
         }
     }
@@ -109,7 +126,7 @@ struct EventJournal {
             guard entry.seq > previous, entry.seq < file.nextSeq else {
                 throw JournalError(path: path, reason: "events[\(index)]: seq \(entry.seq) is out of order (after \(previous), next \(file.nextSeq))")
             }
-            guard entry.event.engineEvent != nil else { throw JournalError(path: path, reason: "events[\(index)]: neither 'region' nor 'visit'") }
+            guard entry.event.engineEvent != nil else { throw JournalError(path: path, reason: "events[\(index)]: none of 'region', 'visit', 'regionExpired' or 'beaconRegion'") }
             previous = entry.seq
         }
         var journal = EventJournal(path: path, client: file.client, capacity: capacity)

@@ -69,10 +69,11 @@ final class PersistentSession: Sendable {
         set { state.withLock { $0.engineID = newValue } }
     }
 
-    /// The engine sink: queues region and visit events (on disk first), sends what can be sent.
+    /// The engine sink: queues region, region-expiry, beacon-region and visit events (on disk
+    /// first), sends what can be sent.
     func receive(_ event: EngineEvent) {
         let (attachment, lines): (Attachment?, [UInt8]) = state.withLock { s in
-            if case .region = event {} else if case .visit = event {} else {
+            if !EventJournal.QueuedEvent.isQueued(event) {
                 guard let a = s.attached else { return (nil, []) }
                 return (a, Self.line(event, seq: nil, wireID: a.wireID, now: now()))
             }

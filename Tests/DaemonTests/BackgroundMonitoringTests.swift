@@ -6,6 +6,7 @@ import EnginePlatforms
 import LocationAPI
 import Glibc
 #endif
+import Beacons
 import BoardConfig
 import FieldLocation
 @testable import FieldLocationDaemon
@@ -195,6 +196,41 @@ struct BackgroundMonitoringTests {
         await server.stop()
     }
 
+    @Test("A region's expiry and beacon-region events while disconnected are queued on disk with the others and delivered on reconnect")
+    func expiryAndBeaconEventsQueued() async throws {
+        let directory = NSTemporaryDirectory() + "fieldloc-background-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (engine, server) = try await Self.server(directory: directory, path: csSocketPath())
+        do {
+            let provider = try RemoteLocationProvider(path: server.configuration.path)
+            let id = provider.register(name: "app", persistentName: "field") { _ in }.id
+            var lapsing = CircularRegion(identifier: "site", latitude: 47.3769, longitude: 8.5417, radius: 50_000)
+            lapsing.expiresAfter = 30
+            #expect(provider.startMonitoring(id, lapsing) == nil)
+            let uuid = try #require(BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
+            #expect(provider.startMonitoring(id, BeaconRegion(identifier: "dock", constraint: BeaconIdentityConstraint(uuid: uuid, major: 1, minor: 1))) == nil)
+            provider.close()
+            #expect(await csWait(seconds: 30) { server.statistics.connected == 0 })
+        }
+        engine.advance(by: .seconds(60))
+        // On disk, with their own keys.
+        let path = EventJournal.path(directory: directory, client: Self.persistentName)
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let file = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let keys = (file["events"] as? [[String: Any]] ?? []).compactMap { ($0["event"] as? [String: Any])?.keys.sorted().first }
+        #expect(keys.contains("regionExpired") && keys.contains("beaconRegion") && keys.contains("region"), "\(keys)")
+        // Delivered on reconnect, in order, each once.
+        let received = QueuedKinds()
+        let provider = try RemoteLocationProvider(path: server.configuration.path)
+        _ = provider.register(name: "app", persistentName: "field") { received.add($0) }
+        #expect(await csWait(seconds: 30) { received.all.count == keys.count && ((try? Self.journal(directory).isEmpty) ?? false) },
+                "\(received.all) against \(keys)")
+        #expect(received.all == keys)
+        provider.close()
+        await server.stop()
+    }
+
     @Test("Visits go on while disconnected: arrival and departure are queued, delivered on reconnect, and kept in the visit history")
     func visitsWhileDisconnected() async throws {
         let directory = NSTemporaryDirectory() + "fieldloc-background-" + UUID().uuidString
@@ -357,4 +393,22 @@ final class CSEvents: @unchecked Sendable {
     var count: Int { lock.withLock { kinds_.count } }
     var kinds: [String] { lock.withLock { kinds_ } }
     var queuedWhileHandled: [Int] { lock.withLock { queued } }
+}
+
+/// The kinds of queued events as a sink receives them (`region`, `regionExpired`, `beaconRegion`, `visit`).
+final class QueuedKinds: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kinds: [String] = []
+    func add(_ event: EngineEvent) {
+        let kind: String
+        switch event {
+        case .region: kind = "region"
+        case .regionExpired: kind = "regionExpired"
+        case .beaconRegion: kind = "beaconRegion"
+        case .visit: kind = "visit"
+        default: return
+        }
+        lock.withLock { kinds.append(kind) }
+    }
+    var all: [String] { lock.withLock { kinds } }
 }
