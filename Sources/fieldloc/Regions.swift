@@ -1,7 +1,10 @@
 import ArgumentParser
+import BoardConfig
+import EnginePlatforms
 import FieldLocation
 import FieldLocationOutput
 import Foundation
+import LinuxHardware
 import LocationServices
 
 extension FieldLoc {
@@ -14,7 +17,7 @@ extension FieldLoc {
             A LocationManager created with that name (or the daemon's clients of that name) monitors them again \
             after a restart.
             """,
-            subcommands: [Add.self, List.self, Remove.self])
+            subcommands: [Add.self, List.self, Remove.self, Watch.self])
 
         struct Options: ParsableArguments {
             @Option(help: "The manager name the regions belong to.")
@@ -117,6 +120,48 @@ extension FieldLoc {
                 guard monitor.remove(identifier) else { throw ValidationError("no region '\(identifier)' for \(options.client) (\(options.path))") }
                 try options.save(monitor)
                 print("removed \(identifier)")
+            }
+        }
+
+        struct Watch: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Run a board and print the region events of a client's regions as they happen.",
+                discussion: """
+                Monitors the regions persisted for --client (as a LocationManager of that name does) on the \
+                board's engine (the default board 'sim' runs on a virtual clock, so its minutes pass in moments) \
+                and prints one line per event: determined (with the state), enter, exit, dwell and expiry. \
+                With --json, one object per line: {"class":"REGION","event":"enter","region":"yard","time":..., \
+                "lat":...,"lon":...,"accuracy":...}. The engine saves the regions' states back to the file.
+                """)
+            @OptionGroup var options: Options
+            @Option(help: "Board: a built-in name (default sim) or a board file.") var board: String = BoardCatalog.defaultBoardName
+            @Option(help: "How long: 30s, 5m, 1h (default 60s).") var duration: String = "60s"
+            @Flag(help: "JSON lines.") var json = false
+
+            func validate() throws {
+                guard Simulate.seconds(duration) != nil else { throw ValidationError("--duration '\(duration)' is not like 30s, 5m or 1h") }
+            }
+
+            func run() throws {
+                let description: BoardDescription
+                do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
+                let directory = options.stateDirectory ?? CalibrationStore.defaultDirectory()
+                let engine: LocationEngine
+                do { engine = try LocationEngine.open(board: description, stateDirectory: directory, linux: LinuxPlatform()) } catch {
+                    throw CommandFailure(error.description)
+                }
+                let watch = RegionWatch(client: options.client, json: json)
+                let summary: RegionWatch.Summary
+                do {
+                    // Written at once (not buffered), so a pipe sees each event as it happens.
+                    summary = try watch.run(engine: engine, duration: .seconds(Simulate.seconds(duration) ?? 60)) { line in
+                        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                    }
+                } catch { throw CommandFailure(error.description) }
+                for problem in summary.problems { FileHandle.standardError.write(Data("fieldloc: \(problem)\n".utf8)) }
+                if summary.regions == 0 && summary.problems.isEmpty {
+                    FileHandle.standardError.write(Data("fieldloc: no regions for \(options.client) (\(options.path)); add some with fieldloc regions add\n".utf8))
+                }
             }
         }
     }
