@@ -178,9 +178,31 @@ final class BeaconRecorder: LocationManagerDelegate, @unchecked Sendable {
         manager.startRangingBeacons(satisfying: BeaconIdentityConstraint(uuid: Self.uuid))
         manager.startMonitoring(for: BeaconRegion(identifier: "dock", constraint: BeaconIdentityConstraint(uuid: Self.uuid)))
         let kinds = recorder.events.map(\.0)
-        #expect(kinds.contains { if case .rangingFailed = $0 { return true } else { return false } })
+        #expect(kinds.contains { if case .rangingFailed(.rangingUnavailable) = $0 { return true } else { return false } },
+                "Core Location's rangingUnavailable: \(kinds)")
         #expect(kinds.contains { if case .failed("dock", _) = $0 { return true } else { return false } })
         #expect(throws: LocationError.self) { try engine.beaconRanging(satisfying: [BeaconIdentityConstraint(uuid: Self.uuid)]) }
+    }
+
+    @Test("the adapter vanishing mid-ranging gives Core Location's rangingFailure; ranging again is refused with it")
+    func scannerFailureIsRangingFailure() throws {
+        let (engine, _, _, _) = try Self.walk(seconds: 200)
+        let manager = LocationManager(engine: engine)
+        let recorder = BeaconRecorder(clock: engine.clock)
+        manager.delegate = recorder
+        let constraint = BeaconIdentityConstraint(uuid: Self.uuid)
+        manager.startRangingBeacons(satisfying: constraint)
+        engine.advance(by: .seconds(5))
+        #expect(engine.beaconScan != nil)
+        let scanner = try #require((engine.platform as? SimulatedEnginePlatform)?.beaconScanner)
+        scanner.unplug()
+        engine.advance(by: .seconds(5))
+        let failures = recorder.events.compactMap { event -> LocationError? in
+            if case .rangingFailed(let error) = event.0 { return error } else { return nil }
+        }
+        #expect(failures.contains { if case .rangingFailure = $0 { return true } else { return false } }, "\(failures)")
+        #expect(!failures.contains { if case .hardware = $0 { return true } else { return false } })
+        #expect(engine.startRangingBeacons(99, satisfying: constraint).map { if case .rangingFailure = $0 { return true } else { return false } } == true)
     }
 
     @Test func rangingAsAnAsyncSequence() async throws {

@@ -19,9 +19,12 @@ extension LocationEngine {
     }
 
     /// Starts ranging the beacons `constraint` covers for a client; updates arrive once a second as
-    /// ``EngineEvent/beacons(_:_:)``. Returns why ranging cannot run (the client is not changed).
+    /// ``EngineEvent/beacons(_:_:)``. Returns why ranging cannot run (the client is not changed), as
+    /// Core Location does: ``LocationError/rangingUnavailable(_:)`` on a board without a Bluetooth
+    /// adapter, ``LocationError/rangingFailure(_:)`` while the scanner's last start failed.
     public func startRangingBeacons(_ id: Int, satisfying constraint: BeaconIdentityConstraint) -> LocationError? {
-        if let problem = rangingProblem { return .hardware(.other, "Bluetooth: \(problem)") }
+        guard beacons.available else { return .rangingUnavailable(rangingProblem ?? "no Bluetooth adapter") }
+        if let problem = rangingProblem { return .rangingFailure("Bluetooth: \(problem)") }
         if constraint.minor != nil && constraint.major == nil { return .invalidArgument("a minor value needs a major value") }
         registry.update(id) { $0.rangingConstraints.insert(constraint) }
         return nil

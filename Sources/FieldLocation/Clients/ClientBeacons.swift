@@ -59,14 +59,15 @@ extension ClientRegistry {
         for (sink, event) in deliveries { sink(event) }
     }
 
-    /// Tells every beacon client that the radio failed: ranging clients per constraint, monitoring
-    /// clients per region.
+    /// Tells every beacon client that the radio failed: ranging clients per constraint (with
+    /// ``LocationError/rangingFailure(_:)``, as Core Location), monitoring clients per region.
     func reportBeaconFailure(_ records: [(Int, Record)], _ error: LocationError) {
         var deliveries: [(Sink, EngineEvent)] = []
+        let ranging = LocationError.rangingFailure(error.message)
         lock.withLock {
             for (_, c) in records {
                 for constraint in c.services.rangingConstraints.sorted(by: { $0.description < $1.description }) {
-                    deliveries.append((c.sink, .rangingFailed(constraint, error)))
+                    deliveries.append((c.sink, .rangingFailed(constraint, ranging)))
                 }
                 for region in c.beaconRegions.regions {
                     deliveries.append((c.sink, .error(.regionMonitoringFailure(region: region.identifier, reason: error.description))))
