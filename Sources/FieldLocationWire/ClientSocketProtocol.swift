@@ -67,7 +67,7 @@ import Foundation
 /// ``LocationError``'s cases (`locationUnknown`, `denied`, `headingFailure`,
 /// `regionMonitoringFailure` with `region`, `deferredFailed`, `invalidArgument`, `hardware` with
 /// `cause`, `regionMonitoringDenied`, `regionMonitoringSetupDelayed` with `region`,
-/// `rangingUnavailable`, `rangingFailure`, `promptDeclined`, `requestExpired`). A line that is not a JSON object, lacks `op`, names an unknown op or has fields of the
+/// `rangingUnavailable`, `rangingFailure`, `promptDeclined`, `requestExpired`, `network`). A line that is not a JSON object, lacks `op`, names an unknown op or has fields of the
 /// wrong type is answered with `invalidArgument` (with the `id` when one could be read), and the
 /// connection stays open. A client whose policy status is `denied` or `restricted` gets `denied` for
 /// every op but `hello`.

@@ -178,6 +178,7 @@ extension LocationError {
         case .rangingFailure: return .rangingFailure(cut)
         case .promptDeclined: return .promptDeclined(cut)
         case .requestExpired: return .requestExpired(cut)
+        case .network: return .network(cut)
         }
     }
 }

@@ -191,8 +191,8 @@ extension LocationError: Codable {
 
     /// The case's name: `locationUnknown`, `denied`, `headingFailure`, `regionMonitoringFailure`,
     /// `deferredFailed`, `invalidArgument`, `hardware`, `regionMonitoringDenied`,
-    /// `regionMonitoringSetupDelayed`, `rangingUnavailable`, `rangingFailure`, `promptDeclined` or
-    /// `requestExpired`.
+    /// `regionMonitoringSetupDelayed`, `rangingUnavailable`, `rangingFailure`, `promptDeclined`,
+    /// `requestExpired` or `network`.
     public var code: String {
         switch self {
         case .locationUnknown: return "locationUnknown"
@@ -208,6 +208,7 @@ extension LocationError: Codable {
         case .rangingFailure: return "rangingFailure"
         case .promptDeclined: return "promptDeclined"
         case .requestExpired: return "requestExpired"
+        case .network: return "network"
         }
     }
 
@@ -216,7 +217,7 @@ extension LocationError: Codable {
         switch self {
         case .locationUnknown(let s), .denied(let s), .headingFailure(let s), .deferredFailed(let s), .invalidArgument(let s): return s
         case .regionMonitoringDenied(let s), .rangingUnavailable(let s), .rangingFailure(let s), .promptDeclined(let s): return s
-        case .requestExpired(let s): return s
+        case .requestExpired(let s), .network(let s): return s
         case .regionMonitoringFailure(_, let s), .regionMonitoringSetupDelayed(_, let s), .hardware(_, let s): return s
         }
     }
@@ -241,6 +242,7 @@ extension LocationError: Codable {
         case "rangingFailure": self = .rangingFailure(message)
         case "promptDeclined": self = .promptDeclined(message)
         case "requestExpired": self = .requestExpired(message)
+        case "network": self = .network(message)
         case "hardware":
             let cause = try c.decodeIfPresent(String.self, forKey: .cause)
             self = .hardware(cause.flatMap(HardwareCause.init(rawValue:)) ?? .other, message)

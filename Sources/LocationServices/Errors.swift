@@ -33,6 +33,10 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `durationMillis`): its ``ClientServices``' `maximumUpdates` were delivered or its
     /// `updateDuration` passed. The message says which. Terminal: the demand is gone.
     case requestExpired(String)
+    /// A network link the unit depends on failed (Core Location's `network`): the NTRIP caster
+    /// refused the login, could not be reached, or dropped the stream. Transient: the link is tried
+    /// again with its backoff, and fixes go on without corrections meanwhile.
+    case network(String)
 
     /// Hardware causes, for messages and for clients that react to them.
     public enum HardwareCause: String, Sendable, Hashable {
@@ -51,7 +55,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the condition may clear by itself while the service keeps running.
     public var isTransient: Bool {
         switch self {
-        case .locationUnknown, .regionMonitoringSetupDelayed: return true
+        case .locationUnknown, .regionMonitoringSetupDelayed, .network: return true
         case .hardware(let cause, _): return cause == .receiverSilent || cause == .portGone
         default: return false
         }
@@ -72,6 +76,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case .rangingFailure(let s): return "ranging failure: \(s)"
         case .promptDeclined(let s): return "prompt declined: \(s)"
         case .requestExpired(let s): return "request expired: \(s)"
+        case .network(let s): return "network: \(s)"
         }
     }
 }

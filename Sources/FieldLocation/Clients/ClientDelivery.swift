@@ -58,9 +58,12 @@ extension ClientRegistry {
 
     // MARK: delivery
 
-    /// Hands `event` to every client (with `onlyHeading`, to those running headings).
-    func broadcast(_ event: EngineEvent, onlyHeading: Bool = false) {
-        let sinks = lock.withLock { clients.values.filter { !onlyHeading || $0.services.updatingHeading }.map(\.sink) }
+    /// Hands `event` to every client (with `onlyHeading`, to those running headings; with
+    /// `onlyLocation`, to those running standard updates).
+    func broadcast(_ event: EngineEvent, onlyHeading: Bool = false, onlyLocation: Bool = false) {
+        let sinks = lock.withLock {
+            clients.values.filter { (!onlyHeading || $0.services.updatingHeading) && (!onlyLocation || $0.services.updatingLocation) }.map(\.sink)
+        }
         for sink in sinks { sink(event) }
     }
 

@@ -31,4 +31,21 @@ extension LocationEngine {
 
     /// The attached corrections' forwarder (bytes written), for tests and tools.
     public var correctionForwarder: CorrectionForwarder? { published.withLock { $0.corrections } }
+
+    /// Tells the clients running location updates when the corrections' link fails, as Core Location
+    /// reports `network`: once per outage (a failure, its retries and their failures are one), and
+    /// again after the link has streamed. Called on each step.
+    func reportCorrectionLink() {
+        guard let forwarder = published.withLock({ $0.corrections }) else { return }
+        let link = forwarder.client.status.link
+        let tell: Bool = published.withLock { p in
+            if case .streaming = link { p.correctionFailureTold = false }
+            guard link.isFailure, !p.correctionFailureTold else { return false }
+            p.correctionFailureTold = true
+            return true
+        }
+        guard tell else { return }
+        let error = LocationError.network("NTRIP \(forwarder.client.configuration.displayName): \(link.description); fixes go on without corrections")
+        registry.broadcast(.error(error), onlyLocation: true)
+    }
 }

@@ -195,6 +195,7 @@ extension LocationEngine {
         registry.housekeeping(records, at: now, policy: policy, state: state, moving: sensors.motion.moving,
                               expectedPeriod: decision.receiver.expectedFixPeriod)
         registry.expireRegions(records, at: now)
+        reportCorrectionLink()
         beaconTick(records, at: now)
     }
 

@@ -75,6 +75,8 @@ public final class LocationEngine: @unchecked Sendable {
         var pendingSettings: [@Sendable (LocationEngine) -> Void] = []
         /// The NTRIP corrections' way into the receiver, when attached (``LocationEngine/attachCorrections(_:)``).
         var corrections: CorrectionForwarder?
+        /// Whether the corrections' link failure was told to the clients since it last streamed.
+        var correctionFailureTold = false
 
         /// Every count, as the status readout shows it.
         var statistics: Counters {
