@@ -197,6 +197,12 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
         if case .failure(let error) = core.call(request) { core.deliver(.error(error), to: id) }
     }
 
+    /// Asks the daemon for the client's held batch now (op `flush`); it arrives at the client's sink.
+    public func flushBatch(_ id: Int) {
+        if let refusal = core.refusal(id) { return core.deliver(.error(refusal), to: id) }
+        if case .failure(let error) = core.call(ClientRequest(op: "flush", client: id)) { core.deliver(.error(error), to: id) }
+    }
+
     /// Starts monitoring a region; returns the daemon's refusal, if any.
     public func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError? {
         if let refusal = core.refusal(id) { return refusal }

@@ -100,6 +100,9 @@ extension ClientSocketConnection {
                 throw .invalidArgument("request: 'timeout' must be 0 to 86400 seconds")
             }
             engine.requestLocation(c.engineID, timeout: .milliseconds(Int64((timeout * 1000).rounded(.up))))
+        case "flush":
+            let (_, c) = try client(request)
+            engine.flushBatch(c.engineID)
         case "monitor":
             let (_, c) = try client(request)
             guard let region = request.region else { throw .invalidArgument("monitor: missing key 'region'") }

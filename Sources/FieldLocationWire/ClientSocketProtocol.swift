@@ -37,6 +37,7 @@ import Foundation
 /// | `register` | `client`, `name`, `persistent`? | `problems` (restoring stored regions) |
 /// | `services` | `client`, `services` | — |
 /// | `request` | `client`, `timeout` (seconds, 0 < t ≤ 86400) | — (the answer comes as an event) |
+/// | `flush` | `client` | — (the client's batched or deferred locations come now as one `locations` event) |
 /// | `monitor` | `client`, `region` | — or an error (`regionMonitoringFailure`) |
 /// | `unmonitor` | `client`, `identifier` | — or an error |
 /// | `regions` | `client` | `regions` |
@@ -133,7 +134,7 @@ public enum ClientSocketProtocol {
     /// The longest client name and region identifier accepted, bytes.
     package static let maximumNameLength = 256
     /// The ops a daemon of this version answers.
-    package static let operations = ["hello", "register", "services", "request", "monitor", "unmonitor", "regions", "state",
+    package static let operations = ["hello", "register", "services", "request", "flush", "monitor", "unmonitor", "regions", "state",
                              "fullAccuracy", "record", "last", "unregister", "ack", "visits",
                              "monitorBeacon", "unmonitorBeacon", "beaconRegions", "beaconState", "health"]
 }

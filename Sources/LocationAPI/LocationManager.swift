@@ -418,4 +418,9 @@ public final class LocationManager: @unchecked Sendable {
         lock.withLock { options.deferral = nil }
         provider.update(clientID) { $0.deferral = nil }
     }
+
+    /// Delivers what batching (``batchingMaximumDelay``) or a deferral holds now, through
+    /// `didUpdateLocations`, oldest first (Android's `flushLocations`); batching and the deferral go
+    /// on. Nothing happens when nothing is held.
+    public func flushBatchedLocations() { provider.flushBatch(clientID) }
 }

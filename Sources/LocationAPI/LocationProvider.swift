@@ -80,6 +80,9 @@ public protocol LocationProvider: AnyObject, Sendable {
     /// Asks for one location newer than the request within `timeout`; the answer arrives as
     /// `.locations` or `.error(.locationUnknown)`.
     func requestLocation(_ id: Int, timeout: Duration)
+    /// Delivers a client's batched or deferred locations now (Android's `flushLocations`), as one
+    /// `.locations` event, oldest first; nothing when none are held. Batching goes on.
+    func flushBatch(_ id: Int)
     /// Starts monitoring a region; returns why not, or `nil`.
     func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError?
     /// Stops monitoring a region; returns a storage error, if any.

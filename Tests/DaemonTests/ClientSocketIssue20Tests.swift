@@ -141,6 +141,24 @@ struct ClientSocketIssue20Tests {
         }
     }
 
+    @Test("flushBatchedLocations over the socket: the daemon delivers the batch it holds at once")
+    func flushOverTheSocket() async throws {
+        try await CSFixture.with { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            let manager = LocationManager(provider: provider, name: "batcher")
+            let recorder = CSRecorder()
+            manager.delegate = recorder
+            manager.batchingMaximumDelay = 3600
+            manager.startUpdatingLocation()
+            #expect(await csWait(seconds: 10) { f.engine.services(f.firstClient() ?? -1)?.batchingMaximumDelay == 3600 })
+            #expect(await csWait(seconds: 10) { f.engine.lastLocation != nil })
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(recorder.locations.isEmpty, "held for an hour")
+            manager.flushBatchedLocations()
+            #expect(await csWait(seconds: 10) { !recorder.locations.isEmpty }, "the flushed batch arrives")
+        }
+    }
+
     @Test("a remote manager's interval reaches the engine, and its locations keep their fix type")
     func intervalOverTheSocket() async throws {
         try await CSFixture.with { f in

@@ -215,6 +215,23 @@ import Testing
         }
     }
 
+    @Test("flushBatchedLocations delivers what batching holds now, oldest first, and batching goes on")
+    func flushDeliversTheBatchNow() throws {
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 900, speed: 1.4, course: 0)])
+        manager.batchingMaximumDelay = 60
+        manager.startUpdatingLocation()
+        engine.advance(by: .seconds(30))
+        #expect(recorder.batches.isEmpty, "within the 60 s delay nothing is delivered yet")
+        manager.flushBatchedLocations()
+        let flushed = try #require(recorder.batches.first)
+        #expect(recorder.batches.count == 1 && flushed.count >= 20, "\(flushed.count) locations flushed after 30 s")
+        #expect(zip(flushed, flushed.dropFirst()).allSatisfy { $0.receivedAt < $1.receivedAt })
+        manager.flushBatchedLocations()
+        #expect(recorder.batches.count == 1, "nothing held, nothing delivered")
+        engine.advance(by: .seconds(90))
+        #expect(recorder.batches.count >= 2 && recorder.batches.dropFirst().allSatisfy { $0.count > 1 }, "batching goes on")
+    }
+
     @Test func regionsArePersistedAcrossRestarts() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -219,6 +219,16 @@ final class ClientRegistry: @unchecked Sendable {
         lock.withLock { clients[id]?.request = (now, now.advanced(by: timeout), nil, nil) }
     }
 
+    /// Delivers a client's held batch now (batching goes on); nothing when none is held.
+    func flushBatch(_ id: Int) {
+        let flushed: (sink: Sink, batch: [Location])? = lock.withLock {
+            guard let c = clients[id], var b = c.batcher, let batch = b.flush() else { return nil }
+            c.batcher = b
+            return (c.sink, batch.batch)
+        }
+        if let flushed { flushed.sink(.locations(flushed.batch)) }
+    }
+
     /// Ends a client's one-shot request without an answer (its demand goes with it).
     func cancelRequest(_ id: Int) {
         lock.withLock { clients[id]?.request = nil }

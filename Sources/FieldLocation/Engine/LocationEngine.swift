@@ -202,6 +202,9 @@ public final class LocationEngine: @unchecked Sendable {
     /// Asks for one fresh location within `timeout`; never answered with a fix older than the request.
     public func requestLocation(_ id: Int, timeout: Duration) { registry.requestLocation(id, now: clock.now(), timeout: timeout) }
 
+    /// Delivers a client's batched or deferred locations now (see ``LocationProvider/flushBatch(_:)``).
+    public func flushBatch(_ id: Int) { registry.flushBatch(id) }
+
     /// Starts monitoring a region for a client; returns why not, or `nil`.
     public func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError? {
         registry.startMonitoring(id, region, now: clock.now())
