@@ -29,8 +29,10 @@ struct GeoidHeightsEngineTests {
         let fixes = receiver.decode(bytes, at: ManualClock().now()).fixes
         let fix = try #require(fixes.first)
         let n = try #require(EGM96.separation(latitude: 47.3769, longitude: 8.5417))
-        #expect(abs(try #require(fix.geoidSeparation) - n) < 1e-6 && fix.geoidSeparationFromModel)
-        #expect(fix.altitudeMSL == 410 && abs(try #require(fix.altitudeHAE) - (410 + n)) < 1e-9)
+        let separation = try #require(fix.geoidSeparation)
+        let hae = try #require(fix.altitudeHAE)
+        #expect(abs(separation - n) < 1e-6 && fix.geoidSeparationFromModel)
+        #expect(fix.altitudeMSL == 410 && abs(hae - (410 + n)) < 1e-9)
         let tpv = GPSDReport.tpv(fix)
         #expect(tpv.contains("\"altMSL\":410") && tpv.contains("\"geoidSep\":47.") && tpv.contains("\"altHAE\":457."))
     }
@@ -54,7 +56,8 @@ struct GeoidHeightsEngineTests {
         put(12, Int64((x * 100).rounded()), 4); put(16, Int64((y * 100).rounded()), 4); put(20, Int64((z * 100).rounded()), 4)
         put(44, 150, 2); put(47, 9, 1)
         var bytes: [UInt8] = []
-        for second in 0..<2 {
+        // An epoch is delivered when a third starts (EpochMerger), so four seconds give two fixes.
+        for second in 0..<4 {
             put(0, 345_600_000 + Int64(second) * 1000, 4)
             bytes += UBXFraming.encode(class: 0x01, id: 0x06, payload: payload)
         }
@@ -62,9 +65,13 @@ struct GeoidHeightsEngineTests {
         let fix = try #require(fixes.first)
         let hae = try #require(fix.altitudeHAE)
         #expect(abs(hae - 50) < 0.05)
-        let n = try #require(EGM96.separation(latitude: 57.7, longitude: 11.97))
-        #expect(fix.geoidSeparationFromModel && abs(try #require(fix.geoidSeparation) - n) < 1e-3)
-        #expect(abs(try #require(fix.altitudeMSL) - (hae - n)) < 1e-9)
+        let latitudeDegrees = try #require(fix.latitude), longitudeDegrees = try #require(fix.longitude)
+        #expect(abs(latitudeDegrees - 57.7) < 1e-6 && abs(longitudeDegrees - 11.97) < 1e-6)
+        let n = try #require(EGM96.separation(latitude: latitudeDegrees, longitude: longitudeDegrees))
+        let separation = try #require(fix.geoidSeparation)
+        let msl = try #require(fix.altitudeMSL)
+        #expect(fix.geoidSeparationFromModel && abs(separation - n) < 1e-3)
+        #expect(abs(msl - (hae - n)) < 1e-9)
         #expect(GPSDReport.tpv(fix).contains("\"altMSL\":"))
     }
 }

@@ -91,7 +91,9 @@ struct GeoidTests {
         let east = try #require(EGM96.separation(latitude: -17.5, longitude: 180))
         let west = try #require(EGM96.separation(latitude: -17.5, longitude: -180))
         #expect(abs(east - west) < 1e-9)
-        #expect(abs(try #require(EGM96.separation(latitude: 10, longitude: 540)) - (try #require(EGM96.separation(latitude: 10, longitude: 180)))) < 1e-9)
+        let wrapped = try #require(EGM96.separation(latitude: 10, longitude: 540))
+        let direct = try #require(EGM96.separation(latitude: 10, longitude: 180))
+        #expect(abs(wrapped - direct) < 1e-9)
         #expect(EGM96.separation(latitude: 90.5, longitude: 0) == nil)
         #expect(EGM96.separation(latitude: .nan, longitude: 0) == nil)
         #expect(EGM96.separation(latitude: 0, longitude: .infinity) == nil)
@@ -109,7 +111,8 @@ struct GeoidTests {
         let n = try #require(fix.geoidSeparation)
         #expect(abs(n - -28.7444) < 0.1)
         #expect(fix.geoidSeparationFromModel)
-        #expect(abs(try #require(fix.altitudeMSL) - (8820 - n)) < 1e-9)
+        let msl = try #require(fix.altitudeMSL)
+        #expect(abs(msl - (8820 - n)) < 1e-9)
         #expect(fix.altitudeHAE == 8820)
     }
 
@@ -125,9 +128,11 @@ struct GeoidTests {
         #expect(fixes[0].altitudeHAE == nil && fixes[0].geoidSeparation == nil)   // the stream itself adds nothing
         for index in fixes.indices { fixes[index].completeHeightsFromGeoid() }
         let n = try #require(fixes[0].geoidSeparation)
-        #expect(abs(n - (try #require(EGM96.separation(latitude: 47.3769, longitude: 8.54170)))) < 1e-6)
+        let zurich = try #require(EGM96.separation(latitude: 47.3769, longitude: 8.54170))
+        #expect(abs(n - zurich) < 1e-6)
         #expect(fixes[0].geoidSeparationFromModel)
-        #expect(abs(try #require(fixes[0].altitudeHAE) - (410 + n)) < 1e-9 && fixes[0].altitudeMSL == 410)
+        let hae = try #require(fixes[0].altitudeHAE)
+        #expect(abs(hae - (410 + n)) < 1e-9 && fixes[0].altitudeMSL == 410)
         // The receiver's own separation (48.0) is neither replaced nor marked.
         #expect(fixes[1].geoidSeparation == 48 && !fixes[1].geoidSeparationFromModel && fixes[1].altitudeHAE == 458)
     }
