@@ -100,7 +100,7 @@ struct GeoidTests {
         #expect(EGM96.grid.count == EGM96.rows * EGM96.columns)
     }
 
-    @Test("a fix with only a height above the ellipsoid gets its MSL height and separation from the model")
+    @Test("E-13: a fix with only a height above the ellipsoid gets its MSL height and separation from the model")
     func ellipsoidOnly() throws {
         var fix = Fix()
         fix.latitude = 27.988056
@@ -116,7 +116,7 @@ struct GeoidTests {
         #expect(fix.altitudeHAE == 8820)
     }
 
-    @Test("a GGA with an empty separation gets its ellipsoid height from the model; a stated separation is kept")
+    @Test("E-13: a GGA with an empty separation gets its ellipsoid height from the model; a stated separation is kept")
     func mslOnly() throws {
         let lines = [withChecksum("$GPGGA,120000,4722.6140,N,00832.5020,E,1,08,1.0,410.0,M,,M,,"),
                      withChecksum("$GPRMC,120000,A,4722.6140,N,00832.5020,E,0.0,0.0,010124,,,A"),
