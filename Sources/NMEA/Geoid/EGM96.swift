@@ -4,7 +4,7 @@
 /// separation field).
 ///
 /// The model is NGA's EGM96 (public domain) on a 20' grid of decimetres (541 × 1080 values, about
-/// 200 KB compressed in the binary, 1.2 MB once decoded on first use), read with bicubic
+/// 200 KB Rice-coded, carried as 266 KB of base64 text, 1.2 MB once decoded on first use), read with bicubic
 /// (Catmull-Rom) interpolation. Against every node of NGA's 15' grid it is within 0.58 m of EGM96
 /// (RMS 0.03 m); docs/GEOID.md has the measurements and how the grid is made
 /// (`Benchmarks/geoid/make_geoid.py`).
