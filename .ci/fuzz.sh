@@ -159,12 +159,12 @@ build() {
     case "$target" in
     nmea)
         swiftc_cached "the nmea fuzzer" "$work/nmea-fuzzer" "$work/nmea-build.log" "" \
-            "${flags[@]}" -module-name NMEAFuzz $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") \
+            "${flags[@]}" -module-name NMEAFuzz $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/NMEA/Geoid") \
             "$here/Tests/Fuzz/NMEAFuzzer.swift" -o "$work/nmea-fuzzer"
         ;;
     ubxnav)
         swiftc_cached "the ubxnav fuzzer" "$work/ubxnav-fuzzer" "$work/ubxnav-build.log" "" \
-            "${flags[@]}" -module-name UBXNavFuzz $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") \
+            "${flags[@]}" -module-name UBXNavFuzz $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/NMEA/Geoid") \
             "$here/Tests/Fuzz/UBXNavigationFuzzer.swift" -o "$work/ubxnav-fuzzer"
         ;;
     gpsd)
@@ -173,7 +173,7 @@ build() {
         fi
         swiftc_cached "the gpsd fuzzer" "$work/gpsd-fuzzer" "$work/gpsd-build.log" "" \
             "${flags[@]}" -module-name GPSDFuzz \
-            $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/GPSDProtocol") \
+            $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/NMEA/Geoid" "$here/Sources/GPSDProtocol") \
             "$here/Tests/Fuzz/GPSDCommandFuzzer.swift" -o "$work/gpsd-fuzzer"
         ;;
     beacon)
@@ -184,11 +184,11 @@ build() {
     ntrip)
         swiftc_cached "the ntrip fuzzer" "$work/ntrip-fuzzer" "$work/ntrip-build.log" "" \
             "${flags[@]}" -module-name NTRIPFuzz \
-            $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/NTRIP") \
+            $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/NMEA/Geoid" "$here/Sources/NTRIP") \
             "$here/Tests/Fuzz/NTRIPFuzzer.swift" -o "$work/ntrip-fuzzer"
         ;;
     ubx)
-        build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
+        build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/NMEA/Geoid") || return 1
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1
         build_module PowerPolicy swift6 "" $(swift_files "$here/Sources/PowerPolicy") || return 1
         build_module Devices swift6 "PowerPolicy" $(swift_files "$here/Sources/Devices") || return 1
@@ -209,7 +209,7 @@ build() {
         local real_flags=("${shims[@]}") heading_flags=("${swift6[@]}" "${shims[@]}")
         build_module RealModule real_flags "" $(swift_files "$numerics/Sources/RealModule") || return 1
         build_module Heading heading_flags "RealModule" $(swift_files "$here/Sources/Heading") || return 1
-        build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary") || return 1
+        build_module NMEA swift6 "" $(swift_files "$here/Sources/NMEA" "$here/Sources/NMEA/Sentences" "$here/Sources/NMEA/Binary" "$here/Sources/NMEA/Geoid") || return 1
         local c_modules=(-I "$here/Sources/CI2C" -I "$here/Sources/CGPIOD" -I "$here/Sources/CRefclock" -I "$here/Sources/CBluetooth")
         local linux_flags=("${swift6[@]}" "${c_modules[@]}")
         build_module HardwareInterfaces swift6 "" $(swift_files "$here/Sources/HardwareInterfaces") || return 1

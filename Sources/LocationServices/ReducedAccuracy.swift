@@ -51,6 +51,7 @@ extension Fix {
         copy.altitudeMSL = nil
         copy.altitudeHAE = nil
         copy.geoidSeparation = nil
+        copy.geoidSeparationFromModel = false
         copy.speed = nil
         copy.course = nil
         copy.magneticVariation = nil

@@ -263,6 +263,9 @@ public struct Fix: Sendable {
     public var altitudeMSL: Double?
     /// Geoid separation (ellipsoid minus MSL), metres.
     public var geoidSeparation: Double?
+    /// Whether ``geoidSeparation`` (and the height made from it) came from the package's geoid
+    /// (``EGM96``, ``completeHeightsFromGeoid()``) rather than from the receiver.
+    public var geoidSeparationFromModel = false
     /// Altitude above the WGS84 ellipsoid, metres: the receiver's MSL altitude plus geoid separation,
     /// from the same sentence (GGA or GNS). A later altitude from another source (Garmin PGRMZ)
     /// changes ``altitudeMSL`` only, as gpsd does.

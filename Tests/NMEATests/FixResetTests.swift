@@ -19,6 +19,7 @@ struct FixResetTests {
         fix.longitude = 11.5
         fix.altitudeMSL = 520
         fix.geoidSeparation = 47
+        fix.geoidSeparationFromModel = true
         fix.altitudeHAE = 567
         fix.speed = 3
         fix.speedIsDerived = true

@@ -179,11 +179,17 @@ final class ReceiverSubsystem {
         set { stream.deliversFrames = newValue }
     }
 
-    /// What one decode hears from the NMEA engine: the fixes, and the frames while they are kept.
+    /// What one decode hears from the NMEA engine: the fixes, their heights completed from the
+    /// package's geoid where the receiver gave only one (``Fix/completeHeightsFromGeoid()``), and the
+    /// frames while they are kept.
     private struct Decoded: NMEAStreamDelegate {
         var fixes: [Fix] = []
         var frames: [RawFrame] = []
-        mutating func stream(fix: Fix) { fixes.append(fix) }
+        mutating func stream(fix: Fix) {
+            var fix = fix
+            fix.completeHeightsFromGeoid()
+            fixes.append(fix)
+        }
         mutating func stream(frame: Span<UInt8>, kind: RawFrame.Kind) { frames.append(RawFrame(kind: kind, framed: frame)) }
     }
 
