@@ -9,7 +9,7 @@ extension Location: Codable {
     private enum CodingKeys: String, CodingKey {
         case latitude, longitude, altitude, ellipsoidalAltitude, horizontalAccuracy, verticalAccuracy, speed, course
         case timestamp, receivedAt, satellitesUsed, mode, provenance, isReduced
-        case fixType, speedAccuracy, courseAccuracy, accuracyModel, accuracyConfidence, corrections
+        case fixType, speedAccuracy, courseAccuracy, accuracyModel, accuracyConfidence, corrections, errorEllipse
     }
 
     /// Decodes a location; a position off the globe or an unknown mode, provenance, fix type,
@@ -60,6 +60,14 @@ extension Location: Codable {
             accuracyConfidence = confidence
         }
         corrections = try c.decodeIfPresent(CorrectionStatus.self, forKey: .corrections)
+        if let e = try c.decodeIfPresent([String: Double].self, forKey: .errorEllipse) {
+            guard let major = e["semiMajor"], let minor = e["semiMinor"], let orientation = e["orientation"],
+                  let ellipse = ErrorEllipse(semiMajor: major, semiMinor: minor, orientation: orientation) else {
+                throw DecodingError.dataCorruptedError(forKey: .errorEllipse, in: c,
+                                                       debugDescription: "location: errorEllipse needs semiMajor >= semiMinor >= 0 and an orientation")
+            }
+            errorEllipse = ellipse
+        }
     }
 
     /// Encodes the location (`isReduced` only when true).
@@ -87,6 +95,9 @@ extension Location: Codable {
         if accuracyModel != .unknown { try c.encode(accuracyModel.code, forKey: .accuracyModel) }
         if accuracyConfidence != .oneSigma { try c.encode(accuracyConfidence.rawValue, forKey: .accuracyConfidence) }
         try c.encodeIfPresent(corrections, forKey: .corrections)
+        if let e = errorEllipse {
+            try c.encode(["semiMajor": e.semiMajor, "semiMinor": e.semiMinor, "orientation": e.orientation], forKey: .errorEllipse)
+        }
     }
 }
 

@@ -56,6 +56,10 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     /// The differential corrections behind this location and their link, on a unit with an NTRIP
     /// client (`nil` without one).
     public var corrections: CorrectionStatus?
+    /// The receiver's 1-sigma error ellipse (GST: semi-major and semi-minor axes in metres, the
+    /// major axis' direction in degrees from true north), when it states one; `nil` otherwise, and on
+    /// a reduced-accuracy location.
+    public var errorEllipse: ErrorEllipse?
 
     /// The value of an accuracy that is not known (Core Location's convention: negative).
     public static let unknownAccuracy = -1.0
@@ -110,6 +114,7 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
                   timestamp: fix.time?.secondsSinceEpoch, satellitesUsed: fix.satellitesUsed, mode: fix.mode,
                   provenance: fix.provenance)
         fixType = LocationFixType(mode: fix.mode, quality: fix.quality)
+        errorEllipse = fix.errorEllipse
         speedAccuracy = own?.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         courseAccuracy = own?.course.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             ?? Self.courseAccuracy(speed: fix.speed, speedAccuracy: speedAccuracy)

@@ -20,7 +20,8 @@ public enum ReducedAccuracy {
 
 extension Location {
     /// This location coarsened for reduced-accuracy authorisation (``ReducedAccuracy``): snapped to
-    /// the grid with the accuracy widened, altitudes, speed and course (and their accuracies) removed.
+    /// the grid with the accuracy widened, altitudes, speed and course (and their accuracies) and the
+    /// error ellipse removed.
     public func reduced() -> Location {
         var copy = self
         copy.latitude = ReducedAccuracy.snapped(latitude)
@@ -32,6 +33,7 @@ extension Location {
         copy.courseAccuracy = nil
         copy.altitude = nil
         copy.ellipsoidalAltitude = nil
+        copy.errorEllipse = nil
         copy.isReduced = true
         return copy
     }
@@ -41,7 +43,7 @@ extension Fix {
     /// This fix coarsened as ``Location/reduced()`` coarsens a location (``ReducedAccuracy``), for
     /// reduced-accuracy gpsd clients: position snapped (the receiver's raw position removed), accuracy
     /// at least 5 km (an unknown one too), no altitude, geoid separation, speed, course, magnetic
-    /// variation or vertical accuracy.
+    /// variation, vertical accuracy or error ellipse.
     public func reduced() -> Fix {
         var copy = self
         copy.latitude = latitude.map(ReducedAccuracy.snapped)
@@ -57,6 +59,7 @@ extension Fix {
         copy.magneticVariation = nil
         copy.horizontalAccuracy = ReducedAccuracy.widened(horizontalAccuracy ?? 0)
         copy.verticalAccuracy = nil
+        copy.errorEllipse = nil
         return copy
     }
 }

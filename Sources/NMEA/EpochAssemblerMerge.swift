@@ -225,6 +225,10 @@ extension EpochAssembler {
 
     mutating func mergeGST(_ s: GST, time: TimeOfDay?) {
         epochHasData = epochHasData || time != nil
+        if let major = s.semiMajorSigma?.doubleValue, let minor = s.semiMinorSigma?.doubleValue,
+           let orientation = s.orientation?.doubleValue {
+            fix.errorEllipse = ErrorEllipse(semiMajor: major, semiMinor: minor, orientation: orientation)
+        }
         if let lat = s.latitudeSigma?.doubleValue, let lon = s.longitudeSigma?.doubleValue {
             fix.horizontalAccuracy = (lat * lat + lon * lon).squareRoot()
             fix.verticalAccuracy = s.altitudeSigma?.doubleValue

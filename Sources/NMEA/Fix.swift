@@ -34,6 +34,27 @@ public enum FixQuality: Int, Sendable, Hashable {
     }
 }
 
+/// A position's error ellipse (1 sigma), as a receiver's GST states it.
+public struct ErrorEllipse: Sendable, Hashable {
+    /// The semi-major axis, metres.
+    public var semiMajor: Double
+    /// The semi-minor axis, metres.
+    public var semiMinor: Double
+    /// The semi-major axis' direction, degrees clockwise from true north, in [0, 180).
+    public var orientation: Double
+
+    /// An ellipse; `nil` unless the axes are finite, non-negative and the major not shorter than the
+    /// minor, and the orientation finite (brought into [0, 180)).
+    public init?(semiMajor: Double, semiMinor: Double, orientation: Double) {
+        guard semiMajor.isFinite, semiMinor.isFinite, orientation.isFinite, semiMinor >= 0, semiMajor >= semiMinor else { return nil }
+        self.semiMajor = semiMajor
+        self.semiMinor = semiMinor
+        var o = orientation.truncatingRemainder(dividingBy: 180)
+        if o < 0 { o += 180 }
+        self.orientation = o
+    }
+}
+
 /// Where an accuracy estimate came from.
 public enum AccuracySource: Int, Sendable, Hashable {
     /// No estimate is possible (no DOP and no error statistics).
@@ -296,6 +317,9 @@ public struct Fix: Sendable {
     public var verticalAccuracy: Double?
     /// Where the accuracy came from.
     public var accuracySource: AccuracySource = .none
+    /// The receiver's 1-sigma error ellipse of the position (GST's semi-major and semi-minor axes
+    /// and orientation), when it states one.
+    public var errorEllipse: ErrorEllipse?
     /// The receiver's own accuracy estimates, when its binary solution gave them (UBX, CASIC).
     public var receiverAccuracy: ReceiverAccuracy?
     /// The receiver's time-validity flags, when a binary message gave them.
