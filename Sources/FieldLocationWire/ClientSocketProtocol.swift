@@ -82,7 +82,10 @@ import Foundation
 /// `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`), `authorization`
 /// (`authorization`: `{"status","accuracy","reason"?}`, sent to each client when a reloaded access
 /// policy changed the connection's grant), `servicesEnabled` (`enabled`: false when the board's
-/// privacy switch turns location services off, true when it turns them back on).
+/// privacy switch turns location services off, true when it turns them back on), `sky` (`sky`:
+/// `{"timestamp"?,"receivedAt","pdop"?,"hdop"?,"vdop"?,"satellites":[{"constellation","prn",
+/// "elevation"?,"azimuth"?,"cn0"?,"used"}]}`, each epoch to a client whose services have
+/// `updatingSky`).
 ///
 /// Services carry `updateInterval`, `minimumUpdateInterval`, `fixLossTimeout`, `updateDuration` and
 /// `accurateFirstFixWait` (seconds, absent for none) and `maximumUpdates` (absent for no limit: when the updates end on

@@ -101,7 +101,7 @@ extension ClientServices: Codable {
         case updatingLocation, desiredAccuracy, distanceFilter, activityType, pausesAutomatically, maximumAge, updatingHeading
         case headingFilter, headingOrientation, significantChanges, visits, reducedAccuracy, deferral, batchingMaximumDelay
         case updateInterval, minimumUpdateInterval, fixLossTimeout, rangingConstraints, maximumUpdates, updateDuration
-        case accurateFirstFixWait
+        case accurateFirstFixWait, updatingSky
     }
 
     private enum DeferralKeys: String, CodingKey { case distance, timeout }
@@ -134,6 +134,7 @@ extension ClientServices: Codable {
         maximumUpdates = try c.decodeIfPresent(Int.self, forKey: .maximumUpdates)
         updateDuration = try c.decodeIfPresent(Double.self, forKey: .updateDuration)
         accurateFirstFixWait = try c.decodeIfPresent(Double.self, forKey: .accurateFirstFixWait)
+        updatingSky = try c.decodeIfPresent(Bool.self, forKey: .updatingSky) ?? false
         let constraints = try c.decodeIfPresent([BeaconIdentityConstraint].self, forKey: .rangingConstraints) ?? []
         if constraints.count > 64 { throw LocationError.invalidArgument("services: at most 64 rangingConstraints") }
         rangingConstraints = Set(constraints)
@@ -191,6 +192,7 @@ extension ClientServices: Codable {
         try c.encodeIfPresent(maximumUpdates, forKey: .maximumUpdates)
         try c.encodeIfPresent(updateDuration, forKey: .updateDuration)
         try c.encodeIfPresent(accurateFirstFixWait, forKey: .accurateFirstFixWait)
+        if updatingSky { try c.encode(true, forKey: .updatingSky) }
         if !rangingConstraints.isEmpty {
             try c.encode(rangingConstraints.sorted { $0.description < $1.description }, forKey: .rangingConstraints)
         }
@@ -198,11 +200,11 @@ extension ClientServices: Codable {
 }
 
 extension EngineEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization, beacons, constraint, beaconRegion, enabled }
+    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization, beacons, constraint, beaconRegion, enabled, sky }
 
     /// Decodes `{"kind":…}` with the kind's key: `locations` (`locations`), `paused`, `resumed`,
     /// `heading` (`heading`), `region` (`region`), `regionExpired` (`region`), `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`),
-    /// `authorization` (`authorization`), `servicesEnabled` (`enabled`).
+    /// `authorization` (`authorization`), `servicesEnabled` (`enabled`), `sky` (`sky`).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try c.decode(String.self, forKey: .kind)
@@ -227,6 +229,7 @@ extension EngineEvent: Codable {
         case "beacons": self = .beacons(try required([Beacon].self, .beacons), try required(BeaconIdentityConstraint.self, .constraint))
         case "rangingFailed": self = .rangingFailed(try required(BeaconIdentityConstraint.self, .constraint), try required(LocationError.self, .error))
         case "beaconRegion": self = .beaconRegion(try required(BeaconRegionEvent.self, .beaconRegion))
+        case "sky": self = .sky(try required(SkyView.self, .sky))
         default: throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "event kind '\(kind)' is unknown")
         }
     }
@@ -275,6 +278,9 @@ extension EngineEvent: Codable {
         case .beaconRegion(let event):
             try c.encode("beaconRegion", forKey: .kind)
             try c.encode(event, forKey: .beaconRegion)
+        case .sky(let sky):
+            try c.encode("sky", forKey: .kind)
+            try c.encode(sky, forKey: .sky)
         }
     }
 }

@@ -228,6 +228,19 @@ extension LocationProvider {
         })
     }
 
+    /// The receiver's sky at each epoch (satellites per constellation with elevation, azimuth,
+    /// C/N0 and use, and the DOPs) as an async sequence, with location updates at `desiredAccuracy`
+    /// running so the receiver tracks; ending the iteration ends both.
+    public func skyUpdates(desiredAccuracy: DesiredAccuracy = .best) -> EngineSequence<SkyView> {
+        sequence("sky", configure: { id in
+            update(id) { s in
+                s.updatingSky = true
+                s.updatingLocation = true
+                s.desiredAccuracy = desiredAccuracy
+            }
+        }, map: { event in if case .sky(let sky) = event { return sky } else { return nil } })
+    }
+
     /// Visits (arrivals and departures) as an async sequence.
     public func visits() -> EngineSequence<Visit> {
         sequence("visits", configure: { id in update(id) { $0.visits = true } },

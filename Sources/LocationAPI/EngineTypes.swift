@@ -107,6 +107,8 @@ public enum EngineEvent: Sendable {
     case rangingFailed(BeaconIdentityConstraint, LocationError)
     /// A beacon region event.
     case beaconRegion(BeaconRegionEvent)
+    /// The receiver's sky at an epoch (clients running ``ClientServices/updatingSky``).
+    case sky(SkyView)
 }
 
 /// What the engine saw, for observers that publish everything (the daemon's gpsd socket, `fieldloc
@@ -181,6 +183,10 @@ public struct ClientServices: Sendable {
     /// fix seen so far goes instead while it is within ``maximumAge``, else the next fix. `nil` delivers the first fresh fix at once, as Core Location and
     /// Android do by default (Android's `waitForAccurateLocation`).
     public var accurateFirstFixWait: Double?
+    /// Whether the client gets the receiver's sky at each epoch (``EngineEvent/sky(_:)``, gpsd's
+    /// SKY): the satellites in view and the dilutions of precision. It adds no demand of its own:
+    /// the sky comes with the fixes the client's (or another client's) updates bring.
+    public var updatingSky = false
     /// The beacons ranged (Core Location's `startRangingBeacons(satisfying:)`); ranging updates
     /// arrive once a second for each constraint.
     public var rangingConstraints: Set<BeaconIdentityConstraint> = []

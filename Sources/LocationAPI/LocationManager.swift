@@ -127,6 +127,7 @@ public final class LocationManager: @unchecked Sendable {
             }
         case .regionExpired(let region): dispatch { $0.locationManager($1, didExpire: region) }
         case .beacons, .rangingFailed, .beaconRegion: receiveBeacons(event)
+        case .sky: break  // a manager does not ask for the sky; `skyUpdates()` does
         }
     }
 

@@ -110,7 +110,7 @@ struct ClientSocketIssue20Tests {
         }
         for error in [LocationError.regionMonitoringDenied("no"), .regionMonitoringSetupDelayed(region: "yard", reason: "silent"),
                       .rangingUnavailable("no scanner"), .rangingFailure("stopped"), .promptDeclined("denied"),
-                      .requestExpired("2 updates delivered (maximumUpdates)")] {
+                      .requestExpired("2 updates delivered (maximumUpdates)"), .network("NTRIP caster:2101/M: refused")] {
             #expect(try Self.decode(LocationError.self, Self.wire(error)) == error)
             #expect(error.clipped == error)
         }
@@ -156,6 +156,22 @@ struct ClientSocketIssue20Tests {
             #expect(recorder.locations.isEmpty, "held for an hour")
             manager.flushBatchedLocations()
             #expect(await csWait(seconds: 10) { !recorder.locations.isEmpty }, "the flushed batch arrives")
+        }
+    }
+
+    @Test("skyUpdates over the socket: the daemon's sky views arrive with their satellites and DOPs")
+    func skyOverTheSocket() async throws {
+        try await CSFixture.with { f in
+            let provider = try RemoteLocationProvider(path: f.path)
+            var views: [SkyView] = []
+            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+            for await view in provider.skyUpdates() {
+                views.append(view)
+                if views.count >= 2 || ContinuousClock.now > deadline { break }
+            }
+            let view = try #require(views.last)
+            #expect(view.satellites.count >= 4 && view.hdop != nil)
+            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 })
         }
     }
 

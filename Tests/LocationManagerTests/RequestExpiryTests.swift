@@ -113,3 +113,38 @@ struct AccurateFirstFixTests {
         #expect(answer.horizontalAccuracy * 2 <= 10, "\(answer.horizontalAccuracy) m")
     }
 }
+
+/// The sky view: satellites per constellation and the DOPs, each epoch, for the clients that ask.
+@Suite("sky view")
+struct SkyViewTests {
+    @Test("skyUpdates on the sim board: satellites with constellation, elevation, azimuth, C/N0 and use, and the DOPs, once an epoch")
+    func sequence() async throws {
+        let (engine, _, _) = try simEngine([.init(duration: 600, speed: 1.4, course: 0)])
+        let sky = engine.skyUpdates()
+        engine.advance(by: .seconds(20))
+        var views: [SkyView] = []
+        for await view in sky {
+            views.append(view)
+            if views.count == 5 { break }
+        }
+        let view = try #require(views.last)
+        #expect(view.satellites.count >= 6, "\(view.satellites.count) in view")
+        #expect(view.usedCount >= 4 && view.hdop != nil && view.pdop != nil)
+        #expect(view.satellites.allSatisfy { $0.constellation != "unknown" && $0.elevation != nil && $0.azimuth != nil })
+        #expect(view.satellites.contains { $0.cn0 != nil })
+        #expect(!view.byConstellation.isEmpty)
+        let times = views.compactMap(\.timestamp)
+        #expect(times.count == views.count && zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "one view per epoch, in order: \(times)")
+        engine.advance(by: .seconds(2))
+        #expect(engine.clientCount == 0, "ending the iteration ends the demand")
+    }
+
+    @Test("a client that does not ask gets no sky")
+    func onlyThoseWhoAsk() throws {
+        let (engine, manager, recorder, _, _) = try managed([.init(duration: 600, speed: 1.4, course: 0)])
+        manager.startUpdatingLocation()
+        engine.advance(by: .seconds(20))
+        #expect(!recorder.locations.isEmpty)
+        #expect(!recorder.events.contains { "\($0)".contains("sky") })
+    }
+}

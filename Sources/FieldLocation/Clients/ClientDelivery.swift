@@ -58,6 +58,16 @@ extension ClientRegistry {
 
     // MARK: delivery
 
+    /// Whether any client runs ``ClientServices/updatingSky`` (so the sky is built only for them).
+    var wantsSky: Bool { lock.withLock { clients.values.contains { $0.services.updatingSky } } }
+
+    /// Hands an epoch's sky to the clients running ``ClientServices/updatingSky`` (positions of the
+    /// satellites are not the unit's: reduced accuracy leaves them).
+    func deliver(_ sky: SkyView) {
+        let sinks = lock.withLock { clients.values.filter { $0.services.updatingSky }.map(\.sink) }
+        for sink in sinks { sink(.sky(sky)) }
+    }
+
     /// Hands `event` to every client (with `onlyHeading`, to those running headings; with
     /// `onlyLocation`, to those running standard updates).
     func broadcast(_ event: EngineEvent, onlyHeading: Bool = false, onlyLocation: Bool = false) {

@@ -222,6 +222,7 @@ extension LocationEngine {
         }
         registry.notify(.fix(fix, now))
         if let time = fix.time, let sample = timing.fix(utc: time.secondsSinceEpoch, receivedAt: now) { registry.notify(.pps(sample)) }
+        if registry.wantsSky, let sky = SkyView(fix, receivedAt: now) { registry.deliver(sky) }
         guard var location = Location(fix, receivedAt: now) else { return }
         if let corrections = published.withLock({ $0.corrections }) {
             corrections.note(fix)
