@@ -52,6 +52,9 @@ public struct AttitudeFilter: Sendable {
     private var headingHalf = (c: 1.0, s: 0.0)
     /// Specific force low-pass filtered in the strapdown frame, g.
     private var filteredForce = Vector3.zero
+    /// Earth down in body coordinates after the last update: the third row of
+    /// `inclination ⊗ strapdown`, which is also the attitude's (the heading factor turns about down).
+    private var levelDown = Vector3(0, 0, 1)
     // Elapsed times for the running-mean start of the two corrections, seconds.
     private var accelerationTime = 0.0
     private var fieldTime = 0.0
@@ -252,7 +255,7 @@ extension AttitudeFilter {
             // disagreement angle, compared through 1 - cos without trigonometry).
             // With L = |force|, separation = 1 + force·down / L = (L + force·down) / L, so the
             // weight 1 / (1 + separation² s) is L² / (L² + (L + force·down)² s): one division.
-            let down = quaternion.downInBody
+            let down = levelDown
             let forceSquared = speedCompensated ? force.dot(force) : aSquared
             let forceLength = forceSquared.squareRoot()
             let sum = forceLength + force.dot(down)
@@ -280,7 +283,7 @@ extension AttitudeFilter {
                 } else {
                     correction = AttitudeQuaternion(w: 0, x: 1, y: 0, z: 0)
                 }
-                inclination = Self.renormalised(correction * inclination)
+                inclination = Self.renormalised(Self.product(correction, inclination))
                 bodyToLevel = inclination * strapdown
                 levelKnown = true
                 believed.insert(.accelerometer)
@@ -296,6 +299,7 @@ extension AttitudeFilter {
 
         // Field: heading about the vertical, while it agrees with the learnt reference.
         if !levelKnown { bodyToLevel = inclination * strapdown }
+        levelDown = bodyToLevel.downInBody
         if fieldUsable, fieldStep(m, lengthSquared: mSquared, omega: omega, dt: dt, learning: learning, bodyToLevel: bodyToLevel) {
             believed.insert(.magnetometer)
         }
@@ -343,7 +347,7 @@ extension AttitudeFilter {
             turnHeading(by: turn)
             if learning, fieldTime > gains.fieldTimeConstant, abs(error) < Self.biasLearningError {
                 // The turn about down, in the body: down's row of bodyToLevel.
-                gyroscopeBias = gyroscopeBias - bodyToLevel.downInBody * (turn * step.bias)
+                gyroscopeBias = gyroscopeBias - levelDown * (turn * step.bias)
             }
             return true
         }
@@ -403,6 +407,13 @@ extension AttitudeFilter {
         return Double.atan2(y: y, x: x)
     }
 
+    /// `c ⊗ q` for a `c` whose z part is zero (a rotation about a horizontal axis).
+    @inline(__always)
+    static func product(_ c: AttitudeQuaternion, _ q: AttitudeQuaternion) -> AttitudeQuaternion {
+        AttitudeQuaternion(w: c.w * q.w - c.x * q.x - c.y * q.y, x: c.w * q.x + c.x * q.w + c.y * q.z,
+                           y: c.w * q.y - c.x * q.z + c.y * q.w, z: c.w * q.z + c.x * q.y - c.y * q.x)
+    }
+
     /// Turns the heading factor by `angle` radians about down.
     @inline(__always)
     private mutating func turnHeading(by angle: Double) {
@@ -458,6 +469,7 @@ extension AttitudeFilter {
             referenceConfirmed = true
         }
         quaternion = q
+        levelDown = q.downInBody
         isInitialised = true
         return true
     }
