@@ -282,6 +282,15 @@ public enum SimulationScenario: String, Sendable, Hashable, CaseIterable {
     case drive
 }
 
+/// What a simulated board's gyroscope adds to the true rate.
+public enum SimulatedGyroscopeErrors: String, Sendable, Hashable, CaseIterable {
+    /// Nothing: the chip reads the true rate (quantised, clipped at its range).
+    case ideal
+    /// The chip's datasheet-typical zero-rate bias and its temperature drift, noise density and
+    /// sensitivity error: a bias the attitude filter has to learn, as on a real unit.
+    case typical
+}
+
 /// Where and how a simulated board moves.
 public struct SimulationDescription: Sendable, Equatable {
     /// Start latitude in degrees (north positive).
@@ -296,6 +305,8 @@ public struct SimulationDescription: Sendable, Equatable {
     public var receiverModel: String
     /// Bluetooth LE beacons placed around the start position (`[[beacon]]`).
     public var beacons: [SimulatedBeaconDescription] = []
+    /// What the simulated gyroscope adds to the true rate (`gyroscope_errors`, default `ideal`).
+    public var gyroscopeErrors: SimulatedGyroscopeErrors = .ideal
 
     /// Creates a simulation description.
     public init(latitude: Double, longitude: Double, altitude: Double, scenario: SimulationScenario, receiverModel: String) {

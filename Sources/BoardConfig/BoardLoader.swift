@@ -24,7 +24,7 @@ public enum BoardLoader {
     /// The keys allowed in `[setup]`.
     public static let setupKeys = ["notes"]
     /// The keys allowed in `[sim]`.
-    public static let simKeys = ["latitude", "longitude", "altitude", "scenario", "receiver_model"]
+    public static let simKeys = ["latitude", "longitude", "altitude", "scenario", "receiver_model", "gyroscope_errors"]
 
     /// Parses and validates `text`, reporting errors against `file` (for example `Boards/sim.toml`).
     ///

@@ -21,6 +21,11 @@ extension BoardLoader {
             try section.enumValue(entry.node, SimulationScenario.self, key: "scenario")
         } ?? .stationary
         let model = try section.string("receiver_model")?.value ?? "generic"
-        return SimulationDescription(latitude: latitude, longitude: longitude, altitude: altitude, scenario: scenario, receiverModel: model)
+        var description = SimulationDescription(latitude: latitude, longitude: longitude, altitude: altitude, scenario: scenario,
+                                                receiverModel: model)
+        if let entry = section.entry("gyroscope_errors") {
+            description.gyroscopeErrors = try section.enumValue(entry.node, SimulatedGyroscopeErrors.self, key: "gyroscope_errors")
+        }
+        return description
     }
 }

@@ -403,7 +403,7 @@ notes = [
 # device is opened. Use it to try the library, the CLI and the tests without hardware.
 
 name = "sim"
-title = "Simulated receiver and LSM303AGR (no hardware)"
+title = "Simulated receiver, LSM6DSOX and LSM303AGR magnetometer (no hardware)"
 simulated = true
 bluetooth = "hci0"      # a simulated radio that hears the [[beacon]]s below
 
@@ -419,12 +419,16 @@ wake = "uart-byte"
 [i2c]
 bus = 1
 
+# Accelerometer and gyroscope in one chip: the gyroscope feeds the attitude filter, so the
+# fused heading (roll, pitch, rates, bias) shows out of the box. Its simulated gyroscope has a
+# datasheet-typical zero-rate bias, noise and scale error, which the filter learns.
 [[sensor]]
-chip = "lsm303agr-accel"
-address = 0x19
+chip = "lsm6dsox"
+address = 0x6a
 orientation = [[1, 0, 0],
                [0, 1, 0],
                [0, 0, 1]]
+gyro = true
 
 [[sensor]]
 chip = "lsm303agr-mag"
@@ -442,6 +446,7 @@ longitude = 8.5417
 altitude = 408.0       # metres above mean sea level
 scenario = "walk"      # stationary, walk or drive
 receiver_model = "MT3339"
+gyroscope_errors = "typical"   # the gyroscope's datasheet-typical bias, drift and noise (or "ideal")
 
 # Bluetooth LE beacons in the simulated world, in metres east and north of the start position,
 # along the walk scenario's first leg (north-east) and 2 m beside it. The simulated radio hears

@@ -120,7 +120,7 @@ public enum BoardHardware {
         if let simBus = platform.bus(bus) {
             for sensor in board.sensors {
                 guard let device = simBus.device(at: sensor.address) else { continue }
-                feed(device, world: world)
+                feed(device, world: world, gyroscopeErrors: sim?.gyroscopeErrors ?? .ideal)
             }
             for companion in board.sensors.flatMap(\.chip.companions) {
                 guard let address = companion.addresses.first.flatMap({ I2CAddress($0) }),
@@ -132,11 +132,15 @@ public enum BoardHardware {
         return SimulatedBoard(platform: platform, receiver: receiver, beaconScanner: scanner)
     }
 
-    static func feed(_ device: any SimulatedI2CDevice, world: SharedSensorWorld) {
+    static func feed(_ device: any SimulatedI2CDevice, world: SharedSensorWorld,
+                     gyroscopeErrors: SimulatedGyroscopeErrors = .ideal) {
         let field = PhysicalSource.function { world.field(at: $0) }
         let acceleration = PhysicalSource.function { world.acceleration(at: $0) }
         let rate = PhysicalSource.function { world.rotationRate(at: $0) }
         connectSimulatedSensor(device, field: field, acceleration: acceleration, rotationRate: rate)
+        guard gyroscopeErrors == .typical else { return }
+        if let d = device as? SimulatedRegisterDevice<LSM6DSOXModel> { d.withModel { $0.gyroscopeErrors = .lsm6dsoxTypical() } }
+        if let d = device as? SimulatedRegisterDevice<ICM20948Model> { d.withModel { $0.gyroscopeErrors = .icm20948Typical() } }
     }
 
     /// The platform a board runs on: simulated for `simulated = true`, else `linux`.

@@ -52,6 +52,9 @@ public struct AttitudeFilter: Sendable {
     private var headingHalf = (c: 1.0, s: 0.0)
     /// Specific force low-pass filtered in the strapdown frame, g.
     private var filteredForce = Vector3.zero
+    /// Earth down in body coordinates after the last update: the third row of
+    /// `inclination ⊗ strapdown`, which is also the attitude's (the heading factor turns about down).
+    private var levelDown = Vector3(0, 0, 1)
     // Elapsed times for the running-mean start of the two corrections, seconds.
     private var accelerationTime = 0.0
     private var fieldTime = 0.0
@@ -170,12 +173,13 @@ extension AttitudeFilter {
     @discardableResult
     public mutating func update(gyroscope g: Vector3, acceleration a: Vector3, field m: Vector3, deltaTime dt: Double,
                                 speed: Double? = nil, course: Double? = nil) -> AttitudeSources {
-        let aLength = a.length, mLength = m.length
-        let accelerationUsable = a.isFinite && aLength > 1e-6 && aLength < 1e3
-        let fieldUsable = m.isFinite && mLength > 1e-9 && mLength < 1e6
+        // Squared norms: a square root only where a length itself is needed.
+        let aSquared = a.dot(a), mSquared = m.dot(m)
+        let accelerationUsable = a.isFinite && aSquared > 1e-12 && aSquared < 1e6
+        let fieldUsable = m.isFinite && mSquared > 1e-18 && mSquared < 1e12
         if isInitialised, !(dt.isFinite && dt > 0 && dt <= Self.maximumStep) { reset() }
         guard isInitialised else {
-            guard accelerationUsable, fieldUsable, start(acceleration: a, field: m, fieldLength: mLength) else {
+            guard accelerationUsable, fieldUsable, start(acceleration: a, field: m, fieldSquared: mSquared) else {
                 sources = []
                 return []
             }
@@ -201,7 +205,7 @@ extension AttitudeFilter {
             still = still && deviation.dot(deviation) < stillAccelerationSquared
         }
         if still, fieldUsable {
-            let direction = m * (1 / mLength)
+            let direction = m * (1 / mSquared.squareRoot())
             if stillTimer == 0 {
                 fieldAnchor = direction
             } else if (direction - fieldAnchor).length > fieldChord {
@@ -219,7 +223,7 @@ extension AttitudeFilter {
         let learning = stillTimer < gains.stillTime
 
         // Strapdown integration of the bias-corrected rates.
-        let omega = (g - gyroscopeBias) * (1 / degreesPerRadian)
+        let omega = (g - gyroscopeBias) * radiansPerDegree
         strapdown = Self.renormalised(strapdown * Self.rotation(omega, over: dt))
         var believed: AttitudeSources = [.gyroscope]
         // inclination ⊗ strapdown (body to the levelled frame), once the inclination is final.
@@ -249,23 +253,37 @@ extension AttitudeFilter {
             accelerationTime += dt
             // A sample that disagrees with the estimated gravity counts less (half at the
             // disagreement angle, compared through 1 - cos without trigonometry).
-            let down = quaternion.downInBody
-            let forceLength = speedCompensated ? force.length : aLength
-            let separation = forceLength > 0 ? 1 + force.dot(down) / forceLength : 0
-            let weight = 1 / (1 + separation * separation * disagreementScale)
+            // With L = |force|, separation = 1 + force·down / L = (L + force·down) / L, so the
+            // weight 1 / (1 + separation² s) is L² / (L² + (L + force·down)² s): one division.
+            let down = levelDown
+            let forceSquared = speedCompensated ? force.dot(force) : aSquared
+            let forceLength = forceSquared.squareRoot()
+            let sum = forceLength + force.dot(down)
+            let weight = forceLength > 0 ? forceSquared / (forceSquared + sum * sum * disagreementScale) : 1
             var k = weight * step.acceleration
             if accelerationTime < gains.accelerationTimeConstant + dt { k = max(k, dt / accelerationTime) }
             filteredForce = filteredForce + (strapdown.rotate(force) - filteredForce) * k
             if !filteredForce.isFinite { filteredForce = strapdown.rotate(a) }
+            // |level| is |filteredForce| (a rotation keeps lengths): its square root need not wait
+            // for the rotation.
+            let length = filteredForce.length
             let level = inclination.rotate(filteredForce)
-            let length = level.length
             if length > 1e-9 {
-                let d = level * (-1 / length)  // down, in the levelled frame
-                // The shortest rotation taking d onto (0, 0, 1).
-                let correction = d.z > -1 + 1e-9
-                    ? AttitudeQuaternion(w: 1 + d.z, x: d.y, y: -d.x, z: 0).normalized
-                    : AttitudeQuaternion(w: 0, x: 1, y: 0, z: 0)
-                inclination = Self.renormalised(correction * inclination)
+                // Down in the levelled frame is d = -level / length; the shortest rotation taking d
+                // onto (0, 0, 1) is (1 + d.z, d.y, -d.x, 0) normalised, i.e. (length - level.z,
+                // -level.y, level.x, 0) / (2 length) normalised. Its norm is cos(θ/2) for a
+                // correction by θ, within 1e-8 of 1 for a running filter's steps of a milliradian;
+                // it is left as it is: the product below is normalised, and the drift fed to the bias
+                // is taken only from corrections under 0.02 rad (norm within 5e-5 of 1).
+                let w = length - level.z
+                let correction: AttitudeQuaternion
+                if w > 1e-9 * length {
+                    let scale = 1 / (2 * length)
+                    correction = AttitudeQuaternion(w: w * scale, x: -level.y * scale, y: level.x * scale, z: 0)
+                } else {
+                    correction = AttitudeQuaternion(w: 0, x: 1, y: 0, z: 0)
+                }
+                inclination = Self.renormalised(Self.product(correction, inclination))
                 bodyToLevel = inclination * strapdown
                 levelKnown = true
                 believed.insert(.accelerometer)
@@ -281,7 +299,8 @@ extension AttitudeFilter {
 
         // Field: heading about the vertical, while it agrees with the learnt reference.
         if !levelKnown { bodyToLevel = inclination * strapdown }
-        if fieldUsable, fieldStep(m, length: mLength, omega: omega, dt: dt, learning: learning, bodyToLevel: bodyToLevel) {
+        levelDown = bodyToLevel.downInBody
+        if fieldUsable, fieldStep(m, lengthSquared: mSquared, omega: omega, dt: dt, learning: learning, bodyToLevel: bodyToLevel) {
             believed.insert(.magnetometer)
         }
 
@@ -304,17 +323,17 @@ extension AttitudeFilter {
 
     /// One field sample: the disturbance test against the learnt reference, then either the
     /// heading correction (and the reference follows) or the candidate for a new reference.
-    private mutating func fieldStep(_ m: Vector3, length: Double, omega: Vector3, dt: Double, learning: Bool,
+    private mutating func fieldStep(_ m: Vector3, lengthSquared: Double, omega: Vector3, dt: Double, learning: Bool,
                                     bodyToLevel: AttitudeQuaternion) -> Bool {
         let level = bodyToLevel.rotate(m)
         let h = (level.x * level.x + level.y * level.y).squareRoot(), v = level.z
-        if agrees(h, v, length, fieldH, fieldV) {
+        if agrees(h, v, lengthSquared, fieldH, fieldV) {
             let kReference = step.reference
             fieldH += (h - fieldH) * kReference
             fieldV += (v - fieldV) * kReference
             referenceConfirmed = true
             candidateTime = 0
-            guard h > 1e-9 * length else { return false }
+            guard h * h > 1e-18 * lengthSquared else { return false }
             fieldTime += dt
             // The field's horizontal direction after the heading factor: north when right.
             let c = headingHalf.c * headingHalf.c - headingHalf.s * headingHalf.s
@@ -328,7 +347,7 @@ extension AttitudeFilter {
             turnHeading(by: turn)
             if learning, fieldTime > gains.fieldTimeConstant, abs(error) < Self.biasLearningError {
                 // The turn about down, in the body: down's row of bodyToLevel.
-                gyroscopeBias = gyroscopeBias - bodyToLevel.downInBody * (turn * step.bias)
+                gyroscopeBias = gyroscopeBias - levelDown * (turn * step.bias)
             }
             return true
         }
@@ -339,7 +358,7 @@ extension AttitudeFilter {
         let s = 2 * headingHalf.c * headingHalf.s
         let northward = c * level.x - s * level.y, eastward = s * level.x + c * level.y
         let pointsNorth = !referenceConfirmed || northward > 0 && abs(eastward) < newFieldTangent * northward
-        if pointsNorth, agrees(h, v, length, candidateH, candidateV) {
+        if pointsNorth, agrees(h, v, lengthSquared, candidateH, candidateV) {
             if !referenceConfirmed || omega.dot(omega) > newFieldRateSquared { candidateTime += dt }
         } else {
             candidateTime = 0
@@ -357,38 +376,19 @@ extension AttitudeFilter {
         return false
     }
 
-    /// Whether a field of horizontal part `h`, vertical part `v` and norm `length` agrees with
-    /// the reference (`rh`, `rv`) in norm and dip.
+    /// Whether a field of horizontal part `h`, vertical part `v` and squared norm `lengthSquared`
+    /// agrees with the reference (`rh`, `rv`) in norm and dip.
     @inline(__always)
-    private func agrees(_ h: Double, _ v: Double, _ length: Double, _ rh: Double, _ rv: Double) -> Bool {
+    private func agrees(_ h: Double, _ v: Double, _ lengthSquared: Double, _ rh: Double, _ rv: Double) -> Bool {
         // Compared squared: no square root.
-        let normSquared = rh * rh + rv * rv, lengthSquared = length * length
+        let normSquared = rh * rh + rv * rv
         let dot = h * rh + v * rv
         return lengthSquared >= magnitudeLowerSquared * normSquared && lengthSquared <= magnitudeUpperSquared * normSquared
             && dot > 0 && dot * dot >= cosDipSquared * lengthSquared * normSquared
     }
 
-    /// A quaternion within rounding of unit norm brought back to it by one Newton step of
-    /// 1/sqrt (no square root, no division); one far from it by the full normalisation.
-    @inline(__always)
-    static func renormalised(_ q: AttitudeQuaternion) -> AttitudeQuaternion {
-        let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
-        guard abs(n2 - 1) < 1e-3 else { return q.normalized }
-        let k = 1.5 - 0.5 * n2
-        return AttitudeQuaternion(w: q.w * k, x: q.x * k, y: q.y * k, z: q.z * k)
-    }
-
-    /// atan2(y, x), from its series while |y| < 0.2 x (within 2e-6 rad; most samples).
-    @inline(__always)
-    static func angle(y: Double, x: Double) -> Double {
-        if x > 0, abs(y) < 0.2 * x {
-            let t = y / x, t2 = t * t
-            return t * (1 - t2 * (1.0 / 3 - t2 * (0.2 - t2 / 7)))
-        }
-        return Double.atan2(y: y, x: x)
-    }
-
     /// Turns the heading factor by `angle` radians about down.
+    @inline(__always)
     private mutating func turnHeading(by angle: Double) {
         let half = angle / 2
         let c: Double, s: Double
@@ -415,7 +415,7 @@ extension AttitudeFilter {
 
     /// Starts from one sample: the tilt-compensated sensor solution, and the first field reference
     /// (the measured one, unless a World Magnetic Model prior disagrees with it).
-    private mutating func start(acceleration a: Vector3, field m: Vector3, fieldLength: Double) -> Bool {
+    private mutating func start(acceleration a: Vector3, field m: Vector3, fieldSquared: Double) -> Bool {
         guard let q = Self.sensorSolution(down: a * (-1 / a.length), field: m) else { return false }
         strapdown = .identity
         inclination = q
@@ -431,7 +431,7 @@ extension AttitudeFilter {
         let h = (level.x * level.x + level.y * level.y).squareRoot(), v = level.z
         candidateH = h
         candidateV = v
-        if let reference, !agrees(h, v, fieldLength, reference.horizontalIntensity,
+        if let reference, !agrees(h, v, fieldSquared, reference.horizontalIntensity,
                                   reference.totalIntensity * Double.sin(reference.inclination / degreesPerRadian)) {
             fieldH = reference.horizontalIntensity
             fieldV = reference.totalIntensity * Double.sin(reference.inclination / degreesPerRadian)
@@ -442,19 +442,9 @@ extension AttitudeFilter {
             referenceConfirmed = true
         }
         quaternion = q
+        levelDown = q.downInBody
         isInitialised = true
         return true
-    }
-
-    /// The rotation by `omega` (rad/s) over `dt` seconds, from the series of cos and sin (within
-    /// 4e-7 of exact up to 0.5 rad a step, 2,900 °/s at 100 Hz; normalised after).
-    @inline(__always)
-    static func rotation(_ omega: Vector3, over dt: Double) -> AttitudeQuaternion {
-        let h = omega * (0.5 * dt)
-        let t = h.dot(h)
-        let c = 1 - t / 2 + t * t / 24
-        let s = 1 - t / 6 + t * t / 120
-        return AttitudeQuaternion(w: c, x: s * h.x, y: s * h.y, z: s * h.z)
     }
 
     /// The attitude from one accelerometer direction (down, body) and one field sample: the
@@ -465,25 +455,5 @@ extension AttitudeFilter {
         guard length > 1e-9 * m.length, length.isFinite else { return nil }
         let e = east / length
         return AttitudeQuaternion(north: e.cross(d), east: e, down: d).normalized
-    }
-}
-
-/// The low-pass coefficients `dt / (τ + dt)` of one step length, so that a steady sample rate
-/// pays for the divisions once.
-struct StepCoefficients: Sendable {
-    var dt: Double
-    var short: Double, rest: Double, acceleration: Double, field: Double, reference: Double, candidate: Double
-    /// Degrees per radian over the motion bias time constant plus the step.
-    var bias: Double
-
-    init(dt: Double, gains: AttitudeFilterGains) {
-        self.dt = dt
-        short = dt / (AttitudeFilter.stillAverageTime + dt)
-        rest = dt / (gains.biasTimeConstant + dt)
-        acceleration = dt / (gains.accelerationTimeConstant + dt)
-        field = dt / (gains.fieldTimeConstant + dt)
-        reference = dt / (gains.referenceTimeConstant + dt)
-        candidate = dt / (1 + dt)
-        bias = degreesPerRadian / (gains.motionBiasTimeConstant + dt)
     }
 }

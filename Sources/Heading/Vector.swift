@@ -243,3 +243,5 @@ func solveLinear(_ a: [[Double]], _ b: [Double]) -> [Double]? {
 }
 
 @usableFromInline let degreesPerRadian = 180.0 / Double.pi
+/// Radians per degree (a multiplication where a division by `degreesPerRadian` would be).
+@usableFromInline let radiansPerDegree = Double.pi / 180.0

@@ -64,7 +64,9 @@ struct BoardFileTests {
         #expect(board.receiver?.uart == nil)
         #expect(board.simulation?.scenario == .walk)
         #expect(board.gpio == nil)
-        #expect(board.accelerometer?.chip == .lsm303agrAccelerometer)
+        #expect(board.accelerometer?.chip == .lsm6dsox)
+        #expect(board.accelerometer?.gyroscopeRange == 500, "the sim board has a gyroscope: the fused heading by default")
+        #expect(board.simulation?.gyroscopeErrors == .typical)
         #expect(board.magnetometer?.address == I2CAddress(0x1E))
     }
 

@@ -122,7 +122,7 @@ struct AttitudeWiringTests {
         #expect(try Self.board(gyro: nil).accelerometer?.gyroscopeRange == nil)
         #expect(try Self.board().accelerometer?.gnssCourseAid == false)
         #expect(try Self.board(extra: "gnss_course_aid = true").accelerometer?.gnssCourseAid == true)
-        #expect(try BoardCatalog.load(builtin: "sim").accelerometer?.gyroscopeRange == nil)
+        #expect(try BoardCatalog.load(builtin: "sim").accelerometer?.gyroscopeRange == 500)
         #expect(try BoardCatalog.load(builtin: "pizero2w-adafruit-gps-hat-lis3mdl-lsm6dsox").accelerometer?.gyroscopeRange == 500)
         #expect(try BoardCatalog.load(builtin: "pi-l76k-icm20948").accelerometer?.gyroscopeRange == 500)
 

@@ -55,7 +55,7 @@ struct BoardTests {
         let board = try BoardCatalog.load(builtin: "sim")
         let platform = try BoardHardware.simulatedPlatform(for: board)
         let report = DetectReport.run(platform: platform, onlyBuses: [1], onlyPorts: [BoardHardware.simulatedPortName])
-        #expect(report.buses.first?.findings.compactMap(\.chip) == [.lsm303agrAccelerometer, .lsm303agrMagnetometer])
+        #expect(report.buses.first?.findings.compactMap(\.chip) == [.lsm303agrMagnetometer, .lsm6dsox])
         #expect(report.ports.first?.result?.identity?.family == .mediatek)
         #expect(report.ports.first?.result?.baudRate == 9600)
         #expect(report.json.contains(#""family":"mtk""#))

@@ -172,7 +172,11 @@ struct SubsystemTests {
 
     @Test("the sensor subsystem samples at the decision's rate and reports sensors that do not answer once")
     func sensors() throws {
-        let board = try BoardCatalog.load(builtin: "sim")
+        // The sim board with its gyroscope off: one sample per heading at the decision's rate
+        // (with the gyroscope on, samples come every 20 ms and headings every 100 ms:
+        // AttitudeWiringTests).
+        var board = try BoardCatalog.load(builtin: "sim")
+        board.sensors = board.sensors.map { var s = $0; s.gyroscopeRange = nil; return s }
         let platform = try BoardHardware.simulatedPlatform(for: board)
         let policy = PowerPolicy(profile: .mt3339)
         let headings = policy.decide([ClientDemand(client: "h", desiredAccuracy: nil, wantsHeading: true, headingFilter: nil)],

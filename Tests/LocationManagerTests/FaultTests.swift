@@ -86,6 +86,9 @@ import Testing
 
     @Test func sensorNotAcknowledgingIsReportedAndRecovers() throws {
         let (engine, manager, recorder, _) = try running(5)
+        // Every heading the engine makes (10 Hz), not only those 1° from the last: the sim board's
+        // fused heading of a unit turning at 2 °/s changes by 1° only twice a second.
+        manager.headingFilter = nil
         let bus = try #require(engine.simulatedPlatform?.bus(1))
         let mag = try #require(I2CAddress(UInt8(0x1E)))
         bus.inject(.noAcknowledgeAddress, at: mag)
