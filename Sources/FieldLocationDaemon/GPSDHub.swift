@@ -66,8 +66,9 @@ final class GPSDHub: Sendable {
     let device: GPSDDeviceInfo
     let logger: Logger
     private let state = Mutex(State())
-    /// Serialises publishing (every client sees the observations in the engine's order).
-    private let publisher = Mutex(())
+    /// Serialises publishing (every client sees the observations in the engine's order); holds the
+    /// bytes an epoch's reports are written into, reused from epoch to epoch.
+    private let publisher = Mutex([UInt8]())
     /// Serialises demand changes; holds the demand last given to the feed.
     private let demand = Mutex(GPSDDemand.idle)
     private let allocator = ByteBufferAllocator()
@@ -182,11 +183,11 @@ final class GPSDHub: Sendable {
 
     /// Publishes one observation to every watcher that wants it.
     func publish(_ observation: EngineObservation) {
-        publisher.withLock { _ in
+        publisher.withLock { scratch in
             switch observation {
             case .bytes(let chunk): publishBytes(chunk)
             case .frames(let frames): publishFrames(frames)
-            case .fix(let fix, let at): publishFix(fix, at: at)
+            case .fix(let fix, let at): publishFix(fix, at: at, scratch: &scratch)
             case .heading(let heading): publishHeading(heading)
             case .pps(let sample): publishPPS(sample)
             }
@@ -206,12 +207,14 @@ final class GPSDHub: Sendable {
 
     /// The bytes as read, for `raw:2` watchers; and the time the epoch began.
     private func publishBytes(_ chunk: [UInt8]) {
-        let now = GPSDHub.utcNow()
         let bps = device.bps
-        let watching = watchers { s in
+        // Only the epoch's first chunk reads the clock; the watcher list is built only for `raw:2`.
+        let watching = state.withLock { s -> [Client] in
             s.sawData = true
-            if s.epochStart == nil { s.epochStart = GPSDHub.firstByteTime(of: chunk.count, receivedAt: now, bps: bps) }
-        }.filter { $0.policy.raw >= 2 }
+            if s.epochStart == nil { s.epochStart = GPSDHub.firstByteTime(of: chunk.count, receivedAt: GPSDHub.utcNow(), bps: bps) }
+            guard s.clients.entries.values.contains(where: { $0.policy.raw >= 2 }) else { return [] }
+            return s.clients.entries.values.filter { $0.policy.raw >= 2 && $0.policy.watches(device: device.path) }
+        }
         guard !watching.isEmpty else { return }
         let buffer = allocator.buffer(bytes: chunk)
         for client in watching { deliver(buffer, to: client) }
@@ -265,7 +268,7 @@ final class GPSDHub: Sendable {
         return out
     }
 
-    private func publishFix(_ fix: Fix, at: MonotonicInstant) {
+    private func publishFix(_ fix: Fix, at: MonotonicInstant, scratch: inout [UInt8]) {
         var switched = false
         var epochStart: UTCTime?
         let watching = watchers { s in
@@ -292,10 +295,11 @@ final class GPSDHub: Sendable {
         var toff: ByteBuffer?
         let sky = !fix.satellites.array.isEmpty || fix.hdop != nil || fix.pdop != nil
         let corrections = feed.correctionStatus
+        // TPV and SKY written once into the reused bytes, then copied once into the buffer every
+        // watcher shares.
         func reports(_ fix: Fix) -> ByteBuffer {
-            var text = GPSDReport.tpv(fix, device: device.path, extras: GPSDHub.extras(fix, corrections: corrections)) + GPSDReport.lineTerminator
-            if sky { text += GPSDReport.sky(fix, device: device.path) + GPSDReport.lineTerminator }
-            return allocator.buffer(string: text)
+            GPSDReport.epochReports(fix, device: device.path, extras: GPSDHub.extras(fix, corrections: corrections), sky: sky, into: &scratch)
+            return allocator.buffer(bytes: scratch)
         }
         for client in watching {
             if client.policy.json {
