@@ -238,6 +238,8 @@ struct FieldLocD: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // One network thread serves every socket (gpsd, client socket, NMEA, console).
+        GPSDServer.useOneNetworkThread(environment: ProcessInfo.processInfo.environment)
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
