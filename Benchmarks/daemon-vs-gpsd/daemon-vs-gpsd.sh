@@ -56,8 +56,9 @@ TOML
 start_daemon() { # $1 = gpsd | fieldlocd | fieldlocd-sim, $2 = port; prints the PID
     case $1 in
         gpsd) "$gpsd" -N -n -b -F "$work/gpsd.sock" -P "$work/gpsd.pid" -S "$2" "$(cat "$work/gps0")" > "$work/daemon.err" 2>&1 & ;;
+        # The start-up page release (20 s by default) happens in the warm-up, not in the measurement.
         fieldlocd) "$bin" --board "$work/pty.toml" --port "$2" --client-socket none --policy "$work/none.policy" \
-                       --state-dir "$work/state" > "$work/daemon.err" 2>&1 & ;;
+                       --state-dir "$work/state" --release-startup-code 3 > "$work/daemon.err" 2>&1 & ;;
         fieldlocd-sim) "$bin" --board sim --port "$2" --client-socket none --policy "$work/none.policy" \
                        --state-dir "$work/state" > "$work/daemon.err" 2>&1 & ;;
     esac
