@@ -65,7 +65,8 @@ public struct PowerDecision: Sendable, Hashable {
     public var receiver: ReceiverAction
     /// The magnetometer's mode.
     public var magnetometer: MagnetometerAction
-    /// Whether the accelerometer watches for motion (wake-on-motion while idle or paused).
+    /// Whether the accelerometer watches for motion (wake-on-motion while idle or paused): only while
+    /// some client wants locations; with none, nothing would wake, so the sensors are left unread.
     public var motionDetection: Bool
     /// The sampling period the demand requires, seconds (`nil` for continuous).
     public var samplingPeriod: Double?
@@ -281,7 +282,7 @@ public struct PowerPolicy: Sendable {
         if case .periodic = receiver { upkeepPerHour = upkeepDuration }
         if idle && !location.isEmpty { upkeepPerHour = upkeepDuration }
         return PowerDecision(receiver: receiver, magnetometer: magnetometer,
-                             motionDetection: idle || paused || !location.isEmpty,
+                             motionDetection: !location.isEmpty,
                              samplingPeriod: period.flatMap { $0.isInfinite ? nil : $0 },
                              ephemerisUpkeep: upkeep, paused: paused, upkeepPerHour: upkeepPerHour,
                              governingClient: governing, reasons: reasons, activity: .merged(location))
