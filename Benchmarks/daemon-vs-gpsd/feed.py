@@ -74,5 +74,6 @@ while True:
         time.sleep(delay)
     os.write(master, epoch_bytes(epochs[sent % len(epochs)], sent))
     sent += 1
-    with open(counter, "w") as f:
+    with open(counter + ".tmp", "w") as f:
         f.write("%d\n" % sent)
+    os.replace(counter + ".tmp", counter)
