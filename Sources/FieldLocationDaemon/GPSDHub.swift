@@ -217,7 +217,7 @@ final class GPSDHub: Sendable {
         }
         guard !watching.isEmpty else { return }
         let buffer = allocator.buffer(bytes: chunk)
-        for client in watching { deliver(buffer, to: client) }
+        deliver(watching.map { ($0, buffer) })
     }
 
     /// The frames as the engine's framer split them: `raw:1` watchers get sentences as they are and
@@ -227,6 +227,7 @@ final class GPSDHub: Sendable {
         guard !watching.isEmpty else { return }
         var raw1: ByteBuffer?
         var nmea: ByteBuffer?
+        var batch: [(Client, ByteBuffer)] = []
         for client in watching {
             let buffer: ByteBuffer?
             if client.policy.raw == 1 {
@@ -250,8 +251,9 @@ final class GPSDHub: Sendable {
                 }
                 buffer = nmea
             }
-            if let buffer, buffer.readableBytes > 0 { deliver(buffer, to: client) }
+            if let buffer, buffer.readableBytes > 0 { batch.append((client, buffer)) }
         }
+        deliver(batch)
     }
 
     /// gpsd's hex dump of a binary packet for `raw:1` watchers: lowercase hex digits, then CR LF.
@@ -285,10 +287,12 @@ final class GPSDHub: Sendable {
             }
         }
         guard !watching.isEmpty else { return }
+        var batch: [(Client, ByteBuffer)] = []
+        batch.reserveCapacity(watching.count)
         if switched {
             // As gpsd announces a driver switch: a DEVICE report to every JSON watcher.
             let report = allocator.buffer(string: GPSDReport.device(deviceReport()) + GPSDReport.lineTerminator)
-            for client in watching where client.policy.json { deliver(report, to: client) }
+            for client in watching where client.policy.json { batch.append((client, report)) }
         }
         var full: ByteBuffer?
         var coarse: ByteBuffer?
@@ -305,10 +309,10 @@ final class GPSDHub: Sendable {
             if client.policy.json {
                 if client.reduced {
                     if coarse == nil { coarse = reports(fix.reduced()) }
-                    if let coarse { deliver(coarse, to: client) }
+                    if let coarse { batch.append((client, coarse)) }
                 } else {
                     if full == nil { full = reports(fix) }
-                    if let full { deliver(full, to: client) }
+                    if let full { batch.append((client, full)) }
                 }
             }
             if client.policy.pps, let time = fix.time {
@@ -316,9 +320,10 @@ final class GPSDHub: Sendable {
                     let offset = GPSDClockOffset(device: device.path, real: time, clock: epochStart ?? GPSDHub.utcNow())
                     toff = allocator.buffer(string: GPSDReport.toff(offset) + GPSDReport.lineTerminator)
                 }
-                if let toff { deliver(toff, to: client) }
+                if let toff { batch.append((client, toff)) }
             }
         }
+        deliver(batch)
     }
 
     /// A PPS report for `pps` watchers: the UTC second the pulse starts, and the system clock at
@@ -339,7 +344,7 @@ final class GPSDHub: Sendable {
         let real = UTCTime(nanosecondsSinceEpoch: sample.utcSecond * 1_000_000_000)
         let report = allocator.buffer(string: GPSDReport.pps(GPSDClockOffset(device: device.path, real: real, clock: clock, precision: -20))
                                       + GPSDReport.lineTerminator)
-        for client in watching { deliver(report, to: client) }
+        deliver(watching.map { ($0, report) })
     }
 
     private func publishHeading(_ heading: HeadingUpdate) {
@@ -365,11 +370,27 @@ final class GPSDHub: Sendable {
         }
         let line = GPSDReport.att(GPSDHub.attitude(heading, device: device.path, time: time)) + GPSDReport.lineTerminator
         let buffer = allocator.buffer(string: line)
-        for client in watching { deliver(buffer, to: client) }
+        deliver(watching.map { ($0, buffer) })
     }
 
-    private func deliver(_ buffer: ByteBuffer, to client: Client) {
-        client.execute { $0.deliver(buffer) }
+    /// Hands each buffer to its client on the client's event loop, with one task per event loop
+    /// rather than one per client, so that an epoch written to many watchers wakes each network
+    /// thread once. Each client gets its buffers in the order given.
+    private func deliver(_ batch: [(Client, ByteBuffer)]) {
+        if batch.count == 1, let (client, buffer) = batch.first {
+            client.execute { $0.deliver(buffer) }
+            return
+        }
+        var byLoop: [ObjectIdentifier: (loop: any EventLoop, items: [(NIOLoopBound<GPSDConnectionHandler>, ByteBuffer)])] = [:]
+        for (client, buffer) in batch {
+            byLoop[ObjectIdentifier(client.loop), default: (client.loop, [])].items.append((client.handler, buffer))
+        }
+        for (_, group) in byLoop {
+            let items = group.items
+            group.loop.execute {
+                for (handler, buffer) in items { handler.value.deliver(buffer) }
+            }
+        }
     }
 
     // MARK: conversions
