@@ -34,8 +34,8 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-runtime() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
-switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/_ctxt_switches/ {s += $2} END {print s + 0}'; }
+runtime() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
+switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/_ctxt_switches/ {s += $2} END {printf "%.0f\n", s}'; }
 memory() { awk '/^VmRSS/ {r = $2} /^RssAnon/ {a = $2} END {print r, a}' "/proc/$1/status"; }
 wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 
