@@ -31,7 +31,9 @@ command -v gpspipe >/dev/null || { echo "daemon-vs-gpsd: gpspipe is missing (apt
 [ -r "$log" ] || { echo "daemon-vs-gpsd: no NMEA capture at $log (set LOG=FILE)"; exit 1; }
 tick=$(getconf CLK_TCK)
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+# The feeder's files live apart from the policy file's folder, which fieldlocd watches with inotify.
+mkdir -p "$work/feed" "$work/policy" "$work/state"
+trap 'kill $(jobs -p) $(cat "$work/daemon.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 runtime() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
@@ -39,14 +41,14 @@ switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/_ctxt_switches/ {s
 memory() { awk '/^VmRSS/ {r = $2} /^RssAnon/ {a = $2} END {print r, a}' "/proc/$1/status"; }
 wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 
-board() { # a board whose receiver is the pty named in $work/gps0
+board() { # a board whose receiver is the pty named in $work/feed/gps0
     cat > "$work/pty.toml" <<TOML
 name = "pty"
 title = "A receiver on a pseudo-terminal (benchmark)"
 simulated = false
 
 [receiver]
-uart = "$(cat "$work/gps0")"
+uart = "$(cat "$work/feed/gps0")"
 baud = 115200
 family = "generic-nmea"
 receiver_config = "passive"
@@ -55,20 +57,20 @@ TOML
 
 start_daemon() { # $1 = gpsd | fieldlocd | fieldlocd-sim, $2 = port; prints the PID
     case $1 in
-        gpsd) "$gpsd" -N -n -b -F "$work/gpsd.sock" -P "$work/gpsd.pid" -S "$2" "$(cat "$work/gps0")" > "$work/daemon.err" 2>&1 & ;;
+        gpsd) "$gpsd" -N -n -b -F "$work/gpsd.sock" -P "$work/gpsd.pid" -S "$2" "$(cat "$work/feed/gps0")" > "$work/daemon.err" 2>&1 & ;;
         # The start-up page release (20 s by default) happens in the warm-up, not in the measurement.
-        fieldlocd) "$bin" --board "$work/pty.toml" --port "$2" --client-socket none --policy "$work/none.policy" \
+        fieldlocd) "$bin" --board "$work/pty.toml" --port "$2" --client-socket none --policy "$work/policy/none.policy" \
                        --state-dir "$work/state" --release-startup-code 3 > "$work/daemon.err" 2>&1 & ;;
-        fieldlocd-sim) "$bin" --board sim --port "$2" --client-socket none --policy "$work/none.policy" \
+        fieldlocd-sim) "$bin" --board sim --port "$2" --client-socket none --policy "$work/policy/none.policy" \
                        --state-dir "$work/state" > "$work/daemon.err" 2>&1 & ;;
     esac
-    echo $!
+    echo $! | tee "$work/daemon.pid"
 }
 
 run() { # $1 = daemon, $2 = watchers, $3 = epochs a second; prints "cpu_us ticks_us cs rss anon epochs"
     local daemon=$1 watchers=$2 rate=$3 port=$((30000 + RANDOM % 2000))
-    python3 "$bench/feed.py" "$log" "$rate" "$work/gps0" "$work/sent" & local feeder=$!
-    for _ in $(seq 50); do [ -e "$work/gps0" ] && break; sleep 0.1; done
+    python3 "$bench/feed.py" "$log" "$rate" "$work/feed/gps0" "$work/feed/sent" & local feeder=$!
+    for _ in $(seq 50); do [ -e "$work/feed/gps0" ] && break; sleep 0.1; done
     board
     local pid; pid=$(start_daemon "$daemon" "$port")
     wait_port "$port" || { echo "daemon-vs-gpsd: $daemon did not listen" >&2; cat "$work/daemon.err" >&2; exit 1; }
@@ -76,14 +78,14 @@ run() { # $1 = daemon, $2 = watchers, $3 = epochs a second; prints "cpu_us ticks
     for _ in $(seq "$watchers"); do gpspipe -w "127.0.0.1:$port" > /dev/null 2>&1 & clients+=($!); done
     sleep 6
     local t0 r0 c0 e0 t1 r1 c1 e1 mem
-    t0=$(ticks "$pid"); r0=$(runtime "$pid"); c0=$(switches "$pid"); e0=$(cat "$work/sent")
+    t0=$(ticks "$pid"); r0=$(runtime "$pid"); c0=$(switches "$pid"); e0=$(cat "$work/feed/sent")
     sleep "$seconds"
-    t1=$(ticks "$pid"); r1=$(runtime "$pid"); c1=$(switches "$pid"); e1=$(cat "$work/sent")
+    t1=$(ticks "$pid"); r1=$(runtime "$pid"); c1=$(switches "$pid"); e1=$(cat "$work/feed/sent")
     mem=$(memory "$pid")
     [ ${#clients[@]} -gt 0 ] && kill "${clients[@]}" 2>/dev/null || true
     kill "$pid"; wait "$pid" 2>/dev/null || true
     kill "$feeder"; wait "$feeder" 2>/dev/null || true
-    rm -f "$work/gps0"
+    rm -f "$work/feed/gps0"
     awk -v r="$((r1 - r0))" -v t="$((t1 - t0))" -v hz="$tick" -v c="$((c1 - c0))" -v e="$((e1 - e0))" -v m="$mem" \
         'BEGIN { split(m, mm, " "); printf "%.1f %.1f %.2f %d %d %d\n", r / 1000 / e, t * 1e6 / hz / e, c / e, mm[1], mm[2], e }'
 }
@@ -91,15 +93,13 @@ run() { # $1 = daemon, $2 = watchers, $3 = epochs a second; prints "cpu_us ticks
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 column() { local n=$1; shift; for line in "$@"; do echo "$line" | awk -v n="$n" '{print $n}'; done; }
 
-mkdir -p "$work/state"
-
 if [ "${1:-}" = idle ]; then
     rounds=${2:-3}
     idle() { # $1 = daemon; "ms_per_s syscalls_per_s rss anon" from 25 to 45 s after the start
         local daemon=$1 port=$((30000 + RANDOM % 2000)) feeder=
         if [ "$daemon" != fieldlocd-sim ]; then
-            python3 "$bench/feed.py" "$log" 0 "$work/gps0" "$work/sent" & feeder=$!
-            for _ in $(seq 50); do [ -e "$work/gps0" ] && break; sleep 0.1; done
+            python3 "$bench/feed.py" "$log" 0 "$work/feed/gps0" "$work/feed/sent" & feeder=$!
+            for _ in $(seq 50); do [ -e "$work/feed/gps0" ] && break; sleep 0.1; done
             board
         fi
         local pid; pid=$(start_daemon "$daemon" "$port")
@@ -114,7 +114,7 @@ if [ "${1:-}" = idle ]; then
         fi
         r1=$(runtime "$pid"); mem=$(memory "$pid")
         kill "$pid"; wait "$pid" 2>/dev/null || true
-        [ -n "$feeder" ] && { kill "$feeder"; wait "$feeder" 2>/dev/null || true; rm -f "$work/gps0"; }
+        [ -n "$feeder" ] && { kill "$feeder"; wait "$feeder" 2>/dev/null || true; rm -f "$work/feed/gps0"; }
         awk -v r="$((r1 - r0))" -v c="$calls" -v m="$mem" 'BEGIN { split(m, mm, " "); printf "%.3f %.1f %d %d\n", r / 1e6 / 20, c / 20, mm[1], mm[2] }'
     }
     declare -A results
