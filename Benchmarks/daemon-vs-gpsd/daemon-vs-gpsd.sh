@@ -4,8 +4,9 @@
 # fieldlocd on a board file whose receiver is that device, generic NMEA, passive), with 0, 1 and
 # 10 watchers (gpspipe -w) at 10 and 50 epochs a second. For each run, over SECONDS after a 6 s
 # warm-up, of the daemon process alone:
-#   cpu    CPU per epoch: every thread's run time (/proc/PID/task/*/schedstat, nanoseconds) per
-#          epoch the feeder wrote; ticks = utime + stime (/proc/PID/stat, 10 ms ticks) as a check
+#   cpu    CPU per epoch: the process's CPU clock (clock_getcpuclockid: every thread, those that
+#          ended too; nanoseconds) per epoch the feeder wrote; ticks = utime + stime (/proc/PID/stat,
+#          10 ms ticks) as a check
 #   cs     context switches per epoch (voluntary + nonvoluntary, /proc/PID/task/*/status)
 #   rss    VmRSS and RssAnon at the end (/proc/PID/status)
 # Daemons alternate within each round; the medians of ROUNDS rounds and the ratios are printed
@@ -36,7 +37,8 @@ mkdir -p "$work/feed" "$work/policy" "$work/state"
 trap 'kill $(jobs -p) $(cat "$work/daemon.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-runtime() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
+# The process's CPU clock (clock_getcpuclockid: every thread, those that ended too), nanoseconds.
+runtime() { python3 -c 'import sys, time; p = int(sys.argv[1]); print(time.clock_gettime_ns(((~p) << 3) | 2))' "$1"; }
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/_ctxt_switches/ {s += $2} END {printf "%.0f\n", s}'; }
 memory() { awk '/^VmRSS/ {r = $2} /^RssAnon/ {a = $2} END {print r, a}' "/proc/$1/status"; }
 wait_port() { for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
