@@ -81,10 +81,6 @@ public struct SimulatedEnginePlatform: EnginePlatform {
     public func measuredReceiverEnergy() -> EnergyLedger? { receiver?.ledger }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
     public func accessProblem(for board: BoardDescription) -> String? { nil }
-    /// When the emulated receiver sends next, as its port knows it (queued bytes: at once).
-    public func nextReceiverBytes(after instant: MonotonicInstant, board: BoardDescription) -> MonotonicInstant? {
-        platform.serialPort(receiverPort(for: board))?.nextReadable(after: instant)
-    }
     /// The host's network: a simulated receiver takes real corrections (from a local caster in tests).
     public var network: (any NetworkConnector)? { LinuxNetwork() }
     public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {

@@ -82,26 +82,6 @@ public final class SimulatedSerialPort: SerialPort {
         }
     }
 
-    /// When a read will next find bytes, for a caller that paces the manual clock to the wall clock
-    /// and wants to sleep until then: `instant` when bytes are queued, else the peer's next
-    /// transmission after `instant` (`.distantFuture` when the peer is silent until the host
-    /// writes, or the port is closed or unplugged). `nil` when no peer is attached: bytes may then come from ``peerWrite(_:)`` at any moment.
-    public func nextReadable(after instant: MonotonicInstant) -> MonotonicInstant? {
-        enum Next { case now, never, unknown, peer(any SimulatedSerialPeer) }
-        let next = state.withLock { s -> Next in
-            if s.unplugged || s.closed { return .never }
-            if !s.toHost.isEmpty { return .now }
-            guard let peer = s.peer else { return .unknown }
-            return .peer(peer)
-        }
-        switch next {
-        case .now: return instant
-        case .never: return .distantFuture
-        case .unknown: return nil
-        case .peer(let peer): return peer.nextTransmission(after: instant) ?? .distantFuture
-        }
-    }
-
     /// Queues every byte for the far end at once.
     public func write(_ bytes: UnsafeRawBufferPointer, deadline: MonotonicInstant) throws(HardwareError) -> Int {
         let now = manualClock.now()

@@ -71,24 +71,8 @@ extension LocationEngine {
         while !published.withLock({ $0.stopRequested }) {
             let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) / 1e9
             advance(until: simStart.advanced(by: .milliseconds(Int64(wall * speed * 1000))), stoppable: true)
-            // Sleep until the next thing is due on the manual clock (at least 1 ms of it, so that
-            // the clock moves on), or until stop() or a setting wakes the loop.
-            let (now, next) = runLock.withLock { (clock.now(), nextActivity()) }
-            let due = max(next, now.advanced(by: .milliseconds(1)))
-            let simAhead = Double(due.nanoseconds - simStart.nanoseconds) / speed
-            pacing.wait(untilUptime: wallStart &+ UInt64(min(simAhead, 1e18)))
+            Thread.sleep(forTimeInterval: 0.02)
         }
-    }
-
-    /// The next instant of a manual clock at which the loop has work: the tick, a sensor sample, a
-    /// recorded heading, the receiver's next bytes; 20 ms ahead while bytes may come at any moment
-    /// (a platform that cannot tell, corrections from the network, a Bluetooth scan). Under `runLock`.
-    private func nextActivity() -> MonotonicInstant {
-        let now = clock.now()
-        let step = now.advanced(by: .milliseconds(20))
-        let next = min(nextTick, sensors.nextSample, platform.recordedHeadings?.nextDue ?? .distantFuture)
-        if published.withLock({ $0.corrections }) != nil || beacons.scanning { return min(next, step) }
-        return min(next, platform.nextReceiverBytes(after: now, board: board) ?? step)
     }
 
     /// Runs the engine on a background thread (see ``run(speed:)``) until ``stop()``; returns at once.
@@ -99,10 +83,7 @@ extension LocationEngine {
     }
 
     /// Asks the running loop to return after its current step; the receiver is left idle.
-    public func stop() {
-        published.withLock { $0.stopRequested = true }
-        pacing.signal()
-    }
+    public func stop() { published.withLock { $0.stopRequested = true } }
 
     /// Puts the hardware in the idle state (receiver asleep, sensors unread) and closes the port:
     /// for a graceful shutdown.

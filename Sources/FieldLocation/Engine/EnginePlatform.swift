@@ -45,11 +45,6 @@ public protocol EnginePlatform: Sendable {
     func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner
     /// The network NTRIP corrections come over, or `nil` where the platform has none (a replay).
     var network: (any NetworkConnector)? { get }
-    /// On a manual clock: the next instant after `instant` at which the receiver's port will have
-    /// bytes (`.distantFuture`: none until the engine writes to it), so that
-    /// ``LocationEngine/run(speed:started:)`` sleeps until then instead of stepping every 20 ms.
-    /// `nil`: not known (bytes may come at any moment); the engine then steps every 20 ms.
-    func nextReceiverBytes(after instant: MonotonicInstant, board: BoardDescription) -> MonotonicInstant?
 }
 
 extension EnginePlatform {
@@ -57,8 +52,6 @@ extension EnginePlatform {
     public var recordedHeadings: RecordedHeadingSource? { nil }
     /// No network: platforms that do not say otherwise cannot fetch corrections.
     public var network: (any NetworkConnector)? { nil }
-    /// Not known: a manual-clock platform that does not say otherwise is stepped every 20 ms.
-    public func nextReceiverBytes(after instant: MonotonicInstant, board: BoardDescription) -> MonotonicInstant? { nil }
     /// No scanner: platforms that do not say otherwise have no Bluetooth.
     public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
         throw HardwareError(.unsupported, device: board.bluetooth ?? "bluetooth", operation: "open",

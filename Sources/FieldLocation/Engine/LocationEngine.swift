@@ -97,8 +97,6 @@ public final class LocationEngine: @unchecked Sendable {
     /// When the engine was made, on its clock (its uptime counts from here).
     let createdAt: MonotonicInstant
     let runLock = NSLock()
-    /// Wakes a paced run loop (``run(speed:started:)`` on a manual clock) before its next activity.
-    let pacing = PacingWake()
     // Under `runLock`.
     let receiver: ReceiverSubsystem
     let sensors: SensorSubsystem
@@ -271,7 +269,6 @@ public final class LocationEngine: @unchecked Sendable {
     /// Runs `setting` under `runLock`: now, when no step is running, else at the start of the next step.
     func apply(_ setting: @escaping @Sendable (LocationEngine) -> Void) {
         published.withLock { $0.pendingSettings.append(setting) }
-        pacing.signal()
         if runLock.try() {
             applyPendingSettings()
             publishState()
@@ -323,33 +320,5 @@ extension LocationEngine {
     /// without a receiver counts as generic NMEA).
     public static func powerProfile(of board: BoardDescription) -> ReceiverProfile {
         ReceiverModel.lookup(family: board.receiver?.family ?? .genericNMEA, model: board.receiver?.model).powerProfile
-    }
-}
-
-/// Wakes a sleeping paced run loop early: ``signal()`` ends the current or the next
-/// ``wait(untilUptime:)``.
-final class PacingWake: @unchecked Sendable {
-    // `signalled` is only touched with `condition` locked.
-    private let condition = NSCondition()
-    private var signalled = false
-
-    /// Ends the current wait, or the next one at once.
-    func signal() {
-        condition.lock()
-        signalled = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    /// Waits until `deadline` of the system's uptime clock (nanoseconds, as `DispatchTime`) or a signal.
-    func wait(untilUptime deadline: UInt64) {
-        condition.lock()
-        defer { condition.unlock() }
-        while !signalled {
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard now < deadline else { break }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(deadline - now) / 1e9))
-        }
-        signalled = false
     }
 }
