@@ -65,8 +65,7 @@ public struct PowerDecision: Sendable, Hashable {
     public var receiver: ReceiverAction
     /// The magnetometer's mode.
     public var magnetometer: MagnetometerAction
-    /// Whether the accelerometer watches for motion (wake-on-motion while idle or paused): only while
-    /// some client wants locations; with none, nothing would wake, so the sensors are left unread.
+    /// Whether the accelerometer watches for motion (wake-on-motion while idle or paused).
     public var motionDetection: Bool
     /// The sampling period the demand requires, seconds (`nil` for continuous).
     public var samplingPeriod: Double?
@@ -282,7 +281,7 @@ public struct PowerPolicy: Sendable {
         if case .periodic = receiver { upkeepPerHour = upkeepDuration }
         if idle && !location.isEmpty { upkeepPerHour = upkeepDuration }
         return PowerDecision(receiver: receiver, magnetometer: magnetometer,
-                             motionDetection: !location.isEmpty,
+                             motionDetection: idle || paused || !location.isEmpty,
                              samplingPeriod: period.flatMap { $0.isInfinite ? nil : $0 },
                              ephemerisUpkeep: upkeep, paused: paused, upkeepPerHour: upkeepPerHour,
                              governingClient: governing, reasons: reasons, activity: .merged(location))

@@ -182,10 +182,6 @@ struct StillnessTests {
             #expect(d.receiver == .idle(.backup), "\(level)")
             #expect(d.motionDetection)
         }
-        // Nobody wants locations: nothing to wake for, the accelerometer is not read.
-        let nobody = policy.decide([], state: still)
-        #expect(nobody.receiver == .idle(.backup) && !nobody.motionDetection)
-        #expect(!policy.decide([ClientDemand(client: "h", desiredAccuracy: nil, wantsHeading: true)], state: still).motionDetection)
         #expect(policy.decide([ClientDemand(client: "c", desiredAccuracy: .bestForNavigation)], state: still).receiver == .continuous(rate: 5))
         var moving = still
         moving.moving = true
