@@ -1,21 +1,22 @@
 import Dispatch
 import FieldLocation
 import Foundation
+import LinuxHardware
 import LocationAPI
 import Logging
 import ServiceLifecycle
 import Synchronization
 
 /// The daemon's access policy as it may change while it runs: read from its file at the start, read
-/// again on `SIGHUP` and when the file changes (``run()`` polls its modification time, size and
-/// inode). A reload is atomic: the new file is parsed whole and only then replaces the policy; a
+/// again on `SIGHUP` and when the file changes (``run()`` watches it with inotify, and compares its
+/// modification time, size and inode). A reload is atomic: the new file is parsed whole and only then replaces the policy; a
 /// file with an error keeps the previous policy and logs the error with its file and line. The
 /// servers read ``current`` for every decision and hear each change (the client socket sends its
 /// connected clients an authorisation change when their grant moved).
 public final class AccessPolicySource: Service, Sendable {
     /// The policy file (`nil`: a fixed policy, nothing to reload).
     public let path: String?
-    /// How often ``run()`` looks at the file.
+    /// How often ``run()`` looks at the file where inotify cannot watch it.
     public let pollInterval: Duration
     private let logger: Logger
     private struct State {
@@ -106,14 +107,24 @@ public final class AccessPolicySource: Service, Sendable {
                          inode: (attributes[.systemFileNumber] as? NSNumber)?.uint64Value)
     }
 
-    /// Reloads on `SIGHUP` and when the file changes, until graceful shutdown.
+    /// Reloads on `SIGHUP` and when the file changes, until graceful shutdown. The file is watched
+    /// with inotify (``FileChangeWatch``: nothing runs until it changes); where inotify is not
+    /// available, its stamp is compared every ``pollInterval``.
     public func run() async throws {
-        guard path != nil else { return }
+        guard let path else { return }
         signal(SIGHUP, SIG_IGN)
-        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "fieldlocd.policy"))
+        let queue = DispatchQueue(label: "fieldlocd.policy")
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
         hangup.setEventHandler { [self] in reload("SIGHUP") }
         hangup.resume()
         defer { hangup.cancel() }
+        if let changes = watchChanges(of: path, on: queue) {
+            defer { changes.cancel() }
+            // A change between the load and the watch's start.
+            queue.async { [self] in reloadIfChanged() }
+            try? await gracefulShutdown()
+            return
+        }
         let interval = pollInterval
         try? await cancelWhenGracefulShutdown { [self] in
             while !Task.isCancelled {
@@ -121,5 +132,24 @@ public final class AccessPolicySource: Service, Sendable {
                 reloadIfChanged()
             }
         }
+    }
+
+    /// A read source on an inotify watch of `path` that reloads when the file may have changed,
+    /// or `nil` (logged) when inotify cannot watch it.
+    private func watchChanges(of path: String, on queue: DispatchQueue) -> (any DispatchSourceRead)? {
+        let watch: FileChangeWatch
+        do {
+            watch = try FileChangeWatch(path: path)
+        } catch {
+            logger.notice("access policy \(path) is checked every \(pollInterval) (no inotify watch: \(error.description))")
+            return nil
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: watch.fileDescriptor, queue: queue)
+        source.setEventHandler { [self] in
+            if watch.drain() { reloadIfChanged() }
+        }
+        source.setCancelHandler { watch.close() }
+        source.resume()
+        return source
     }
 }

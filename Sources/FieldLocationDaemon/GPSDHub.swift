@@ -66,8 +66,9 @@ final class GPSDHub: Sendable {
     let device: GPSDDeviceInfo
     let logger: Logger
     private let state = Mutex(State())
-    /// Serialises publishing (every client sees the observations in the engine's order).
-    private let publisher = Mutex(())
+    /// Serialises publishing (every client sees the observations in the engine's order); holds the
+    /// bytes an epoch's reports are written into, reused from epoch to epoch.
+    private let publisher = Mutex([UInt8]())
     /// Serialises demand changes; holds the demand last given to the feed.
     private let demand = Mutex(GPSDDemand.idle)
     private let allocator = ByteBufferAllocator()
@@ -182,11 +183,11 @@ final class GPSDHub: Sendable {
 
     /// Publishes one observation to every watcher that wants it.
     func publish(_ observation: EngineObservation) {
-        publisher.withLock { _ in
+        publisher.withLock { scratch in
             switch observation {
             case .bytes(let chunk): publishBytes(chunk)
             case .frames(let frames): publishFrames(frames)
-            case .fix(let fix, let at): publishFix(fix, at: at)
+            case .fix(let fix, let at): publishFix(fix, at: at, scratch: &scratch)
             case .heading(let heading): publishHeading(heading)
             case .pps(let sample): publishPPS(sample)
             }
@@ -206,15 +207,17 @@ final class GPSDHub: Sendable {
 
     /// The bytes as read, for `raw:2` watchers; and the time the epoch began.
     private func publishBytes(_ chunk: [UInt8]) {
-        let now = GPSDHub.utcNow()
         let bps = device.bps
-        let watching = watchers { s in
+        // Only the epoch's first chunk reads the clock; the watcher list is built only for `raw:2`.
+        let watching = state.withLock { s -> [Client] in
             s.sawData = true
-            if s.epochStart == nil { s.epochStart = GPSDHub.firstByteTime(of: chunk.count, receivedAt: now, bps: bps) }
-        }.filter { $0.policy.raw >= 2 }
+            if s.epochStart == nil { s.epochStart = GPSDHub.firstByteTime(of: chunk.count, receivedAt: GPSDHub.utcNow(), bps: bps) }
+            guard s.clients.entries.values.contains(where: { $0.policy.raw >= 2 }) else { return [] }
+            return s.clients.entries.values.filter { $0.policy.raw >= 2 && $0.policy.watches(device: device.path) }
+        }
         guard !watching.isEmpty else { return }
         let buffer = allocator.buffer(bytes: chunk)
-        for client in watching { deliver(buffer, to: client) }
+        deliver(watching.map { ($0, buffer) })
     }
 
     /// The frames as the engine's framer split them: `raw:1` watchers get sentences as they are and
@@ -224,6 +227,7 @@ final class GPSDHub: Sendable {
         guard !watching.isEmpty else { return }
         var raw1: ByteBuffer?
         var nmea: ByteBuffer?
+        var batch: [(Client, ByteBuffer)] = []
         for client in watching {
             let buffer: ByteBuffer?
             if client.policy.raw == 1 {
@@ -247,8 +251,9 @@ final class GPSDHub: Sendable {
                 }
                 buffer = nmea
             }
-            if let buffer, buffer.readableBytes > 0 { deliver(buffer, to: client) }
+            if let buffer, buffer.readableBytes > 0 { batch.append((client, buffer)) }
         }
+        deliver(batch)
     }
 
     /// gpsd's hex dump of a binary packet for `raw:1` watchers: lowercase hex digits, then CR LF.
@@ -265,7 +270,7 @@ final class GPSDHub: Sendable {
         return out
     }
 
-    private func publishFix(_ fix: Fix, at: MonotonicInstant) {
+    private func publishFix(_ fix: Fix, at: MonotonicInstant, scratch: inout [UInt8]) {
         var switched = false
         var epochStart: UTCTime?
         let watching = watchers { s in
@@ -282,29 +287,32 @@ final class GPSDHub: Sendable {
             }
         }
         guard !watching.isEmpty else { return }
+        var batch: [(Client, ByteBuffer)] = []
+        batch.reserveCapacity(watching.count)
         if switched {
             // As gpsd announces a driver switch: a DEVICE report to every JSON watcher.
             let report = allocator.buffer(string: GPSDReport.device(deviceReport()) + GPSDReport.lineTerminator)
-            for client in watching where client.policy.json { deliver(report, to: client) }
+            for client in watching where client.policy.json { batch.append((client, report)) }
         }
         var full: ByteBuffer?
         var coarse: ByteBuffer?
         var toff: ByteBuffer?
         let sky = !fix.satellites.array.isEmpty || fix.hdop != nil || fix.pdop != nil
         let corrections = feed.correctionStatus
+        // TPV and SKY written once into the reused bytes, then copied once into the buffer every
+        // watcher shares.
         func reports(_ fix: Fix) -> ByteBuffer {
-            var text = GPSDReport.tpv(fix, device: device.path, extras: GPSDHub.extras(fix, corrections: corrections)) + GPSDReport.lineTerminator
-            if sky { text += GPSDReport.sky(fix, device: device.path) + GPSDReport.lineTerminator }
-            return allocator.buffer(string: text)
+            GPSDReport.epochReports(fix, device: device.path, extras: GPSDHub.extras(fix, corrections: corrections), sky: sky, into: &scratch)
+            return allocator.buffer(bytes: scratch)
         }
         for client in watching {
             if client.policy.json {
                 if client.reduced {
                     if coarse == nil { coarse = reports(fix.reduced()) }
-                    if let coarse { deliver(coarse, to: client) }
+                    if let coarse { batch.append((client, coarse)) }
                 } else {
                     if full == nil { full = reports(fix) }
-                    if let full { deliver(full, to: client) }
+                    if let full { batch.append((client, full)) }
                 }
             }
             if client.policy.pps, let time = fix.time {
@@ -312,9 +320,10 @@ final class GPSDHub: Sendable {
                     let offset = GPSDClockOffset(device: device.path, real: time, clock: epochStart ?? GPSDHub.utcNow())
                     toff = allocator.buffer(string: GPSDReport.toff(offset) + GPSDReport.lineTerminator)
                 }
-                if let toff { deliver(toff, to: client) }
+                if let toff { batch.append((client, toff)) }
             }
         }
+        deliver(batch)
     }
 
     /// A PPS report for `pps` watchers: the UTC second the pulse starts, and the system clock at
@@ -335,7 +344,7 @@ final class GPSDHub: Sendable {
         let real = UTCTime(nanosecondsSinceEpoch: sample.utcSecond * 1_000_000_000)
         let report = allocator.buffer(string: GPSDReport.pps(GPSDClockOffset(device: device.path, real: real, clock: clock, precision: -20))
                                       + GPSDReport.lineTerminator)
-        for client in watching { deliver(report, to: client) }
+        deliver(watching.map { ($0, report) })
     }
 
     private func publishHeading(_ heading: HeadingUpdate) {
@@ -361,11 +370,27 @@ final class GPSDHub: Sendable {
         }
         let line = GPSDReport.att(GPSDHub.attitude(heading, device: device.path, time: time)) + GPSDReport.lineTerminator
         let buffer = allocator.buffer(string: line)
-        for client in watching { deliver(buffer, to: client) }
+        deliver(watching.map { ($0, buffer) })
     }
 
-    private func deliver(_ buffer: ByteBuffer, to client: Client) {
-        client.execute { $0.deliver(buffer) }
+    /// Hands each buffer to its client on the client's event loop, with one task per event loop
+    /// rather than one per client, so that an epoch written to many watchers wakes each network
+    /// thread once. Each client gets its buffers in the order given.
+    private func deliver(_ batch: [(Client, ByteBuffer)]) {
+        if batch.count == 1, let (client, buffer) = batch.first {
+            client.execute { $0.deliver(buffer) }
+            return
+        }
+        var byLoop: [ObjectIdentifier: (loop: any EventLoop, items: [(NIOLoopBound<GPSDConnectionHandler>, ByteBuffer)])] = [:]
+        for (client, buffer) in batch {
+            byLoop[ObjectIdentifier(client.loop), default: (client.loop, [])].items.append((client.handler, buffer))
+        }
+        for (_, group) in byLoop {
+            let items = group.items
+            group.loop.execute {
+                for (handler, buffer) in items { handler.value.deliver(buffer) }
+            }
+        }
     }
 
     // MARK: conversions

@@ -162,3 +162,21 @@ public final class GPSDServer: Service, Sendable {
         await stop()
     }
 }
+
+extension GPSDServer {
+    private static let networkThreadsChosen = Mutex(false)
+
+    /// Gives SwiftNIO's shared event loop group, which the daemon's servers run on unless given
+    /// another group, one thread instead of one per core: every watcher's socket is then written
+    /// from one place, and an epoch sent to many watchers wakes one thread. Call it first in the
+    /// daemon's main, before any server starts (afterwards it has no effect); later calls do
+    /// nothing, and `NIO_SINGLETON_GROUP_LOOP_COUNT` in the environment keeps its say.
+    public static func useOneNetworkThread(environment: [String: String]) {
+        guard environment["NIO_SINGLETON_GROUP_LOOP_COUNT"] == nil else { return }
+        let first = networkThreadsChosen.withLock { chosen -> Bool in
+            defer { chosen = true }
+            return !chosen
+        }
+        if first { NIOSingletons.groupLoopCountSuggestion = 1 }
+    }
+}

@@ -66,6 +66,67 @@ public enum GPSDNumber {
         return String(decoding: mantissa.prefix(exponent + 1), as: UTF8.self) + String(repeating: "0", count: zeros)
     }
 
+    /// Appends ``fixed(_:_:)``'s text for a finite `value` to `bytes`, without building a string
+    /// in the common case (the scaled value fits in 64 bits).
+    static func appendFixed(_ value: Double, _ digits: Int, to bytes: inout [UInt8]) {
+        let wanted = min(max(digits, 0), 9)
+        let scale = power10(wanted)
+        // The cases fixed(_:_:) writes with all the decimals asked for.
+        guard value.isFinite, (value.magnitude * scale).rounded() < 9e18 else {
+            if let text = fixed(value, digits) { bytes.append(contentsOf: text.utf8) }
+            return
+        }
+        let integer = UInt64(roundedProduct(value.magnitude, scale))
+        let unit = UInt64(scale)
+        if value < 0 && integer != 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDigits(integer / unit, minimum: 1, to: &bytes)
+        if wanted > 0 {
+            bytes.append(UInt8(ascii: "."))
+            appendDigits(integer % unit, minimum: wanted, to: &bytes)
+        }
+    }
+
+    /// Appends `value` in decimal (a leading `-` when negative).
+    static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDigits(value.magnitude, minimum: 1, to: &bytes)
+    }
+
+    /// Appends the decimal digits of `value`, zero-padded on the left to at least `minimum` digits.
+    static func appendDigits(_ value: UInt64, minimum: Int, to bytes: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 24 digits, little end first
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            while count < minimum && count < buffer.count {
+                buffer[count] = UInt8(ascii: "0")
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+        }
+    }
+
+    /// Appends ``quoted(_:)``'s text: plain printable ASCII straight, anything else through it.
+    static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
+        var plain = true
+        for byte in text.utf8 where byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            plain = false
+            break
+        }
+        guard plain else {
+            bytes.append(contentsOf: quoted(text).utf8)
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// `text` as a JSON string literal, quotes included: `"` and `\` escaped, control characters as
     /// `\n`-style or `\u00XX` escapes; other characters (UTF-8) are kept as they are.
     public static func quoted(_ text: String) -> String {
@@ -89,51 +150,127 @@ public enum GPSDNumber {
     }
 }
 
-/// Builds one JSON object member by member; `add` ignores `nil` (and non-finite numbers), so optional
-/// report fields need no `if` at the call site.
+/// Builds one JSON object member by member into UTF-8 bytes; `add` ignores `nil` (and non-finite
+/// numbers), so optional report fields need no `if` at the call site. Numbers, integers and plain
+/// strings are written straight into the bytes (no intermediate strings); nested objects (SKY's
+/// satellites) go into the same bytes through ``addObjects(_:count:_:)``.
 struct GPSDObjectWriter {
-    private var text = "{"
+    private(set) var bytes: [UInt8]
     private var empty = true
 
     /// An object that starts with `"class":"<name>"`, as every gpsd report does.
-    init(class name: String) { add("class", name) }
+    init(class name: String) {
+        bytes = []
+        bytes.reserveCapacity(256)
+        bytes.append(UInt8(ascii: "{"))
+        add("class", name)
+    }
+
+    /// An object with class `name` written into `storage`'s allocation (taken over, `storage` is
+    /// left empty): after its bytes when `appending`, else in place of them, so that a caller can
+    /// reuse one allocation report after report.
+    init(class name: String, taking storage: inout [UInt8], appending: Bool) {
+        bytes = []
+        swap(&bytes, &storage)
+        if !appending { bytes.removeAll(keepingCapacity: true) }
+        bytes.append(UInt8(ascii: "{"))
+        add("class", name)
+    }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// An object without a class member (the entries of SKY's `satellites` array).
-    init() {}
+    init() {
+        bytes = [UInt8(ascii: "{")]
+    }
 
-    private mutating func key(_ key: String) {
-        text += (empty ? "\"" : ",\"") + key + "\":"
+    private mutating func key(_ key: StaticString) {
+        if !empty { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         empty = false
     }
 
     /// A member whose value is already JSON text (a number, array or object).
-    mutating func add(_ name: String, raw: String?) {
+    mutating func add(_ name: StaticString, raw: String?) {
         guard let raw else { return }
         key(name)
-        text += raw
+        bytes.append(contentsOf: raw.utf8)
     }
 
-    mutating func add(_ name: String, _ value: Double?, digits: Int) {
-        add(name, raw: value.flatMap { GPSDNumber.fixed($0, digits) })
+    mutating func add(_ name: StaticString, _ value: Double?, digits: Int) {
+        guard let value, value.isFinite else { return }
+        key(name)
+        GPSDNumber.appendFixed(value, digits, to: &bytes)
     }
 
-    mutating func add<I: BinaryInteger>(_ name: String, _ value: I?) {
-        add(name, raw: value.map { String($0) })
+    mutating func add<I: BinaryInteger>(_ name: StaticString, _ value: I?) {
+        guard let value else { return }
+        key(name)
+        if let small = Int64(exactly: value) {
+            GPSDNumber.appendInteger(small, to: &bytes)
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
     }
 
-    mutating func add(_ name: String, _ value: String?) {
-        add(name, raw: value.map(GPSDNumber.quoted))
+    mutating func add(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        key(name)
+        GPSDNumber.appendQuoted(value, to: &bytes)
     }
 
-    mutating func add(_ name: String, _ value: Bool?) {
-        add(name, raw: value.map { $0 ? "true" : "false" })
+    mutating func add(_ name: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        key(name)
+        bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
     }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
 
     /// A member holding an array of JSON texts.
-    mutating func add(_ name: String, array elements: [String]) {
-        add(name, raw: "[" + elements.joined(separator: ",") + "]")
+    mutating func add(_ name: StaticString, array elements: [String]) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: element.utf8)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// A member holding an array of `count` objects, the `index`th written by `write` into a
+    /// writer on these same bytes (`[` `{...}` `,` ... `]`).
+    mutating func addObjects(_ name: StaticString, count: Int, _ write: (inout GPSDObjectWriter, Int) -> Void) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        var element = GPSDObjectWriter(bytes: [])
+        swap(&element.bytes, &bytes)
+        for index in 0..<count {
+            if index > 0 { element.bytes.append(UInt8(ascii: ",")) }
+            element.bytes.append(UInt8(ascii: "{"))
+            element.empty = true
+            write(&element, index)
+            element.bytes.append(UInt8(ascii: "}"))
+        }
+        swap(&element.bytes, &bytes)
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Closes the object and hands its bytes over (the writer is left empty).
+    mutating func finish() -> [UInt8] {
+        var out: [UInt8] = []
+        swap(&out, &bytes)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     /// The finished object text.
-    var json: String { text + "}" }
+    var json: String {
+        var copy = self
+        return String(decoding: copy.finish(), as: UTF8.self)
+    }
 }

@@ -81,6 +81,11 @@ public enum GPSDReport {
     /// gpsd names it.
     public static func tpv(_ fix: Fix, device: String? = nil, extras: GPSDTPVExtras = GPSDTPVExtras()) -> String {
         var out = GPSDObjectWriter(class: "TPV")
+        writeTPV(fix, device: device, extras: extras, into: &out)
+        return out.json
+    }
+
+    static func writeTPV(_ fix: Fix, device: String?, extras: GPSDTPVExtras, into out: inout GPSDObjectWriter) {
         out.add("device", device)
         let status = gpsdStatus(fix.quality)
         out.add("status", status >= 2 ? status : nil)
@@ -90,7 +95,7 @@ public enum GPSDReport {
             out.add("leapseconds", extras.leapSeconds ?? fix.leapSeconds)
             out.add("ept", extras.timeError, digits: 3)
         }
-        guard fix.mode >= .twoD else { return out.json }
+        guard fix.mode >= .twoD else { return }
         let threeD = fix.mode == .threeD
         out.add("lat", fix.latitude, digits: 9)
         out.add("lon", fix.longitude, digits: 9)
@@ -118,7 +123,6 @@ public enum GPSDReport {
         out.add("dgpsAge", status >= 2 ? extras.dgpsAge : nil, digits: 1)
         out.add("dgpsSta", status >= 2 ? extras.dgpsStation : nil)
         out.add("jam", fix.receiverStatus?.jammingIndicator)
-        return out.json
     }
 
     /// A SKY report from a fix's satellite view and DOPs (`vdop`, `hdop`, `pdop`, 2 decimals; the fix
@@ -128,29 +132,13 @@ public enum GPSDReport {
     /// An untracked satellite has no `ss` (gpsd 3.22 printed `0.0`).
     public static func sky(_ fix: Fix, device: String? = nil) -> String {
         var out = GPSDObjectWriter(class: "SKY")
-        out.add("device", device)
-        out.add("time", fix.time.flatMap(iso8601))
-        out.add("vdop", fix.vdop, digits: 2)
-        out.add("hdop", fix.hdop, digits: 2)
-        out.add("pdop", fix.pdop, digits: 2)
-        let listed = fix.satellites.array.filter { $0.prn != 0 }
-        out.add("nSat", listed.count)
-        out.add("uSat", listed.filter(\.used).count)
-        if !listed.isEmpty { out.add("satellites", array: listed.map(satellite)) }
+        writeSKY(fix, device: device, into: &out)
         return out.json
     }
 
     static func satellite(_ satellite: SatelliteInfo) -> String {
-        let identity = gpsdIdentity(satellite)
         var out = GPSDObjectWriter()
-        out.add("PRN", identity.prn)
-        out.add("el", satellite.elevation.flatMap { (-90...90).contains($0) ? Double($0) : nil }, digits: 1)
-        out.add("az", satellite.azimuth.flatMap { $0 <= 359 ? Double($0) : nil }, digits: 1)
-        out.add("ss", satellite.snr.map(Double.init), digits: 1)
-        out.add("used", satellite.used)
-        out.add("gnssid", identity.gnssid)
-        out.add("svid", identity.svid)
-        out.add("sigid", satellite.gnssID != nil ? satellite.signalID.map(Int.init) : nil)
+        writeSatellite(satellite, into: &out)
         return out.json
     }
 
@@ -164,20 +152,31 @@ public enum GPSDReport {
         // A UBX or CASIC sky names its satellites itself (its PRN is already gpsd's `ubx2_to_prn()`).
         if let gnssid = satellite.gnssID, let svid = satellite.svID { return (n, Int(gnssid), Int(svid)) }
         // The system's own number from the ranges receivers use, then gpsd's PRN base for it.
-        func mapped(_ gnssid: Int, base: Int, _ ranges: [(ClosedRange<Int>, Int)]) -> (Int, Int?, Int?)? {
-            guard let (_, offset) = ranges.first(where: { $0.0.contains(n) }) else { return nil }
+        // The first of up to three (range, offset) pairs holding n (no array: this runs per satellite and epoch).
+        func mapped(_ gnssid: Int, base: Int, _ a: (ClosedRange<Int>, Int), _ b: (ClosedRange<Int>, Int)? = nil,
+                    _ c: (ClosedRange<Int>, Int)? = nil) -> (Int, Int?, Int?)? {
+            let offset: Int
+            if a.0.contains(n) {
+                offset = a.1
+            } else if let b, b.0.contains(n) {
+                offset = b.1
+            } else if let c, c.0.contains(n) {
+                offset = c.1
+            } else {
+                return nil
+            }
             let svid = n - offset
             return (base + svid, gnssid, svid)
         }
         let result: (Int, Int?, Int?)?
         switch satellite.constellation {
-        case .gps?: result = mapped(0, base: 0, [(1...32, 0)])
+        case .gps?: result = mapped(0, base: 0, (1...32, 0))
         case .sbas?: result = (33...64).contains(n) ? (n, 1, n + 87) : (120...158).contains(n) ? (n, 1, n) : nil
-        case .glonass?: result = mapped(6, base: 64, [(1...32, 0), (65...96, 64)])
-        case .galileo?: result = mapped(2, base: 300, [(1...36, 0), (101...136, 100), (301...336, 300)])
-        case .beidou?: result = mapped(3, base: 400, [(1...63, 0), (201...263, 200), (401...463, 400)])
-        case .qzss?: result = mapped(5, base: 192, [(1...10, 0), (193...202, 192)])
-        case .navic?: result = mapped(7, base: 500, [(1...14, 0)])
+        case .glonass?: result = mapped(6, base: 64, (1...32, 0), (65...96, 64))
+        case .galileo?: result = mapped(2, base: 300, (1...36, 0), (101...136, 100), (301...336, 300))
+        case .beidou?: result = mapped(3, base: 400, (1...63, 0), (201...263, 200), (401...463, 400))
+        case .qzss?: result = mapped(5, base: 192, (1...10, 0), (193...202, 192))
+        case .navic?: result = mapped(7, base: 500, (1...14, 0))
         case nil: result = nil
         }
         return result ?? (n, nil, nil)

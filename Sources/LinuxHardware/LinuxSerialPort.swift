@@ -19,6 +19,10 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
         var closing = false
     }
     private let state: Mutex<State>
+    /// A pipe whose write end close() writes to, so that a read or write waiting in `poll` on its
+    /// read end ends at once (-1 where none could be made: waits then poll in slices of 100 ms).
+    private let closeSignal: Int32
+    private let closeSignalWriter: Int32
 
     /// The current line rate.
     public var baudRate: BaudRate { state.withLock { $0.baud } }
@@ -27,9 +31,23 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
         self.name = name
         self.clock = clock
         state = Mutex(State(fd: fd, baud: baud))
+        var ends: [Int32] = [-1, -1]
+        if Glibc.pipe(&ends) == 0 {
+            for end in ends {
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(end, F_SETFL, O_NONBLOCK)
+            }
+        }
+        (closeSignal, closeSignalWriter) = (ends[0], ends[1])
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        if closeSignal >= 0 {
+            Glibc.close(closeSignal)
+            Glibc.close(closeSignalWriter)
+        }
+    }
 
     /// Opens `path` in raw 8N1 at `baudRate` with exclusive access. When the port is missing,
     /// denied or busy the error names the likely cause and the fix.
@@ -251,6 +269,10 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
             guard s.fd >= 0 else { return }
             if s.inFlight > 0 {
                 s.closing = true
+                if closeSignalWriter >= 0 {
+                    var one: UInt8 = 1
+                    _ = Glibc.write(closeSignalWriter, &one, 1)
+                }
             } else {
                 Glibc.close(s.fd)
                 s.fd = -1
@@ -280,9 +302,15 @@ public final class LinuxSerialPort: SerialPort, @unchecked Sendable {
         }
     }
 
-    /// Polls in slices of at most 100 ms so a close() from another thread ends the wait promptly.
+    /// Polls until the deadline, or until a close() from another thread ends the wait (through
+    /// ``closeSignal``; without one, in slices of at most 100 ms).
     func pollSlice(_ fd: Int32, events: Int16, deadline: MonotonicInstant, operation: String) throws(HardwareError) -> (Int16, Int32) {
         if state.withLock({ $0.closing }) { throw HardwareError(.closed, device: name, operation: operation) }
+        if closeSignal >= 0 {
+            let (revents, woken, error) = Sys.poll(fd, events: events, wake: closeSignal, deadline: deadline, clock: clock)
+            if woken && state.withLock({ $0.closing }) { throw HardwareError(.closed, device: name, operation: operation) }
+            return (revents, error)
+        }
         let slice = min(deadline, clock.now().advanced(by: .milliseconds(100)))
         return Sys.poll(fd, events: events, deadline: slice, clock: clock)
     }

@@ -10,7 +10,7 @@ import Glibc
 /// ``releaseExecutableCodePages()`` asks the kernel to reclaim them now (`MADV_PAGEOUT`, Linux
 /// 5.4 and later); the pages the program goes on using fault back in from the page cache or the
 /// disk. Nothing the program wrote is touched: only read-only mappings of its own executable
-/// file are named, never its data, heap, stacks or shared libraries.
+/// file (and, when asked, of its shared libraries) are named, never its data, heap or stacks.
 public enum ProcessMemory {
     /// The resident set of this process (`VmRSS` of `/proc/self/status`), in bytes, or nil when
     /// it cannot be read.
@@ -39,11 +39,13 @@ public enum ProcessMemory {
 
     /// Advises the kernel to reclaim the resident pages of the executable's read-only mappings
     /// (its code and constant data): `madvise(MADV_PAGEOUT)` on each `r-xp` and `r--p` line of
-    /// `/proc/self/maps` whose file is `/proc/self/exe`. Pages the process still uses are faulted
+    /// `/proc/self/maps` whose file is `/proc/self/exe`; with `libraries`, on those of every other
+    /// mapped file as well (the Swift runtime, Foundation and ICU, the C library), whose pages
+    /// the kernel only reclaims where no other process maps them. Pages the process still uses are faulted
     /// back in on their next use. Returns what was advised. Fails when the maps cannot be read, or
     /// on a kernel without `MADV_PAGEOUT` (EINVAL at the first mapping, so nothing is released);
     /// the pages are only advice, so a failure leaves the process as it was apart from that.
-    public static func releaseExecutableCodePages() throws(Failure) -> Release {
+    public static func releaseExecutableCodePages(libraries: Bool = false) throws(Failure) -> Release {
         guard let executable = executablePath() else {
             throw Failure(description: "cannot resolve /proc/self/exe: \(String(cString: strerror(errno)))")
         }
@@ -52,14 +54,16 @@ public enum ProcessMemory {
         }
         var release = Release(mappings: 0, bytes: 0)
         for line in maps.split(separator: "\n") {
-            guard let mapping = Mapping(line), mapping.path == executable, !mapping.writable else { continue }
+            guard let mapping = Mapping(line), !mapping.writable,
+                  mapping.path == executable || (libraries && mapping.path.hasPrefix("/") && !mapping.path.hasPrefix("/dev/"))
+            else { continue }
             guard let start = UnsafeMutableRawPointer(bitPattern: mapping.start), mapping.end > mapping.start else { continue }
             let length = Int(mapping.end - mapping.start)
             // Random access first: the pages faulted back later are read one at a time, not with
             // the read-ahead and large page-cache folios that start-up's sequential faults got.
             if madvise(start, length, MADV_RANDOM) != 0 || madvise(start, length, pageOut) != 0 {
                 let code = errno
-                throw Failure(description: "madvise(MADV_RANDOM, MADV_PAGEOUT) on \(executable): \(String(cString: strerror(code)))"
+                throw Failure(description: "madvise(MADV_RANDOM, MADV_PAGEOUT) on \(mapping.path): \(String(cString: strerror(code)))"
                               + (code == EINVAL ? " (the kernel predates Linux 5.4)" : ""))
             }
             release.mappings += 1

@@ -80,6 +80,27 @@ enum Sys {
 
     /// Waits until `fd` has `events` or the deadline passes. Returns the revents (0 at the
     /// deadline) and errno.
+    /// `poll` on `fd` for `events` and on `wake` (a pipe's read end) for input, until `deadline`: the
+    /// events of `fd` (0 at the deadline or when only `wake` fired), whether `wake` fired, and errno.
+    static func poll(_ fd: Int32, events: Int16, wake: Int32, deadline: MonotonicInstant,
+                     clock: any MonotonicClock) -> (revents: Int16, woken: Bool, error: Int32) {
+        var pfds = [pollfd(fd: fd, events: events, revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        while true {
+            var timeout: Int32 = 0
+            let (result, code) = call {
+                pfds[0].revents = 0
+                pfds[1].revents = 0
+                timeout = milliseconds(until: deadline, clock: clock)  // recomputed after a signal
+                return Glibc.poll(&pfds, 2, timeout)
+            }
+            if code != 0 { return (0, false, code) }
+            if result > 0 { return (pfds[0].revents, pfds[1].revents != 0, 0) }
+            // poll can return a little early on the clock's scale: wait out the rest.
+            if timeout != 0 && clock.now() < deadline { continue }
+            return (0, false, 0)
+        }
+    }
+
     static func poll(_ fd: Int32, events: Int16, deadline: MonotonicInstant, clock: any MonotonicClock) -> (Int16, Int32) {
         var pfd = pollfd(fd: fd, events: events, revents: 0)
         while true {

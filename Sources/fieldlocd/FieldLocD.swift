@@ -75,7 +75,7 @@ struct FieldLocD: AsyncParsableCommand {
     var clientSocketGroup: String?
 
     @Option(name: .customLong("release-startup-code"),
-            help: "Seconds after start-up when the executable's start-up-only code pages are given back to the kernel (0: never).")
+            help: "Seconds after start-up when the start-up-only code pages of the executable and its libraries are given back to the kernel (0: never).")
     var releaseStartupCode: Double = 20
 
     @Option(name: .customLong("chrony-sock"),
@@ -238,6 +238,8 @@ struct FieldLocD: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // One network thread serves every socket (gpsd, client socket, NMEA, console).
+        GPSDServer.useOneNetworkThread(environment: ProcessInfo.processInfo.environment)
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -414,7 +416,8 @@ struct FieldLocD: AsyncParsableCommand {
 }
 
 /// Once the daemon has served for `delay` seconds, gives the kernel back the code pages of the
-/// executable that only start-up used (``ProcessMemory/releaseExecutableCodePages()``) and the
+/// executable and its libraries (the Swift runtime, Foundation, ICU) that only start-up used
+/// (``ProcessMemory/releaseExecutableCodePages(libraries:)``) and the
 /// heap's free pages (``ProcessMemory/releaseFreeHeap()``), and logs the resident set before and
 /// after. What the daemon goes on running faults back in.
 struct StartupCodeRelease: Service {
@@ -434,10 +437,10 @@ struct StartupCodeRelease: Service {
         if Task.isCancelled { return }
         let before = ProcessMemory.residentBytes()
         do {
-            let release = try ProcessMemory.releaseExecutableCodePages()
+            let release = try ProcessMemory.releaseExecutableCodePages(libraries: true)
             ProcessMemory.releaseFreeHeap()
             let after = ProcessMemory.residentBytes()
-            logger.info("released start-up code pages: \(release.mappings) mappings of the executable (\(Self.mebibytes(release.bytes)) mapped); resident \(Self.mebibytes(before)) -> \(Self.mebibytes(after))")
+            logger.info("released start-up code pages: \(release.mappings) mappings of the executable and its libraries (\(Self.mebibytes(release.bytes)) mapped); resident \(Self.mebibytes(before)) -> \(Self.mebibytes(after))")
         } catch {
             logger.notice("start-up code pages kept: \(error)")
         }

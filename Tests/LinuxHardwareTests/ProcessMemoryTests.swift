@@ -33,4 +33,21 @@ struct ProcessMemoryTests {
         let after = try #require(ProcessMemory.residentBytes())
         #expect(after > 0)
     }
+
+    @Test("with libraries, the read-only mappings of the shared libraries are released as well, and the process runs on")
+    func releaseLibraries() throws {
+        let exe = try #require(ProcessMemory.executablePath())
+        let maps = try #require(ProcessMemory.readSmallFile("/proc/self/maps"))
+        let mappings = maps.split(separator: "\n").compactMap(ProcessMemory.Mapping.init).filter { !$0.writable }
+        let own = mappings.filter { $0.path == exe }
+        let libraries = mappings.filter { $0.path != exe && $0.path.hasPrefix("/") && !$0.path.hasPrefix("/dev/") }
+        #expect(libraries.contains { $0.path.contains("libc.so") || $0.path.contains("libswiftCore") }, "\(libraries.map(\.path))")
+        let ownOnly = try ProcessMemory.releaseExecutableCodePages()
+        #expect(ownOnly.mappings == own.count)
+        // (Libraries loaded meanwhile by tests running alongside only add mappings.)
+        let release = try ProcessMemory.releaseExecutableCodePages(libraries: true)
+        #expect(release.mappings >= own.count + libraries.count)
+        let resident = try #require(ProcessMemory.residentBytes())
+        #expect(resident > 0)
+    }
 }
