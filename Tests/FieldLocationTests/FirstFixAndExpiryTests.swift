@@ -28,17 +28,25 @@ struct FirstFixAndExpiryTests {
         Location(latitude: 47 + seconds * 1e-5, longitude: 8, horizontalAccuracy: accuracy, receivedAt: at(seconds))
     }
 
+    /// A registry with one client whose services `configure` sets at instant `start`, and its events.
+    func client(_ name: String, start: Double = 0, _ configure: (inout ClientServices) -> Void) -> (ClientRegistry, Events, Int) {
+        let registry = ClientRegistry(stateDirectory: nil)
+        let events = Events()
+        let id = registry.register(name: name, persistentName: nil) { events.append($0) }.id
+        registry.update(id, now: at(start)) { s in
+            s.updatingLocation = true
+            configure(&s)
+        }
+        return (registry, events, id)
+    }
+
     func tick(_ registry: ClientRegistry, _ seconds: Double) {
         registry.housekeeping(registry.snapshot(), at: at(seconds), policy: policy, state: PolicyState(), moving: nil)
     }
 
     @Test("held for an accurate fix: coarse fixes wait, the first within the budget goes at once, then every fix")
     func accurateFixEndsTheHold() {
-        let registry = ClientRegistry(stateDirectory: nil)
-        let events = Events()
-        let id = registry.register(name: "logger", persistentName: nil) { events.append($0) }.id
-        registry.update(id, now: at(0)) { s in
-            s.updatingLocation = true
+        let (registry, events, _) = client("logger") { s in
             s.desiredAccuracy = .nearestTenMeters
             s.accurateFirstFixWait = 30
         }
@@ -51,11 +59,7 @@ struct FirstFixAndExpiryTests {
 
     @Test("at the deadline the most accurate fix held goes, while it is fresh; with none held the next fix goes")
     func deadline() {
-        let registry = ClientRegistry(stateDirectory: nil)
-        let events = Events()
-        let id = registry.register(name: "logger", persistentName: nil) { events.append($0) }.id
-        registry.update(id, now: at(0)) { s in
-            s.updatingLocation = true
+        let (registry, events, _) = client("logger") { s in
             s.desiredAccuracy = .nearestTenMeters
             s.accurateFirstFixWait = 3
             s.maximumAge = 10
@@ -70,11 +74,7 @@ struct FirstFixAndExpiryTests {
         registry.deliver(location(20, 4), at: at(4))
         #expect(events.accuracies == [12, 20])
 
-        let late = ClientRegistry(stateDirectory: nil)
-        let lateEvents = Events()
-        let other = late.register(name: "late", persistentName: nil) { lateEvents.append($0) }.id
-        late.update(other, now: at(0)) { s in
-            s.updatingLocation = true
+        let (late, lateEvents, _) = client("late") { s in
             s.accurateFirstFixWait = 2
         }
         tick(late, 2)
@@ -84,21 +84,14 @@ struct FirstFixAndExpiryTests {
 
     @Test("without a hold the first fix goes whatever its accuracy (Core Location's default)")
     func noHold() {
-        let registry = ClientRegistry(stateDirectory: nil)
-        let events = Events()
-        let id = registry.register(name: "nav", persistentName: nil) { events.append($0) }.id
-        registry.update(id, now: at(0)) { $0.updatingLocation = true }
+        let (registry, events, _) = client("nav") { _ in }
         registry.deliver(location(40, 1), at: at(1))
         #expect(events.accuracies == [40])
     }
 
     @Test("maximumUpdates counts deliveries, not fixes filtered out; duration counts from the start of updates")
     func expiryCounts() {
-        let registry = ClientRegistry(stateDirectory: nil)
-        let events = Events()
-        let id = registry.register(name: "two", persistentName: nil) { events.append($0) }.id
-        registry.update(id, now: at(0)) { s in
-            s.updatingLocation = true
+        let (registry, events, id) = client("two") { s in
             s.distanceFilter = 100
             s.maximumUpdates = 2
         }
@@ -111,11 +104,7 @@ struct FirstFixAndExpiryTests {
         #expect(events.errors == [.requestExpired("2 updates delivered (maximumUpdates)")])
         #expect(registry.services(id)?.updatingLocation == false)
 
-        let timed = ClientRegistry(stateDirectory: nil)
-        let timedEvents = Events()
-        let other = timed.register(name: "timed", persistentName: nil) { timedEvents.append($0) }.id
-        timed.update(other, now: at(10)) { s in
-            s.updatingLocation = true
+        let (timed, timedEvents, _) = client("timed", start: 10) { s in
             s.updateDuration = 5
         }
         tick(timed, 14.9)
