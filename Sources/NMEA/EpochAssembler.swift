@@ -77,6 +77,10 @@ public struct EpochAssembler: Sendable {
     /// The same, kept when a later timed sentence of the epoch distrusts it: that ender sent again
     /// with the epoch's time is the second repeated (QUIRKS.md section 4, M-3).
     private var emittedEnder: SentenceAddress?
+    /// The position the epoch was emitted with at its ender (a repeat of the same position, such as
+    /// a ZDA sent twice, is not a new copy of the second).
+    private var emittedLatitude: Double?
+    private var emittedLongitude: Double?
     /// The current epoch's last sentence that brought fix data.
     var lastContributor: SentenceAddress?
     var previousWasContributor = false
@@ -172,10 +176,12 @@ public struct EpochAssembler: Sendable {
             // `$GPRMC,183453,A` and a GGA of quality 2): the epoch emitted without a position opens
             // again once it has one, and is emitted again with it (gpsd's last report of the second
             // is the fixed one). A second repeated whole with a fix again (GGA, RMC, GGA, RMC of one
-            // time, other positions) opens it again when its ender comes again: gpsd reports at
-            // each cycle ender, so its last report of the second is the later copy's.
+            // time, other positions) opens it again when its ender comes again with another
+            // position: gpsd reports at each cycle ender, so its last report of the second is the
+            // later copy's.
             // QUIRKS.md section 4, M-3.
             let enderRepeated = time != nil && emittedEnder == parsed.address
+                && (fix.latitude != emittedLatitude || fix.longitude != emittedLongitude)
             guard emittedWithoutFix || enderRepeated, fix.mode >= .twoD, fix.latitude != nil else { return }
             epochEmitted = false
             emittedWithoutFix = false
@@ -193,6 +199,8 @@ public struct EpochAssembler: Sendable {
             epochEmitted = true
             emittedAt = ender
             emittedEnder = ender
+            emittedLatitude = fix.latitude
+            emittedLongitude = fix.longitude
         }
     }
 

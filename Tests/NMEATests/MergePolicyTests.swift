@@ -168,7 +168,7 @@ struct MergePolicyTests {
         let out = positioned(fixes(lines))
         #expect(out.count == 9, "\(out.keys.sorted())")
         for (time, fix) in out {
-            let minutes = time.hasPrefix("124952") ? 7.4700 : 7.4750
+            let minutes = time.hasPrefix("12:49:52") ? 7.4700 : 7.4750
             #expect(abs((fix.latitude ?? 0) - (59 + minutes / 60)) < 1e-9, "\(time)")
             #expect(fix.mode == .threeD, "\(time)")
         }
