@@ -172,6 +172,15 @@ struct MergePolicyTests {
             #expect(abs((fix.latitude ?? 0) - (59 + minutes / 60)) < 1e-9, "\(time)")
             #expect(fix.mode == .threeD, "\(time)")
         }
+        // The ender merely sent twice (the same position again, as a duplicated line) is no new
+        // copy: one record per second.
+        var same: [String] = []
+        for second in 46..<55 {
+            same += copy(second, "5907.4750")
+            if second == 52 { same += copy(second, "5907.4750") }
+        }
+        #expect(fixes(same).count == 9)
+        #expect(fixes(lines).count == 10)
     }
 
     @Test("M-3: a GGA with a fix repeated with its time (Trimble Placer 450 after losing lock) is still no fix")
