@@ -74,6 +74,13 @@ public struct EpochAssembler: Sendable {
     var fixEnderConfirmations = 0
     /// The ender at which the current epoch was emitted.
     private var emittedAt: SentenceAddress?
+    /// The same, kept when a later timed sentence of the epoch distrusts it: that ender sent again
+    /// with the epoch's time is the second repeated (QUIRKS.md section 4, M-3).
+    private var emittedEnder: SentenceAddress?
+    /// The position the epoch was emitted with at its ender (a repeat of the same position, such as
+    /// a ZDA sent twice, is not a new copy of the second).
+    private var emittedLatitude: Double?
+    private var emittedLongitude: Double?
     /// The current epoch's last sentence that brought fix data.
     var lastContributor: SentenceAddress?
     var previousWasContributor = false
@@ -168,8 +175,14 @@ public struct EpochAssembler: Sendable {
             // A second repeated with a better fix (`$GPRMC,183453,V` and a GGA of quality 0, then
             // `$GPRMC,183453,A` and a GGA of quality 2): the epoch emitted without a position opens
             // again once it has one, and is emitted again with it (gpsd's last report of the second
-            // is the fixed one). QUIRKS.md section 4, M-3.
-            guard emittedWithoutFix, fix.mode >= .twoD, fix.latitude != nil else { return }
+            // is the fixed one). A second repeated whole with a fix again (GGA, RMC, GGA, RMC of one
+            // time, other positions) opens it again when its ender comes again with another
+            // position: gpsd reports at each cycle ender, so its last report of the second is the
+            // later copy's.
+            // QUIRKS.md section 4, M-3.
+            let enderRepeated = time != nil && emittedEnder == parsed.address
+                && (fix.latitude != emittedLatitude || fix.longitude != emittedLongitude)
+            guard emittedWithoutFix || enderRepeated, fix.mode >= .twoD, fix.latitude != nil else { return }
             epochEmitted = false
             emittedWithoutFix = false
         }
@@ -185,6 +198,9 @@ public struct EpochAssembler: Sendable {
             emitEpoch(emit)
             epochEmitted = true
             emittedAt = ender
+            emittedEnder = ender
+            emittedLatitude = fix.latitude
+            emittedLongitude = fix.longitude
         }
     }
 
@@ -211,6 +227,7 @@ public struct EpochAssembler: Sendable {
         epochHasData = false
         epochEmitted = false
         emittedAt = nil
+        emittedEnder = nil
         emittedWithoutFix = false
         heldVTG = nil
         heldPGRMZ = nil

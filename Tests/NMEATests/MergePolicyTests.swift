@@ -154,6 +154,35 @@ struct MergePolicyTests {
         #expect(positioned(fixes(ggas)).count == 3)
     }
 
+    @Test("M-3: a second sent twice, both copies with a fix (GGA, RMC, GGA, RMC of one time, other positions): the later copy is reported")
+    func repeatedSecondBothFixed() throws {
+        func copy(_ second: Int, _ latitude: String) -> [String] {
+            ["$GPGGA,1249\(second),\(latitude),N,01014.1000,E,1,04,2.00,0.00,M,,,",
+             "$GPRMC,1249\(second),A,\(latitude),N,01014.1000,E,0.1000,358.000,160517,,"]
+        }
+        var lines: [String] = []
+        for second in 46..<55 {
+            lines += copy(second, "5907.4750")
+            if second == 52 { lines += copy(second, "5907.4700") }
+        }
+        let out = positioned(fixes(lines))
+        #expect(out.count == 9, "\(out.keys.sorted())")
+        for (time, fix) in out {
+            let minutes = time.hasPrefix("12:49:52") ? 7.4700 : 7.4750
+            #expect(abs((fix.latitude ?? 0) - (59 + minutes / 60)) < 1e-9, "\(time)")
+            #expect(fix.mode == .threeD, "\(time)")
+        }
+        // The ender merely sent twice (the same position again, as a duplicated line) is no new
+        // copy: one record per second.
+        var same: [String] = []
+        for second in 46..<55 {
+            same += copy(second, "5907.4750")
+            if second == 52 { same += copy(second, "5907.4750") }
+        }
+        #expect(fixes(same).count == 9)
+        #expect(fixes(lines).count == 10)
+    }
+
     @Test("M-3: a GGA with a fix repeated with its time (Trimble Placer 450 after losing lock) is still no fix")
     func staleRepeatIsNoFix() {
         let gga = "$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"
