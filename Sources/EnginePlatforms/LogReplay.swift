@@ -56,21 +56,11 @@ public struct LogReplay {
     /// removed (as gpsfake sends them): for replays that hand out the receiver's bytes line by line
     /// (`fieldlocd --replay`). The file is held in memory, so one larger than `maximumSize` is refused.
     public func lines(maximumSize: Int = 256 << 20) throws(ReplayError) -> [[UInt8]] {
-        let file: SystemFile
-        do { file = try SystemFile.open(path) } catch { throw .cannotOpen(path: path, reason: error.errno.description) }
-        defer { try? file.close() }
         var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            var failure: FileError?
-            let count = chunk.withUnsafeMutableBytes { raw -> Int in
-                do throws(FileError) { return try file.read(into: raw) } catch { failure = error; return 0 }
-            }
-            if let failure { throw .readFailed(path: path, offset: Int64(data.count), reason: failure.errno.description) }
-            if count == 0 { break }
-            data += chunk[0..<count]
+        try forEachRead { (buffer, count) throws(ReplayError) in
+            data += buffer[0..<count]
             guard data.count <= maximumSize else {
-                throw .readFailed(path: path, offset: Int64(data.count), reason: "larger than \(maximumSize >> 20) MiB")
+                throw ReplayError.readFailed(path: path, offset: Int64(data.count), reason: "larger than \(maximumSize >> 20) MiB")
             }
         }
         let cookie = LogReplay.delayCookie(in: data[...])
@@ -103,11 +93,6 @@ public struct LogReplay {
     @discardableResult
     public func run(sleep: (Double) -> Void = { _ in }, onFix: (Fix) -> Void) throws(ReplayError) -> NMEAStream {
         let stream = makeStream()
-        let file: SystemFile
-        do { file = try SystemFile.open(path) } catch { throw .cannotOpen(path: path, reason: error.errno.description) }
-        defer { try? file.close() }
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var offset: Int64 = 0
         var cookie: UInt8?
         var headerChecked = false
         var lastTime: UTCTime?
@@ -120,14 +105,7 @@ public struct LogReplay {
             }
             onFix(fix)
         }
-        while true {
-            var failure: FileError?
-            let count = buffer.withUnsafeMutableBytes { raw -> Int in
-                do throws(FileError) { return try file.read(into: raw) } catch { failure = error; return 0 }
-            }
-            if let failure { throw .readFailed(path: path, offset: offset, reason: failure.errno.description) }
-            if count == 0 { break }
-            offset += Int64(count)
+        try forEachRead { buffer, count in
             var usable = count
             if !headerChecked {
                 // gpsd's test logs may declare a "delay cookie": a byte marking write boundaries
@@ -150,5 +128,25 @@ public struct LogReplay {
         }
         stream.finish(onFix: pace)
         return stream
+    }
+
+    /// Reads the file in 64 KiB reads, handing each to `body` in one reusable buffer with the count
+    /// read (the buffer may be changed in place); errors name the file and the byte offset reached.
+    private func forEachRead(_ body: (inout [UInt8], Int) throws(ReplayError) -> Void) throws(ReplayError) {
+        let file: SystemFile
+        do { file = try SystemFile.open(path) } catch { throw .cannotOpen(path: path, reason: error.errno.description) }
+        defer { try? file.close() }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var offset: Int64 = 0
+        while true {
+            var failure: FileError?
+            let count = buffer.withUnsafeMutableBytes { raw -> Int in
+                do throws(FileError) { return try file.read(into: raw) } catch { failure = error; return 0 }
+            }
+            if let failure { throw .readFailed(path: path, offset: offset, reason: failure.errno.description) }
+            if count == 0 { return }
+            offset += Int64(count)
+            try body(&buffer, count)
+        }
     }
 }

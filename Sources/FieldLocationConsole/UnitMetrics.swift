@@ -19,9 +19,7 @@ final class UnitMetrics: Sendable {
     private let lastCounts = Mutex<[String: Double]>([:])
 
     /// The constellations the satellite gauges are labelled with.
-    static let constellations: [(Constellation, String)] = [
-        (.gps, "gps"), (.glonass, "glonass"), (.galileo, "galileo"), (.beidou, "beidou"), (.qzss, "qzss"), (.navic, "navic"), (.sbas, "sbas"),
-    ]
+    static let constellations: [(Constellation, String)] = Constellation.allCases.map { ($0, $0.code) }
     static let headingQualities = ["good", "degraded", "unavailable"]
 
     init(includePosition: Bool) {

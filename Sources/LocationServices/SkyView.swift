@@ -62,7 +62,7 @@ public struct SkyView: Sendable, Hashable, Codable {
         let finite = { (value: Double?) -> Double? in value.flatMap { $0.isFinite ? $0 : nil } }
         self.init(timestamp: fix.time?.secondsSinceEpoch, receivedAt: receivedAt, pdop: finite(fix.pdop), hdop: finite(fix.hdop),
                   vdop: finite(fix.vdop), satellites: fix.satellites.array.map { s in
-                      Satellite(constellation: s.constellation.map(SkyView.name) ?? "unknown", prn: Int(s.prn),
+                      Satellite(constellation: s.constellation?.code ?? "unknown", prn: Int(s.prn),
                                 elevation: s.elevation.map(Int.init), azimuth: s.azimuth.map(Int.init), cn0: s.snr.map(Int.init), used: s.used)
                   })
     }
@@ -72,19 +72,6 @@ public struct SkyView: Sendable, Hashable, Codable {
 
     /// Satellites the solution used.
     public var usedCount: Int { satellites.filter(\.used).count }
-
-    /// A constellation's name on the wire (lower case).
-    static func name(_ c: Constellation) -> String {
-        switch c {
-        case .gps: return "gps"
-        case .glonass: return "glonass"
-        case .galileo: return "galileo"
-        case .beidou: return "beidou"
-        case .qzss: return "qzss"
-        case .navic: return "navic"
-        case .sbas: return "sbas"
-        }
-    }
 
     private enum CodingKeys: String, CodingKey { case timestamp, receivedAt, pdop, hdop, vdop, satellites }
 

@@ -44,6 +44,20 @@ public struct Talker: Sendable, Hashable, CustomStringConvertible {
 public enum Constellation: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case gps, glonass, galileo, beidou, qzss, navic, sbas
 
+    /// The lower-case name used in machine-readable output (metrics labels, the sky view on the
+    /// wire): `gps`, `glonass`, `galileo`, `beidou`, `qzss`, `navic`, `sbas`.
+    public var code: String {
+        switch self {
+        case .gps: return "gps"
+        case .glonass: return "glonass"
+        case .galileo: return "galileo"
+        case .beidou: return "beidou"
+        case .qzss: return "qzss"
+        case .navic: return "navic"
+        case .sbas: return "sbas"
+        }
+    }
+
     /// The constellation named by an NMEA 4.10 system ID (GSA field 18, GSV/GBS signal context).
     public init?(systemID: Int) {
         switch systemID {
