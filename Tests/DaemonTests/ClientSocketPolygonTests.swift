@@ -67,14 +67,14 @@ struct ClientSocketPolygonTests {
                                                   GeoPoint(latitude: here.latitude + d, longitude: here.longitude + d),
                                                   GeoPoint(latitude: here.latitude + d, longitude: here.longitude - d)])
             var region = CircularRegion(identifier: "plot", polygon: square)
-            // Long enough (4 s at 50x) for the record to be read before it lapses on a loaded machine.
-            region.expiresAfter = 200
+            // Long enough (12 s at 50x) for the record to be read before it lapses on a loaded machine.
+            region.expiresAfter = 600
             manager.startMonitoring(for: region)
             #expect(manager.monitoredRegions == [region])
             #expect(await csWait(seconds: 10) { recorder.log.contains("determined plot inside") }, "\(recorder.log)")
             #expect(manager.record(for: "plot")?.lastEvent == .determined(.inside))
-            // 200 s of engine time (at 50x, 4 s).
-            #expect(await csWait(seconds: 60) { recorder.log.contains("expired plot") }, "\(recorder.log)")
+            // 600 s of engine time (at 50x, 12 s).
+            #expect(await csWait(seconds: 90) { recorder.log.contains("expired plot") }, "\(recorder.log)")
             #expect(manager.monitoredRegions.isEmpty)
             #expect(manager.record(for: "plot") == nil)
         }

@@ -335,7 +335,7 @@ struct ClientSocketTests {
             manager.delegate = recorder
             #expect(manager.accuracyAuthorization == .reducedAccuracy)
             manager.startUpdatingLocation()
-            #expect(await csWait(seconds: 10) { recorder.locations.count >= 3 })
+            #expect(await csWait(seconds: 30) { recorder.locations.count >= 3 })
             #expect(recorder.locations.allSatisfy { $0.isReduced && $0.horizontalAccuracy >= 5000 })
             #expect(manager.location?.isReduced == true)
             #expect(throws: LocationError.self) { try manager.requestTemporaryFullAccuracyAuthorization(withPurposeKey: "nope") }

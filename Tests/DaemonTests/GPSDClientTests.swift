@@ -112,8 +112,14 @@ struct GPSDClientTests {
             #expect(objects.count == lines.count, "every line must be JSON: \(lines)")
             #expect(objects.prefix(3).map { $0["class"] as? String } == ["VERSION", "DEVICES", "WATCH"])
             #expect(!result.stdout.contains("null"))
+            // What came, in order (A ATT, S SKY, T3 a 3D TPV, ...), and whether the daemon answering
+            // is still ours: enough to tell a lost fix from a port taken by another test's daemon.
+            let classes = objects.map { o -> String in
+                let name = String((o["class"] as? String ?? "?").prefix(1))
+                return name == "T" ? "T\(o["mode"] as? Int ?? 0)" : name
+            }.joined()
             let tpv = try #require(objects.first { $0["class"] as? String == "TPV" && $0["mode"] as? Int == 3 },
-                                   "no 3D TPV in \(lines)")
+                                   "no 3D TPV in \(classes); daemon running: \(daemon.process.isRunning); \(daemon.process.stderr.suffix(600))")
             #expect(Self.inSimArea(tpv["lat"] as? Double ?? 0, tpv["lon"] as? Double ?? 0))
             #expect(daemon.process.stderr.contains("released start-up code pages"), "\(daemon.process.stderr.suffix(800))")
         }

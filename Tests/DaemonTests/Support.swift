@@ -295,22 +295,29 @@ enum Programs {
 
     /// A loopback port that was free a moment ago.
     static func freePort() throws -> Int {
+        // Below the kernel's ephemeral range (32768 and up on Linux): a port the kernel hands out
+        // for port 0, or to an outgoing connection of a test running beside this one, could be
+        // taken again before the daemon binds it.
+        for _ in 0..<200 {
+            let port = Int.random(in: 20_000..<32_000)
+            if canBind(port) { return port }
+        }
+        throw TestFailure("no free port in 20000..<32000 after 200 tries")
+    }
+
+    /// Whether 127.0.0.1:`port` can be bound now.
+    private static func canBind(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket failed") }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0 else { throw TestFailure("bind failed") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return bound == 0
     }
 
     /// Waits until something accepts connections on 127.0.0.1:`port`.
