@@ -79,6 +79,12 @@ public struct SimulatedEnginePlatform: EnginePlatform {
         return ReceiverLines(powerEnable: receiver.powerLine(clock: platform.clock))
     }
     public func measuredReceiverEnergy() -> EnergyLedger? { receiver?.ledger }
+    /// The emulated receiver's next transmission (its next epoch, a reply or its wake-up); not
+    /// known without the emulator.
+    public func nextScheduledEvent(after instant: MonotonicInstant) -> MonotonicInstant? {
+        guard let receiver else { return instant }
+        return receiver.nextTransmission(after: instant)
+    }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
     public func accessProblem(for board: BoardDescription) -> String? { nil }
     /// The host's network: a simulated receiver takes real corrections (from a local caster in tests).

@@ -55,6 +55,12 @@ extension LocationEngine {
     /// Runs the engine on the calling thread until ``stop()``: a real board as its data comes, a
     /// simulated board (manual clock) paced to the wall clock, `speed` times as fast.
     ///
+    /// On a manual clock the thread sleeps until the next thing that is due (the second's tick, a
+    /// sensor sample, the simulated receiver's next transmission; see ``nextDue(after:)``),
+    /// between ``minimumPacingSleep`` and ``maximumPacingSleep`` of wall time, and wakes early
+    /// for a setting or ``stop()``: an idle simulated board wakes a few times a second, not at a
+    /// fixed 50 Hz.
+    ///
     /// `started` is called once on this thread, before the first step, with the manual clock's
     /// instant from which a simulated board is paced (the wall clock reads now at that instant):
     /// the anchor that ties its clock to the system's (`fieldlocd --sim-time-offset`).
@@ -70,9 +76,31 @@ extension LocationEngine {
         started?(simStart)
         while !published.withLock({ $0.stopRequested }) {
             let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) / 1e9
-            advance(until: simStart.advanced(by: .milliseconds(Int64(wall * speed * 1000))), stoppable: true)
-            Thread.sleep(forTimeInterval: 0.02)
+            let target = simStart.advanced(by: .milliseconds(Int64(wall * speed * 1000)))
+            advance(until: target, stoppable: true)
+            let due = runLock.withLock { nextDue(after: clock.now()) }
+            let ahead = due <= target ? 0 : Double(due.nanoseconds - target.nanoseconds) / 1e9 / speed
+            let sleep = min(max(ahead, Self.minimumPacingSleep), Self.maximumPacingSleep)
+            _ = pacingWake.wait(timeout: .now() + sleep)
         }
+    }
+
+    /// The shortest sleep of a manual-clock engine between steps (wall time): work due sooner is
+    /// done in one step after it.
+    public static let minimumPacingSleep = 0.02
+    /// The longest sleep of a manual-clock engine between steps (wall time), so that a change made
+    /// to the simulated hardware from outside (a fault injected by a test) is seen promptly.
+    public static let maximumPacingSleep = 1.0
+
+    /// The first instant after `now` at which the engine has work of its own: the tick, a sensor
+    /// sample, a recorded heading, the corrections' forwarding, a Bluetooth scan's adverts, the
+    /// platform's next event. Under `runLock`.
+    func nextDue(after now: MonotonicInstant) -> MonotonicInstant {
+        var due = min(nextTick, sensors.nextSample, platform.recordedHeadings?.nextDue ?? .distantFuture)
+        if published.withLock({ $0.corrections }) != nil { due = min(due, now.advanced(by: .milliseconds(200))) }
+        if beacons.scanning { due = min(due, now) }
+        if let event = platform.nextScheduledEvent(after: now) { due = min(due, event) }
+        return due
     }
 
     /// Runs the engine on a background thread (see ``run(speed:)``) until ``stop()``; returns at once.
@@ -83,7 +111,10 @@ extension LocationEngine {
     }
 
     /// Asks the running loop to return after its current step; the receiver is left idle.
-    public func stop() { published.withLock { $0.stopRequested = true } }
+    public func stop() {
+        published.withLock { $0.stopRequested = true }
+        pacingWake.signal()
+    }
 
     /// Puts the hardware in the idle state (receiver asleep, sensors unread) and closes the port:
     /// for a graceful shutdown.

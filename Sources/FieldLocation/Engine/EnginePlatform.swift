@@ -45,6 +45,12 @@ public protocol EnginePlatform: Sendable {
     func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner
     /// The network NTRIP corrections come over, or `nil` where the platform has none (a replay).
     var network: (any NetworkConnector)? { get }
+    /// On a manual clock: the first instant after `instant` at which the platform's hardware does
+    /// something by itself (a simulated receiver's next transmission), or `nil` when nothing is
+    /// scheduled. ``LocationEngine/run(speed:)`` sleeps until then (or the engine's own next
+    /// deadline) instead of waking at a fixed pace. Returning `instant` means "not known": the
+    /// loop keeps its shortest pace.
+    func nextScheduledEvent(after instant: MonotonicInstant) -> MonotonicInstant?
 }
 
 extension EnginePlatform {
@@ -52,6 +58,8 @@ extension EnginePlatform {
     public var recordedHeadings: RecordedHeadingSource? { nil }
     /// No network: platforms that do not say otherwise cannot fetch corrections.
     public var network: (any NetworkConnector)? { nil }
+    /// Not known: a manual-clock platform that does not say otherwise is paced at the shortest step.
+    public func nextScheduledEvent(after instant: MonotonicInstant) -> MonotonicInstant? { instant }
     /// No scanner: platforms that do not say otherwise have no Bluetooth.
     public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
         throw HardwareError(.unsupported, device: board.bluetooth ?? "bluetooth", operation: "open",

@@ -99,6 +99,8 @@ public final class LocationEngine: @unchecked Sendable {
     /// When the engine was made, on its clock (its uptime counts from here).
     let createdAt: MonotonicInstant
     let runLock = NSLock()
+    /// Wakes a manual-clock run loop from its sleep between steps (a setting, ``stop()``).
+    let pacingWake = DispatchSemaphore(value: 0)
     // Under `runLock`.
     let receiver: ReceiverSubsystem
     let sensors: SensorSubsystem
@@ -279,6 +281,8 @@ public final class LocationEngine: @unchecked Sendable {
             publishState()
             runLock.unlock()
         }
+        // A setting may bring work forward (a new client's demand): the paced loop looks again.
+        pacingWake.signal()
     }
 
     /// Applies the queued settings. Under `runLock`.
