@@ -39,7 +39,22 @@ struct EnergyAccounting {
             ledger.add(.receiver, state: previous.receiver.stateName, current: previous.meanCurrent(profile),
                        seconds: (now - last).secondsDouble)
         }
-        let source = measured ?? ledger
+        attribute(measured ?? ledger)
+        demands = next
+        lastTick = now
+    }
+
+    /// The clients' charges with what `now` (the platform's ledger as of now; `nil` for the
+    /// estimate, which grows only at ticks) counted since the last tick attributed to the demands
+    /// in force, so they sum to that ledger's total.
+    func byClient(upTo now: EnergyLedger?) -> ClientEnergyLedger {
+        var copy = self
+        copy.attribute(now ?? ledger)
+        return copy.byClient
+    }
+
+    /// Attributes the charge `source` counted beyond what is attributed already to the demands in force.
+    private mutating func attribute(_ source: EnergyLedger) {
         for component in PowerComponent.allCases {
             let total = source.charge(component)
             let delta = total - attributed[component, default: 0]
@@ -48,8 +63,6 @@ struct EnergyAccounting {
             let owners = demands.filter { component == .receiver ? $0.desiredAccuracy != nil : $0.wantsHeading }
             byClient.add(delta, among: owners.map { Self.owner(of: $0.client) })
         }
-        demands = next
-        lastTick = now
     }
 
     /// The client a demand belongs to: its name without the service in brackets (`fleet#3

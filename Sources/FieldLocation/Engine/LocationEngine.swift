@@ -262,12 +262,13 @@ public final class LocationEngine: @unchecked Sendable {
     /// and the receiver profile's data-sheet currents.
     public var energyUsed: EnergyLedger { platform.measuredReceiverEnergy() ?? published.withLock { $0.state.energy } }
 
-    /// The charge in ``energyUsed`` (as of the last tick) attributed to the clients whose demand
+    /// The charge in ``energyUsed`` attributed to the clients whose demand
     /// caused it, by client (`name#id`, as the policy's reasons name them), the largest first:
     /// the clients registered now are listed even at 0 (passive ones are never charged), and what
     /// no client caused is ``ClientEnergyLedger/unattributed``. The charges sum to the total.
     public var energyByClient: [(client: String, charge: Double)] {
-        let ledger = published.withLock { $0.state.clientEnergy }
+        let accounting = published.withLock { $0.state.energyAccounting }
+        let ledger = accounting?.byClient(upTo: platform.measuredReceiverEnergy()) ?? ClientEnergyLedger()
         return ledger.accounts(including: registry.snapshot().map { "\($0.1.name)#\($0.0)" })
     }
 
@@ -303,7 +304,7 @@ public final class LocationEngine: @unchecked Sendable {
     func publishState() {
         let state = EngineState(hardwareProblem: receiver.portProblem ?? sensors.problem, pps: timing.status(at: clock.now()),
                                 receiverFailures: (receiver.executor?.failures ?? []).suffix(20).map(\.description),
-                                controlsReceiver: receiver.executor != nil, energy: energy.ledger, clientEnergy: energy.byClient,
+                                controlsReceiver: receiver.executor != nil, energy: energy.ledger, energyAccounting: energy,
                                 calibration: sensors.calibration, watchdogTimeout: receiver.watchdogTimeout,
                                 headingPeriod: sensors.headingPeriod)
         published.withLock { p in
@@ -324,7 +325,7 @@ struct EngineState: Sendable {
     var receiverFailures: [String] = []
     var controlsReceiver = false
     var energy = EnergyLedger()
-    var clientEnergy = ClientEnergyLedger()
+    var energyAccounting: EnergyAccounting?
     var calibration: MagnetometerCalibration?
     var watchdogTimeout: Duration = .seconds(5)
     var headingPeriod: Duration = .milliseconds(100)
