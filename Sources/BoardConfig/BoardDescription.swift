@@ -31,6 +31,9 @@ public struct BoardDescription: Sendable, Equatable {
     public var bluetooth: String? = nil
     /// RTK/DGPS corrections from an NTRIP caster (`[ntrip]`), if configured.
     public var ntrip: NTRIPBoardSettings?
+    /// The demand fieldlocd's gpsd and NMEA-TCP watchers add (`gpsd_clients`): ``GPSDClientDemand/best``
+    /// by default; ``GPSDClientDemand/passive`` lets them see only the fixes other clients cause.
+    public var gpsdClients: GPSDClientDemand = .best
 
     /// Creates a description. ``BoardLoader`` is the validating way to get one.
     public init(

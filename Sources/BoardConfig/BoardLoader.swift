@@ -12,7 +12,7 @@ public enum BoardLoader {
     public static let orientationTolerance = 1e-6
 
     /// The keys allowed at the top level of a board file.
-    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "beacon", "ntrip"]
+    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "beacon", "ntrip", "gpsd_clients"]
     /// The keys allowed in `[receiver]`.
     public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config", "leap_seconds"]
     /// The keys allowed in `[i2c]`.
@@ -124,6 +124,7 @@ public enum BoardLoader {
             board.replay = try readReplay(replaySection, board: board, file: file)
         }
         board.ntrip = try ntripSection.map { section throws(BoardError) in try readNTRIP(section) }
+        board.gpsdClients = try readGPSDClients(top)
         return board
     }
 

@@ -76,9 +76,11 @@ extension GPSDFeed {
 }
 
 /// The feed of a board's ``LocationEngine``: the engine's observations are published as they come;
-/// while at least one client watches, one engine client holds the demand (best accuracy, headings
-/// when a JSON watcher wants them and the board has a compass), so the power policy keeps the
-/// receiver tracking; when the last watcher leaves the engine client is removed and the receiver idles.
+/// while at least one client watches, one engine client holds the demand (the board's `gpsd_clients`
+/// level, best accuracy by default, headings when a JSON watcher wants them and the board has a
+/// compass), so the power policy keeps the receiver tracking; when the last watcher leaves the
+/// engine client is removed and the receiver idles. Under `gpsd_clients = "passive"` the engine
+/// client is passive: watchers see the fixes other clients cause and add no demand.
 public final class EngineFeed: GPSDFeed {
     /// The engine.
     public let engine: LocationEngine
@@ -143,6 +145,9 @@ public final class EngineFeed: GPSDFeed {
             }
             return
         }
+        // The board's `gpsd_clients`: an accuracy level, or passive (no demand at all).
+        let level = engine.board.gpsdClients
+        let passive = level == .passive
         let existing = state.withLock { $0.client }
         let id: Int
         if let existing {
@@ -152,12 +157,21 @@ public final class EngineFeed: GPSDFeed {
             id = registration.id
             for problem in registration.problems { logger.warning("\(problem)") }
             state.withLock { $0.client = id }
-            logger.info("first watcher: holding the receiver (best accuracy\(demand.heading ? ", headings" : ""))")
+            logger.info(passive ? "first watcher: passive (gpsd_clients = \"passive\"), the receiver runs only for other clients"
+                        : "first watcher: holding the receiver (\(level.rawValue) accuracy\(demand.heading ? ", headings" : ""))")
         }
         let heading = demand.heading && engine.headingAvailable
         engine.update(id) { services in
             services.updatingLocation = true
-            services.desiredAccuracy = .best
+            services.passive = passive
+            switch level {
+            case .passive, .best: services.desiredAccuracy = .best
+            case .bestForNavigation: services.desiredAccuracy = .bestForNavigation
+            case .nearestTenMeters: services.desiredAccuracy = .nearestTenMeters
+            case .hundredMeters: services.desiredAccuracy = .hundredMeters
+            case .kilometer: services.desiredAccuracy = .kilometer
+            case .threeKilometers: services.desiredAccuracy = .threeKilometers
+            }
             services.distanceFilter = nil
             services.pausesAutomatically = false
             services.updatingHeading = heading

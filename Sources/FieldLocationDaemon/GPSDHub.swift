@@ -395,14 +395,25 @@ final class GPSDHub: Sendable {
 
     // MARK: conversions
 
-    /// TPV values a fix does not carry: gpsd's time error for NMEA receivers, and the corrections'
-    /// age and reference station when an NTRIP client feeds the receiver.
+    /// TPV values a fix does not carry: the time error `ept`, and the corrections' age and reference
+    /// station when an NTRIP client feeds the receiver.
+    ///
+    /// `ept` is the fix's measured time accuracy (``Location/timeAccuracy(of:)``: the receiver's
+    /// tAcc, or GST's residuals over the speed of light) when there is one. Otherwise it is gpsd's
+    /// own default, ``gpsdDefaultTimeError``: gpsd's error model (`gpsd_error_model()` in
+    /// libgpsd_core.c) puts 5 ms in `ept` whenever the fix has a time and its driver set no time
+    /// error, which is the case for every NMEA receiver. gpsd's u-blox driver leaves NAV-PVT's tAcc
+    /// out of `ept`, so on a u-blox log this `ept` is the smaller, measured figure where gpsd says 0.005.
     static func extras(_ fix: Fix, corrections: CorrectionStatus? = nil) -> GPSDTPVExtras {
-        var extras = GPSDTPVExtras(timeError: fix.time == nil ? nil : 0.005)
+        let measured = Location.timeAccuracy(of: fix)?.seconds
+        var extras = GPSDTPVExtras(timeError: fix.time == nil ? nil : measured ?? gpsdDefaultTimeError)
         extras.dgpsAge = corrections?.age
         extras.dgpsStation = corrections?.station
         return extras
     }
+
+    /// gpsd's time error for a fix whose driver states none (NMEA receivers), seconds.
+    static let gpsdDefaultTimeError = 0.005
 
     /// Standard gravity, m/s² per g.
     static let standardGravity = 9.80665

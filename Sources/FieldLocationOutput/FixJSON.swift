@@ -4,7 +4,9 @@ import NMEA
 ///
 /// Keys: `time` (ISO 8601 UTC, ms), `mode` (1 no fix, 2, 3), `lat`, `lon` (degrees), `alt` (metres above
 /// mean sea level), `altHAE`, `geoidSep`, `speed` (m/s), `course` (degrees true), `magvar`, `eph`, `epv`
-/// (metres; see ``Fix/accuracyConfidence``), `hdop`, `vdop`, `pdop`, `sats_used`, `sats_visible`,
+/// (metres; see ``Fix/accuracyConfidence``), `ept` (seconds: the time's measured one-sigma error, the
+/// receiver's tAcc or GST's pseudorange residuals over the speed of light, see
+/// `Location.timeAccuracy(of:)`; absent when nothing measured it), `hdop`, `vdop`, `pdop`, `sats_used`, `sats_visible`,
 /// `talker` (only when the epoch's positions came from more than one talker: the talker of the
 /// position reported, ``Fix/positionTalker``), `leap_seconds` (only when the fix's UTC came from GPS time with leap seconds the receiver did not
 /// state: `table` or `assumed`, see ``LeapSecondSource``), `quality`, `source`. Missing values are

@@ -1,3 +1,4 @@
+import LocationServices
 import NMEA
 
 /// Writes fixes as JSON lines into one reusable byte buffer, handing the bytes on in large blocks.
@@ -84,6 +85,8 @@ public final class FixJSONWriter {
         number(",\"magvar\":", fix.magneticVariation, &p)
         number(",\"eph\":", fix.horizontalAccuracy, &p)
         number(",\"epv\":", fix.verticalAccuracy, &p)
+        // The time's measured one-sigma error (receiver tAcc, or GST's residuals); none is invented.
+        number(",\"ept\":", Location.timeAccuracy(of: fix)?.seconds, &p)
         number(",\"hdop\":", fix.hdop, &p)
         number(",\"vdop\":", fix.vdop, &p)
         number(",\"pdop\":", fix.pdop, &p)

@@ -45,6 +45,9 @@ public struct StatusSnapshot: Sendable {
     public var health = UnitHealth()
     /// Every client's monitored regions and their states.
     public var regions: [RegionOverview] = []
+    /// The energy attributed to each client whose demand caused it (``LocationEngine/energyByClient``):
+    /// passive clients at 0, what no client caused under ``ClientEnergyLedger/unattributed``.
+    public var energyByClient: [(client: String, charge: Double)] = []
 
     /// Creates a snapshot.
     public init(board: String, boardTitle: String, receiver: String, fix: Fix?, fixAge: Double?, heading: HeadingUpdate?,
@@ -182,6 +185,7 @@ public final class StatusMonitor: @unchecked Sendable {
         health.calibrationCreated = errorBox.lock.withLock { errorBox.calibrationCreated }
         snapshot.health = health
         snapshot.regions = engine.regionOverview()
+        snapshot.energyByClient = engine.energyByClient
         if let c = snapshot.corrections, c.link != "streaming" { warnings.append("NTRIP \(c.source): \(c.linkDescription)") }
         snapshot.warnings = warnings
         return snapshot

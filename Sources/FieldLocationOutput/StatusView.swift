@@ -81,6 +81,9 @@ public enum StatusView {
                 if let reason = d.reasons.first { out.append("           \(reason)") }
             }
             out.append("Energy     \(f(s.energy.charge(.receiver), 3, " mAh")) receiver, mean \(f(s.energy.meanCurrent(.receiver), 2, " mA"))")
+            if !s.energyByClient.isEmpty {
+                out.append("           by client: " + s.energyByClient.map { "\($0.client) \(f($0.charge, 3, " mAh"))" }.joined(separator: ", "))
+            }
             out.append("Receiver   \(s.receiver)   \(s.counters.bytes) bytes, \(s.counters.fixes) epochs, \(s.counters.headings) headings")
         }
         if let c = s.corrections { out.append(contentsOf: correctionLines(c)) }
@@ -175,7 +178,11 @@ public enum StatusView {
         if let d = s.decision {
             fields.append("\"power\":{\"receiver\":" + JSONText.quote(d.receiver.description) + ",\"paused\":\(d.paused)}")
         }
-        if !s.remote { num("energy_mAh", s.energy.charge(.receiver), 4) }
+        if !s.remote {
+            num("energy_mAh", s.energy.charge(.receiver), 4)
+            let clients = s.energyByClient.map { "{\"client\":" + JSONText.quote($0.client) + ",\"energy_mAh\":" + FixText.fixed($0.charge, 4) + "}" }
+            fields.append("\"energy_by_client\":[" + clients.joined(separator: ",") + "]")
+        }
         if let c = s.corrections { fields.append("\"corrections\":" + correctionJSON(c)) }
         fields.append("\"health\":" + HealthView.json(health(s)))
         let regions = s.regions.map {

@@ -89,10 +89,12 @@ import Foundation
 ///
 /// Services carry `updateInterval`, `minimumUpdateInterval`, `fixLossTimeout`, `updateDuration` and
 /// `accurateFirstFixWait` (seconds, absent for none) and `maximumUpdates` (absent for no limit: when the updates end on
-/// their own the client gets an `error` event with code `requestExpired`); a location carries `fixType`, `speedAccuracy`, `courseAccuracy`, `accuracyModel` and
+/// their own the client gets an `error` event with code `requestExpired`), and `passive` (true for a client
+/// that receives the fixes others cause and adds no demand; absent for false); a location carries `fixType`, `speedAccuracy`, `courseAccuracy`, `accuracyModel` and
 /// `accuracyConfidence` when they say more than the defaults (the mode's 2D/3D, `unknown`, one
 /// sigma), a negative `horizontalAccuracy` when it is unknown, and `corrections` (solution, link,
-/// age, station, message types, counters) on a unit with an NTRIP client.
+/// age, station, message types, counters) on a unit with an NTRIP client, and `timeAccuracy` (seconds)
+/// with `timeAccuracySource` (`receiver` or `gst`) when something measured the fix's time.
 ///
 /// The values are the public types' own `Codable` forms: `Location`, `Visit`, `RegionEvent` and
 /// `LocationError` (in LocationServices), `HeadingUpdate`, `ClientServices` and `EngineEvent`

@@ -101,7 +101,7 @@ extension ClientServices: Codable {
         case updatingLocation, desiredAccuracy, distanceFilter, activityType, pausesAutomatically, maximumAge, updatingHeading
         case headingFilter, headingOrientation, significantChanges, visits, reducedAccuracy, deferral, batchingMaximumDelay
         case updateInterval, minimumUpdateInterval, fixLossTimeout, rangingConstraints, maximumUpdates, updateDuration
-        case accurateFirstFixWait, updatingSky
+        case accurateFirstFixWait, updatingSky, passive
     }
 
     private enum DeferralKeys: String, CodingKey { case distance, timeout }
@@ -135,6 +135,7 @@ extension ClientServices: Codable {
         updateDuration = try c.decodeIfPresent(Double.self, forKey: .updateDuration)
         accurateFirstFixWait = try c.decodeIfPresent(Double.self, forKey: .accurateFirstFixWait)
         updatingSky = try c.decodeIfPresent(Bool.self, forKey: .updatingSky) ?? false
+        passive = try c.decodeIfPresent(Bool.self, forKey: .passive) ?? false
         let constraints = try c.decodeIfPresent([BeaconIdentityConstraint].self, forKey: .rangingConstraints) ?? []
         if constraints.count > 64 { throw LocationError.invalidArgument("services: at most 64 rangingConstraints") }
         rangingConstraints = Set(constraints)
@@ -193,6 +194,7 @@ extension ClientServices: Codable {
         try c.encodeIfPresent(updateDuration, forKey: .updateDuration)
         try c.encodeIfPresent(accurateFirstFixWait, forKey: .accurateFirstFixWait)
         if updatingSky { try c.encode(true, forKey: .updatingSky) }
+        if passive { try c.encode(true, forKey: .passive) }
         if !rangingConstraints.isEmpty {
             try c.encode(rangingConstraints.sorted { $0.description < $1.description }, forKey: .rangingConstraints)
         }

@@ -93,7 +93,8 @@ public enum GPSDReport {
         if let time = fix.time.flatMap(iso8601) {
             out.add("time", time)
             out.add("leapseconds", extras.leapSeconds ?? fix.leapSeconds)
-            out.add("ept", extras.timeError, digits: 3)
+            // gpsd prints three decimals; a measured sub-millisecond error keeps nanoseconds.
+            out.add("ept", extras.timeError, digits: (extras.timeError ?? 1) < 0.001 ? 9 : 3)
         }
         guard fix.mode >= .twoD else { return }
         let threeD = fix.mode == .threeD
@@ -394,7 +395,8 @@ public struct GPSDDevice: Sendable, Equatable {
 
 /// TPV values a ``Fix`` does not carry. All optional; error values are already 95 % figures.
 public struct GPSDTPVExtras: Sendable, Equatable {
-    /// `ept`: time error, seconds (gpsd uses 0.005 for NMEA receivers).
+    /// `ept`: time error, seconds: the measured one when there is one, else gpsd's 0.005 for receivers
+    /// that state none (NMEA).
     public var timeError: Double?
     /// `leapseconds`: GPS-UTC, only when the receiver reported it.
     public var leapSeconds: Int?

@@ -32,12 +32,16 @@ public struct LocationRequest: Sendable, Hashable {
     /// `waitForAccurateLocation`); at the deadline the most accurate fix so far is delivered. `nil`
     /// (the default, as Core Location and Android) delivers the first fresh fix at once.
     public var accurateFirstFixWait: Double?
+    /// Passive (Android's `PRIORITY_PASSIVE`): the request gets the fixes other clients cause,
+    /// filtered as asked, and adds no demand, so on its own it keeps the receiver off (see
+    /// ``ClientServices/passive``). `false` by default.
+    public var passive: Bool
 
     /// Creates a request.
     public init(desiredAccuracy: DesiredAccuracy = .best, distanceFilter: Double? = nil, activityType: ActivityType = .other,
                 pausesAutomatically: Bool = true, maximumAge: Double = 2, updateInterval: Double? = nil,
                 minimumUpdateInterval: Double? = nil, fixLossTimeout: Double? = nil, maximumUpdates: Int? = nil,
-                duration: Double? = nil, accurateFirstFixWait: Double? = nil) {
+                duration: Double? = nil, accurateFirstFixWait: Double? = nil, passive: Bool = false) {
         self.desiredAccuracy = desiredAccuracy
         self.distanceFilter = distanceFilter
         self.activityType = activityType
@@ -49,6 +53,7 @@ public struct LocationRequest: Sendable, Hashable {
         self.maximumUpdates = maximumUpdates
         self.duration = duration
         self.accurateFirstFixWait = accurateFirstFixWait
+        self.passive = passive
     }
 
     /// Writes the request into a client's services.
@@ -65,6 +70,7 @@ public struct LocationRequest: Sendable, Hashable {
         s.maximumUpdates = maximumUpdates
         s.updateDuration = duration
         s.accurateFirstFixWait = accurateFirstFixWait
+        s.passive = passive
     }
 
     /// Refuses out-of-range values with a message naming the argument.

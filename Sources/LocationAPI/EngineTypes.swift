@@ -187,6 +187,11 @@ public struct ClientServices: Sendable {
     /// SKY): the satellites in view and the dilutions of precision. It adds no demand of its own:
     /// the sky comes with the fixes the client's (or another client's) updates bring.
     public var updatingSky = false
+    /// Passive updates (Android's `PRIORITY_PASSIVE`): the client receives the fixes other
+    /// clients' demand brings, through its own filters, but adds no demand of its own for any
+    /// service (updates, headings, one-shot requests, regions, visits), so the power policy never sees it and it alone keeps the
+    /// receiver off. Fix loss is not reported to it, and it is charged no energy.
+    public var passive = false
     /// The beacons ranged (Core Location's `startRangingBeacons(satisfying:)`); ranging updates
     /// arrive once a second for each constraint.
     public var rangingConstraints: Set<BeaconIdentityConstraint> = []

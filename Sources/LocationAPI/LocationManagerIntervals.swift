@@ -46,4 +46,12 @@ extension LocationManager {
             apply { $0.fixLossTimeout = newValue }
         }
     }
+
+    /// Passive updates (Android's `PRIORITY_PASSIVE`): standard updates and headings receive what
+    /// other clients' demand brings, through this manager's filters, and add no demand, so the
+    /// receiver stays off while nothing else wants it. Default `false`.
+    public var passive: Bool {
+        get { lock.withLock { options.passive } }
+        set { apply { $0.passive = newValue } }
+    }
 }

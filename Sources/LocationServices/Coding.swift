@@ -10,6 +10,7 @@ extension Location: Codable {
         case latitude, longitude, altitude, ellipsoidalAltitude, horizontalAccuracy, verticalAccuracy, speed, course
         case timestamp, receivedAt, satellitesUsed, mode, provenance, isReduced
         case fixType, speedAccuracy, courseAccuracy, accuracyModel, accuracyConfidence, corrections, errorEllipse
+        case timeAccuracy, timeAccuracySource
     }
 
     /// Decodes a location; a position off the globe or an unknown mode, provenance, fix type,
@@ -68,6 +69,14 @@ extension Location: Codable {
             }
             errorEllipse = ellipse
         }
+        if let t = try c.decodeIfPresent(Double.self, forKey: .timeAccuracy) {
+            let name = try c.decodeIfPresent(String.self, forKey: .timeAccuracySource) ?? ""
+            guard t.isFinite, t >= 0, let source = TimeAccuracySource(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .timeAccuracy, in: c,
+                                                       debugDescription: "location: timeAccuracy needs a non-negative number of seconds and a timeAccuracySource (receiver or gst)")
+            }
+            (timeAccuracy, timeAccuracySource) = (t, source)
+        }
     }
 
     /// Encodes the location (`isReduced` only when true).
@@ -97,6 +106,10 @@ extension Location: Codable {
         try c.encodeIfPresent(corrections, forKey: .corrections)
         if let e = errorEllipse {
             try c.encode(["semiMajor": e.semiMajor, "semiMinor": e.semiMinor, "orientation": e.orientation], forKey: .errorEllipse)
+        }
+        if let t = timeAccuracy, let source = timeAccuracySource {
+            try c.encode(t, forKey: .timeAccuracy)
+            try c.encode(source.rawValue, forKey: .timeAccuracySource)
         }
     }
 }

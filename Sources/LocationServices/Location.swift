@@ -60,6 +60,13 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     /// major axis' direction in degrees from true north), when it states one; `nil` otherwise, and on
     /// a reduced-accuracy location.
     public var errorEllipse: ErrorEllipse?
+    /// The one-sigma uncertainty of ``timestamp``, seconds, when it was measured: the receiver's own
+    /// time accuracy (u-blox NAV-PVT or NAV-TIMEUTC tAcc), else the estimate from GST's
+    /// pseudorange residuals (their RMS over the speed of light); `nil` when unknown, never a
+    /// made-up figure. ``timeAccuracySource`` says which.
+    public var timeAccuracy: Double?
+    /// Where ``timeAccuracy`` came from; `nil` when it is unknown.
+    public var timeAccuracySource: TimeAccuracySource?
 
     /// The value of an accuracy that is not known (Core Location's convention: negative).
     public static let unknownAccuracy = -1.0
@@ -115,6 +122,7 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
                   provenance: fix.provenance)
         fixType = LocationFixType(mode: fix.mode, quality: fix.quality)
         errorEllipse = fix.errorEllipse
+        if let time = Self.timeAccuracy(of: fix) { (timeAccuracy, timeAccuracySource) = (time.seconds, time.source) }
         speedAccuracy = own?.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         courseAccuracy = own?.course.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             ?? Self.courseAccuracy(speed: fix.speed, speedAccuracy: speedAccuracy)
@@ -228,4 +236,27 @@ public enum AccuracyConfidence: String, Sendable, Hashable, CaseIterable {
 
     /// The level in percent.
     public var percent: Int { self == .oneSigma ? 68 : 95 }
+}
+
+/// Where a location's ``Location/timeAccuracy`` came from.
+public enum TimeAccuracySource: String, Sendable, Hashable, CaseIterable {
+    /// The receiver's own estimate of its time's accuracy (u-blox tAcc in NAV-PVT or NAV-TIMEUTC).
+    case receiver
+    /// Estimated from GST's RMS of the pseudorange residuals: that range over the speed of light.
+    case gst
+}
+
+extension Location {
+    /// The speed of light, m/s, turning a range error into a time error.
+    public static let speedOfLight = 299_792_458.0
+
+    /// The measured one-sigma uncertainty of `fix`'s time, seconds, and its source: the receiver's
+    /// tAcc when a binary solution stated it, else GST's pseudorange residual RMS over the speed of
+    /// light; `nil` when the fix has no time or nothing measured it.
+    public static func timeAccuracy(of fix: Fix) -> (seconds: Double, source: TimeAccuracySource)? {
+        guard fix.time != nil else { return nil }
+        if let t = fix.receiverAccuracy?.time, t.isFinite, t >= 0 { return (t, .receiver) }
+        if let rms = fix.rangeResidualRMS, rms.isFinite, rms >= 0 { return (rms / speedOfLight, .gst) }
+        return nil
+    }
 }

@@ -225,6 +225,7 @@ extension EpochAssembler {
 
     mutating func mergeGST(_ s: GST, time: TimeOfDay?) {
         epochHasData = epochHasData || time != nil
+        if let rms = s.rangeRMS?.doubleValue, rms.isFinite, rms >= 0 { fix.rangeResidualRMS = rms }
         if let major = s.semiMajorSigma?.doubleValue, let minor = s.semiMinorSigma?.doubleValue,
            let orientation = s.orientation?.doubleValue {
             fix.errorEllipse = ErrorEllipse(semiMajor: major, semiMinor: minor, orientation: orientation)

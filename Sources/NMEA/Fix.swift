@@ -320,6 +320,8 @@ public struct Fix: Sendable {
     /// The receiver's 1-sigma error ellipse of the position (GST's semi-major and semi-minor axes
     /// and orientation), when it states one.
     public var errorEllipse: ErrorEllipse?
+    /// The RMS of the pseudorange residuals, metres (GST's second field), when the receiver states it.
+    public var rangeResidualRMS: Double?
     /// The receiver's own accuracy estimates, when its binary solution gave them (UBX, CASIC).
     public var receiverAccuracy: ReceiverAccuracy?
     /// The receiver's time-validity flags, when a binary message gave them.

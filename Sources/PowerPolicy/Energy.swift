@@ -56,3 +56,47 @@ public struct EnergyLedger: Sendable, Hashable {
         return s > 0 ? charge(component) * 3600 / s : 0
     }
 }
+
+/// Charge attributed to the clients whose demand caused it: each stretch of a component's charge
+/// is split evenly among the clients that wanted that component then (locations for the receiver,
+/// headings for the sensors); a stretch nobody wanted (the receiver idle or in backup) goes to
+/// ``unattributed``. Passive clients add no demand, so they are charged nothing. The charges
+/// always sum to the charge counted.
+public struct ClientEnergyLedger: Sendable, Hashable {
+    /// The account of charge no client's demand caused.
+    public static let unattributed = "(no client)"
+
+    /// Charge by client name, mAh.
+    public private(set) var charges: [String: Double] = [:]
+
+    /// An empty ledger.
+    public init() {}
+
+    /// Splits `charge` mAh evenly among `clients` (each counted once), or charges it to
+    /// ``unattributed`` when there are none. Negative or non-finite charges are ignored.
+    public mutating func add(_ charge: Double, among clients: [String]) {
+        guard charge.isFinite, charge > 0 else { return }
+        let owners = Array(Set(clients))
+        if owners.isEmpty {
+            charges[Self.unattributed, default: 0] += charge
+            return
+        }
+        let share = charge / Double(owners.count)
+        for owner in owners { charges[owner, default: 0] += share }
+    }
+
+    /// The charge of one client, mAh (0 for a client never charged).
+    public func charge(of client: String) -> Double { charges[client] ?? 0 }
+
+    /// The sum of every account, mAh.
+    public var total: Double { charges.values.reduce(0, +) }
+
+    /// The accounts, the largest first (ties by name), with `clients` that were never charged
+    /// (passive ones, say) listed at 0.
+    public func accounts(including clients: [String] = []) -> [(client: String, charge: Double)] {
+        var all = charges
+        for c in clients where all[c] == nil { all[c] = 0 }
+        return all.map { (client: $0.key, charge: $0.value) }
+            .sorted { $0.charge != $1.charge ? $0.charge > $1.charge : $0.client < $1.client }
+    }
+}

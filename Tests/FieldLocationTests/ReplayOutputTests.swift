@@ -215,12 +215,35 @@ enum ReplayGolden {
     }
 
     /// The SHA-256 of what `fieldloc replay` prints for `path` (it prints through the same function).
+    /// The JSON lines' `ept` members (the fix's measured time error, added since the digests were
+    /// recorded; `TimeQualityTests` checks their values) are taken out first, so the rest of every
+    /// line must still be byte for byte what it was.
     static func digest(_ path: String, json: Bool) throws -> String {
-        var hash = SHA256()
-        let writer = FixJSONWriter(capacity: 8_192) { bytes in hash.update(bytes) }
+        var output: [UInt8] = []
+        let writer = FixJSONWriter(capacity: 8_192) { bytes in output.append(contentsOf: bytes) }
         try LogReplay(path: path).print(to: writer, json: json)
         writer.flush()
+        var hash = SHA256()
+        hash.update(json ? withoutTimeError(output) : output)
         return hash.finish()
+    }
+
+    /// `bytes` without any `,"ept":NUMBER` member.
+    static func withoutTimeError(_ bytes: [UInt8]) -> [UInt8] {
+        let key = Array(",\"ept\":".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == key[0], i + key.count <= bytes.count, bytes[i..<(i + key.count)].elementsEqual(key) {
+                i += key.count
+                while i < bytes.count, "0123456789.eE+-".utf8.contains(bytes[i]) { i += 1 }
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return out
     }
 }
 

@@ -14,6 +14,8 @@ extension ClientRegistry {
             var out: [ClientDemand] = []
             for (id, c) in records {
                 let s = c.services
+                // A passive client receives what others' demand brings and asks for nothing.
+                if s.passive { continue }
                 let name = "\(c.name)#\(id)"
                 if s.updatingLocation {
                     out.append(ClientDemand(client: name, desiredAccuracy: s.reducedAccuracy ? .reduced : s.desiredAccuracy,
@@ -188,7 +190,8 @@ extension ClientRegistry {
                         c.paused = paused
                         out.append((c.sink, paused ? .paused : .resumed))
                     }
-                    let expected = c.paused ? nil : expectedPeriod
+                    // A passive client's fixes are others' to schedule: their absence is no loss to it.
+                    let expected = c.paused || s.passive ? nil : expectedPeriod
                     if let lost = c.loss.check(at: now, expectedPeriod: expected, services: s) { out.append((c.sink, .error(lost))) }
                     let start = c.updatesStartedAt ?? now
                     c.updatesStartedAt = start

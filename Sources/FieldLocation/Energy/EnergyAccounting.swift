@@ -6,7 +6,12 @@ import PowerPolicy
 /// data-sheet currents). A platform that measures the receiver (a simulated one keeps a ledger)
 /// is asked instead; see ``EnginePlatform/measuredReceiverEnergy()``.
 ///
-/// Input: the decision in force and the instant of each tick. Output: an ``EnergyLedger``.
+/// Each stretch's charge is also attributed to the clients whose demand was in force during it
+/// (``ClientEnergyLedger``): the platform's measured charge when it has one, so the clients' charges
+/// sum to the total a status readout shows, else the estimate.
+///
+/// Input: the decision in force, the demands behind it and the instant of each tick. Output: an
+/// ``EnergyLedger`` and a ``ClientEnergyLedger``.
 ///
 /// Only the thread that advances the engine touches it (see `LocationEngine`).
 struct EnergyAccounting {
@@ -14,17 +19,56 @@ struct EnergyAccounting {
     let profile: ReceiverProfile
     /// The charge so far.
     private(set) var ledger = EnergyLedger()
+    /// The charge so far by client.
+    private(set) var byClient = ClientEnergyLedger()
     private var lastTick: MonotonicInstant?
+    /// The demands in force since the last tick.
+    private var demands: [ClientDemand] = []
+    /// Per component, the charge already attributed (of the measured ledger when there is one).
+    private var attributed: [PowerComponent: Double] = [:]
 
     init(profile: ReceiverProfile) { self.profile = profile }
 
     /// A tick at `now`: the time since the previous tick is charged to `previous`, the decision
-    /// that was in force during it (nothing before the first decision).
-    mutating func tick(at now: MonotonicInstant, previous: PowerDecision?) {
+    /// that was in force during it (nothing before the first decision), and the charge counted
+    /// since (`measured`, the platform's ledger, when it has one) to the clients of the demands
+    /// in force during it; `demands` are the ones in force from now on.
+    mutating func tick(at now: MonotonicInstant, previous: PowerDecision?, demands next: [ClientDemand] = [],
+                       measured: EnergyLedger? = nil) {
         if let last = lastTick, let previous {
             ledger.add(.receiver, state: previous.receiver.stateName, current: previous.meanCurrent(profile),
                        seconds: (now - last).secondsDouble)
         }
+        attribute(measured ?? ledger)
+        demands = next
         lastTick = now
+    }
+
+    /// The clients' charges with what `now` (the platform's ledger as of now; `nil` for the
+    /// estimate, which grows only at ticks) counted since the last tick attributed to the demands
+    /// in force, so they sum to that ledger's total.
+    func byClient(upTo now: EnergyLedger?) -> ClientEnergyLedger {
+        var copy = self
+        copy.attribute(now ?? ledger)
+        return copy.byClient
+    }
+
+    /// Attributes the charge `source` counted beyond what is attributed already to the demands in force.
+    private mutating func attribute(_ source: EnergyLedger) {
+        for component in PowerComponent.allCases {
+            let total = source.charge(component)
+            let delta = total - attributed[component, default: 0]
+            guard delta > 0 else { continue }
+            attributed[component] = total
+            let owners = demands.filter { component == .receiver ? $0.desiredAccuracy != nil : $0.wantsHeading }
+            byClient.add(delta, among: owners.map { Self.owner(of: $0.client) })
+        }
+    }
+
+    /// The client a demand belongs to: its name without the service in brackets (`fleet#3
+    /// (regions)` is `fleet#3`'s).
+    static func owner(of demand: String) -> String {
+        guard let bracket = demand.firstRange(of: " (") else { return demand }
+        return String(demand[..<bracket.lowerBound])
     }
 }

@@ -216,7 +216,7 @@ extension LocationEngine {
             if p.decision?.receiver != decision.receiver { p.counters.modeChanges += 1 }
             return p.decision
         }
-        energy.tick(at: now, previous: previousDecision)
+        energy.tick(at: now, previous: previousDecision, demands: privacyOn ? [] : demands, measured: platform.measuredReceiverEnergy())
         let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
         receiver.apply(decision, ephemerisFresh: ephemerisFresh)
         // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.

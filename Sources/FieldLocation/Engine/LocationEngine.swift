@@ -264,6 +264,16 @@ public final class LocationEngine: @unchecked Sendable {
     /// and the receiver profile's data-sheet currents.
     public var energyUsed: EnergyLedger { platform.measuredReceiverEnergy() ?? published.withLock { $0.state.energy } }
 
+    /// The charge in ``energyUsed`` attributed to the clients whose demand
+    /// caused it, by client (`name#id`, as the policy's reasons name them), the largest first:
+    /// the clients registered now are listed even at 0 (passive ones are never charged), and what
+    /// no client caused is ``ClientEnergyLedger/unattributed``. The charges sum to the total.
+    public var energyByClient: [(client: String, charge: Double)] {
+        let accounting = published.withLock { $0.state.energyAccounting }
+        let ledger = accounting?.byClient(upTo: platform.measuredReceiverEnergy()) ?? ClientEnergyLedger()
+        return ledger.accounts(including: registry.snapshot().map { "\($0.1.name)#\($0.0)" })
+    }
+
     /// Receiver commands that failed, most recent last (at most 20 kept).
     public var receiverFailures: [String] { published.withLock { $0.state.receiverFailures } }
     /// Whether the engine drives the receiver's power (a receiver family with a command set).
@@ -298,7 +308,7 @@ public final class LocationEngine: @unchecked Sendable {
     func publishState() {
         let state = EngineState(hardwareProblem: receiver.portProblem ?? sensors.problem, pps: timing.status(at: clock.now()),
                                 receiverFailures: (receiver.executor?.failures ?? []).suffix(20).map(\.description),
-                                controlsReceiver: receiver.executor != nil, energy: energy.ledger,
+                                controlsReceiver: receiver.executor != nil, energy: energy.ledger, energyAccounting: energy,
                                 calibration: sensors.calibration, watchdogTimeout: receiver.watchdogTimeout,
                                 headingPeriod: sensors.headingPeriod)
         published.withLock { p in
@@ -319,6 +329,7 @@ struct EngineState: Sendable {
     var receiverFailures: [String] = []
     var controlsReceiver = false
     var energy = EnergyLedger()
+    var energyAccounting: EnergyAccounting?
     var calibration: MagnetometerCalibration?
     var watchdogTimeout: Duration = .seconds(5)
     var headingPeriod: Duration = .milliseconds(100)

@@ -101,6 +101,10 @@ extension EpochMerger {
                 if let utc {
                     slot.fix.setBinaryTime(utc)
                     slot.fix.timeValidity = (slot.fix.timeValidity ?? []).union([.validDate, .validTime, .leapSecondsKnown])
+                    // The time's accuracy (tAcc, ns), unless the epoch's NAV-PVT stated it already.
+                    if slot.fix.receiverAccuracy?.time == nil {
+                        slot.fix.withReceiverAccuracy(.ubxAccuracyEstimate) { $0.time = Double(m.tAcc) * 1e-9 }
+                    }
                 }
             }
         case (0x01, 0x26):
