@@ -77,6 +77,9 @@ public final class LocationEngine: @unchecked Sendable {
         var corrections: CorrectionForwarder?
         /// Whether the corrections' link failure was told to the clients since it last streamed.
         var correctionFailureTold = false
+        /// Each service's device, as last checked, and the watch that checks again (see `EngineCapabilities.swift`).
+        var capabilities = DeviceCapabilities()
+        var deviceWatch: (any DeviceWatch)?
 
         /// Every count, as the status readout shows it.
         var statistics: Counters {
@@ -166,7 +169,9 @@ public final class LocationEngine: @unchecked Sendable {
         energy = EnergyAccounting(profile: profile)
         nextTick = clock.now()
         createdAt = nextTick
+        published.withLock { $0.capabilities = platform.capabilities(for: board) }
         publishState()
+        watchDevices()
     }
 
     // MARK: clients
@@ -244,10 +249,12 @@ public final class LocationEngine: @unchecked Sendable {
     public var statistics: Counters { published.withLock { $0.statistics } }
     /// Clients registered.
     public var clientCount: Int { registry.count }
-    /// Whether the board has a magnetometer and accelerometer pair.
-    public var headingAvailable: Bool { (board.magnetometer != nil && board.accelerometer != nil) || platform.recordedHeadings != nil }
-    /// Whether the board has a receiver at all.
-    public var locationServicesEnabled: Bool { (board.receiver != nil || platform.providesReceiver) && !privacy.engaged }
+    /// Whether headings can run: the board has a magnetometer and accelerometer pair (or recorded
+    /// headings) and their I2C bus can be used now (``capabilities``).
+    public var headingAvailable: Bool { capabilities.isAvailable(.heading) }
+    /// Whether locations can run: the board has a receiver whose port can be used now
+    /// (``capabilities``) and the privacy switch is off.
+    public var locationServicesEnabled: Bool { capabilities.isAvailable(.location) && !privacy.engaged }
     /// The magnetometer calibration applied to headings (a stored one, `fieldloc calibrate --save`).
     public var calibration: MagnetometerCalibration? {
         get { published.withLock { $0.state.calibration } }
