@@ -4,12 +4,12 @@ extension LocationEngine {
     /// Each service of the board with whether its device can be used, as last checked: at the
     /// start, and again whenever the platform's device watch saw a node appear, go or change
     /// permissions (``refreshCapabilities()``).
-    public var capabilities: DeviceCapabilities { published.withLock { $0.capabilities } }
+    public var capabilities: DeviceCapabilities { devices.withLock { $0.capabilities } }
 
     /// Starts the platform's device watch (once, from `init`).
     func watchDevices() {
         let watch = platform.watchDevices(for: board) { [weak self] in self?.refreshCapabilities() }
-        published.withLock { $0.deviceWatch = watch }
+        devices.withLock { $0.watch = watch }
     }
 
     /// Checks every service's device again; when anything changed, every client hears the new
@@ -19,9 +19,9 @@ extension LocationEngine {
     @discardableResult
     public func refreshCapabilities() -> DeviceCapabilities {
         let now = platform.capabilities(for: board)
-        let old = published.withLock { p in
-            defer { p.capabilities = now }
-            return p.capabilities
+        let old = devices.withLock { d in
+            defer { d.capabilities = now }
+            return d.capabilities
         }
         guard old != now else { return now }
         if now.isAvailable(.location) && !old.isAvailable(.location) { apply { $0.receiver.retryPortNow() } }

@@ -77,9 +77,6 @@ public final class LocationEngine: @unchecked Sendable {
         var corrections: CorrectionForwarder?
         /// Whether the corrections' link failure was told to the clients since it last streamed.
         var correctionFailureTold = false
-        /// Each service's device, as last checked, and the watch that checks again (see `EngineCapabilities.swift`).
-        var capabilities = DeviceCapabilities()
-        var deviceWatch: (any DeviceWatch)?
 
         /// Every count, as the status readout shows it.
         var statistics: Counters {
@@ -99,6 +96,10 @@ public final class LocationEngine: @unchecked Sendable {
 
     let registry: ClientRegistry
     let published = Mutex(Published())
+    /// Each service's device as last checked, and the watch that checks again (see
+    /// `EngineCapabilities.swift`): a lock of its own, under which nothing else is taken, so any
+    /// query (also from inside the registry's lock) may read it.
+    let devices = Mutex<(capabilities: DeviceCapabilities, watch: (any DeviceWatch)?)>((DeviceCapabilities(), nil))
     /// When the engine was made, on its clock (its uptime counts from here).
     let createdAt: MonotonicInstant
     let runLock = NSLock()
@@ -169,7 +170,7 @@ public final class LocationEngine: @unchecked Sendable {
         energy = EnergyAccounting(profile: profile)
         nextTick = clock.now()
         createdAt = nextTick
-        published.withLock { $0.capabilities = platform.capabilities(for: board) }
+        devices.withLock { $0.capabilities = platform.capabilities(for: board) }
         publishState()
         watchDevices()
     }
