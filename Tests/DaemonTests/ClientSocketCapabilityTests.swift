@@ -76,4 +76,30 @@ struct ClientSocketCapabilityTests {
         }
         await server.stop()
     }
+
+    @Test("the capabilities event's JSON: each service with device, availability, problem and reason; unknown services are skipped")
+    func capabilitiesCoding() throws {
+        let capabilities = DeviceCapabilities([
+            ServiceAvailability(service: .heading, device: "/dev/i2c-1", problem: .notEnabled, reason: "/dev/i2c-1 (the sensors' I2C bus) does not exist"),
+            ServiceAvailability(service: .location, device: "/dev/ttyUSB0"),
+        ])
+        #expect(capabilities.services.map(\.service) == [.location, .heading], "kept in service order")
+        let text = String(decoding: try ClientSocketCodec.encoder().encode(EngineEvent.capabilities(capabilities)), as: UTF8.self)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["kind"] as? String == "capabilities")
+        let entries = try #require(object["capabilities"] as? [[String: Any]], "\(text)")
+        #expect(entries.count == 2 && entries[0]["available"] as? Bool == true && entries[0]["problem"] == nil)
+        #expect(entries[1]["problem"] as? String == "not-enabled" && entries[1]["device"] as? String == "/dev/i2c-1")
+        let back = try ClientSocketCodec.decoder().decode(EngineEvent.self, from: Data(text.utf8))
+        guard case .capabilities(let read) = back else { Issue.record("read back as \(back)"); return }
+        #expect(read == capabilities)
+        // A newer daemon's service this build does not know is left out; the others read as sent.
+        let newer = #"{"kind":"capabilities","capabilities":[{"service":"radar","device":"/dev/x","available":true},"#
+            + #"{"service":"time","device":"/dev/pps0","available":false,"problem":"missing","reason":"gone"}]}"#
+        guard case .capabilities(let partial) = try ClientSocketCodec.decoder().decode(EngineEvent.self, from: Data(newer.utf8)) else {
+            Issue.record("not a capabilities event")
+            return
+        }
+        #expect(partial == DeviceCapabilities([ServiceAvailability(service: .time, device: "/dev/pps0", problem: .missing, reason: "gone")]))
+    }
 }
