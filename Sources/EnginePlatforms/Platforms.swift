@@ -2,6 +2,7 @@ import BoardConfig
 import FieldLocation
 import Foundation
 import HardwareInterfaces
+import LocationAPI
 import LinuxHardware
 import NMEA
 import PowerPolicy
@@ -13,8 +14,14 @@ public struct HardwareEnginePlatform: EnginePlatform {
     /// The hardware.
     public let hardware: any HardwarePlatform
 
-    /// Wraps `hardware`.
-    public init(_ hardware: any HardwarePlatform) { self.hardware = hardware }
+    /// Where the device nodes are (`/dev`, `/sys`; a test's folders).
+    public let folders: DeviceAccess.Folders
+
+    /// Wraps `hardware`, its device nodes in `folders`.
+    public init(_ hardware: any HardwarePlatform, folders: DeviceAccess.Folders = DeviceAccess.Folders()) {
+        self.hardware = hardware
+        self.folders = folders
+    }
 
     public var pacing: EnginePacing { .realTime }
     public var provenance: Provenance { .receiver }
@@ -25,7 +32,13 @@ public struct HardwareEnginePlatform: EnginePlatform {
     }
     public func measuredReceiverEnergy() -> EnergyLedger? { nil }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { Date().timeIntervalSince1970 }
-    public func accessProblem(for board: BoardDescription) -> String? { DeviceAccess.problem(for: board) }
+    /// Each service from its device node, as it is now (``DeviceAccess``).
+    public func capabilities(for board: BoardDescription) -> DeviceCapabilities { DeviceAccess.capabilities(for: board, folders: folders) }
+    /// An inotify watch on the folders of the board's device nodes (``DeviceWatcher``).
+    public func watchDevices(for board: BoardDescription, onChange: @escaping @Sendable () -> Void) -> (any DeviceWatch)? {
+        let paths = DeviceAccess.watchedPaths(for: board, folders: folders)
+        return paths.isEmpty ? nil : DeviceWatcher(paths: paths, onChange: onChange)
+    }
     /// The host's network.
     public var network: (any NetworkConnector)? { LinuxNetwork() }
     public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
@@ -86,7 +99,6 @@ public struct SimulatedEnginePlatform: EnginePlatform {
         return receiver.nextTransmission(after: instant)
     }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
-    public func accessProblem(for board: BoardDescription) -> String? { nil }
     /// The host's network: a simulated receiver takes real corrections (from a local caster in tests).
     public var network: (any NetworkConnector)? { LinuxNetwork() }
     public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {

@@ -100,5 +100,4 @@ public struct ReplayEnginePlatform: EnginePlatform {
     public func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines { ReceiverLines() }
     public func measuredReceiverEnergy() -> EnergyLedger? { nil }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
-    public func accessProblem(for board: BoardDescription) -> String? { nil }
 }

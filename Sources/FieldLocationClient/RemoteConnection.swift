@@ -114,6 +114,13 @@ final class RemoteConnection: Sendable {
         get { servicesState.withLock { $0 } }
         set { servicesState.withLock { $0 = newValue } }
     }
+    private let capabilitiesState = Mutex<DeviceCapabilities?>(nil)
+    /// The daemon's board's services with their availability: from its hello, then from each
+    /// `capabilities` event (a device appeared, went or changed permissions); `nil` from an older daemon.
+    var capabilities: DeviceCapabilities? {
+        get { capabilitiesState.withLock { $0 } }
+        set { capabilitiesState.withLock { $0 = newValue } }
+    }
     private let queue = DispatchQueue(label: "fieldloc.remote-provider.delivery")
     private let encoder = Mutex(ClientSocketCodec.encoder())
     /// Events waiting for their sinks above which the socket is not read (the daemon then drops a
@@ -310,6 +317,9 @@ final class RemoteConnection: Sendable {
                     return (c.sink, decoded)
                 case .servicesEnabled(let on):
                     servicesState.withLock { $0 = on }
+                    return (c.sink, decoded)
+                case .capabilities(let now):
+                    capabilitiesState.withLock { $0 = now }
                     return (c.sink, decoded)
                 case .deferredFinished:
                     // The engine ends a deferral by itself when it finishes.

@@ -55,11 +55,22 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
     public let timeout: Duration
     /// The board the daemon runs.
     public let boardName: String
-    /// Whether the daemon's board has a magnetometer and accelerometer.
-    public let headingAvailable: Bool
-    /// Whether the daemon's board has a receiver and its privacy switch (if any) is off; follows
-    /// the daemon's `servicesEnabled` events.
-    public var locationServicesEnabled: Bool { core.servicesEnabled }
+    /// Whether the daemon's board has a magnetometer and accelerometer and their bus can be used
+    /// now; follows the daemon's `capabilities` events.
+    public var headingAvailable: Bool { core.capabilities.map { $0.isAvailable(.heading) } ?? helloHeadingAvailable }
+    private let helloHeadingAvailable: Bool
+    /// Whether the daemon's board has a receiver whose port can be used now and its privacy switch
+    /// (if any) is off; follows the daemon's `servicesEnabled` and `capabilities` events.
+    public var locationServicesEnabled: Bool { core.servicesEnabled && (core.capabilities.map { $0.isAvailable(.location) } ?? true) }
+    /// The daemon's board's services, each with whether its device can be used now and why not;
+    /// follows the daemon's `capabilities` events.
+    public var capabilities: DeviceCapabilities {
+        if let c = core.capabilities { return c }
+        var out = [ServiceAvailability(service: .location, device: boardName, problem: core.servicesEnabled ? nil : .missing,
+                                       reason: core.servicesEnabled ? nil : "fieldlocd's location services are off")]
+        if helloHeadingAvailable { out.append(ServiceAvailability(service: .heading, device: boardName)) }
+        return DeviceCapabilities(out)
+    }
     /// Why the daemon cannot range beacons (no adapter, or a daemon before beacons), `nil` when it can.
     public let rangingProblem: String?
     /// What the daemon's access policy grants this process.
@@ -109,8 +120,12 @@ public final class RemoteLocationProvider: LocationProvider, Sendable {
         }
         protocolVersion = version
         boardName = hello.board ?? "?"
-        headingAvailable = hello.headingAvailable ?? false
-        core.servicesEnabled = hello.locationServicesEnabled ?? false
+        helloHeadingAvailable = hello.headingAvailable ?? false
+        core.capabilities = hello.capabilities
+        // The hello's flag is off when the receiver's port is unavailable too; the switch alone is
+        // kept here (the port's state follows the capabilities events).
+        let locationDevice = hello.capabilities.map { $0.isAvailable(.location) } ?? true
+        core.servicesEnabled = (hello.locationServicesEnabled ?? false) || !locationDevice
         rangingProblem = hello.beaconsKnown == true ? hello.rangingProblem : "fieldlocd at \(path) does not range beacons (an older daemon)"
         let status = hello.authorization ?? .denied
         core.grant = ProviderAuthorization(

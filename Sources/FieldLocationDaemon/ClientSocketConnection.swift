@@ -156,6 +156,7 @@ final class ClientSocketConnection: ServerConnection {
         m.board = engine.board.name
         m.locationServicesEnabled = engine.locationServicesEnabled
         m.headingAvailable = engine.headingAvailable
+        m.capabilities = engine.capabilities
         m.beaconsKnown = true
         m.rangingProblem = engine.rangingProblem
         if let peer {

@@ -48,6 +48,9 @@ public struct StatusSnapshot: Sendable {
     /// The energy attributed to each client whose demand caused it (``LocationEngine/energyByClient``):
     /// passive clients at 0, what no client caused under ``ClientEnergyLedger/unattributed``.
     public var energyByClient: [(client: String, charge: Double)] = []
+    /// Each service of the board with whether its device can be used and why not (`nil` when
+    /// read from a daemon's gpsd socket, which does not say).
+    public var capabilities: DeviceCapabilities?
 
     /// Creates a snapshot.
     public init(board: String, boardTitle: String, receiver: String, fix: Fix?, fixAge: Double?, heading: HeadingUpdate?,
@@ -167,6 +170,7 @@ public final class StatusMonitor: @unchecked Sendable {
                               decision: engine.decision, energy: engine.energyUsed, uptime: (now - started).secondsDouble,
                               counters: engine.statistics, warnings: warnings)
         snapshot.pps = pps
+        snapshot.capabilities = engine.capabilities
         snapshot.corrections = engine.correctionStatus
         var health = engine.health(fixAge: snapshot.fixAge, uptime: snapshot.uptime)
         health.fixRate = errorBox.lock.withLock { () -> Double? in

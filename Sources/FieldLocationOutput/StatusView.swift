@@ -90,6 +90,7 @@ public enum StatusView {
         for (i, r) in s.regions.prefix(8).enumerated() {
             out.append((i == 0 ? "Regions    " : "           ") + "\(r.identifier) (\(r.client)): \(r.state.rawValue)")
         }
+        out.append(contentsOf: serviceLines(s.capabilities))
         out.append(contentsOf: HealthView.lines(health(s), remote: s.remote))
         if s.warnings.isEmpty {
             out.append("Warnings   none")
@@ -189,8 +190,29 @@ public enum StatusView {
             "{\"client\":" + JSONText.quote($0.client) + ",\"identifier\":" + JSONText.quote($0.identifier) + ",\"state\":\"\($0.state.rawValue)\"}"
         }
         fields.append("\"regions\":[" + regions.joined(separator: ",") + "]")
+        if let c = s.capabilities { fields.append("\"services\":" + servicesJSON(c)) }
         num("uptime", s.uptime, 1)
         fields.append("\"warnings\":[" + s.warnings.map(JSONText.quote).joined(separator: ",") + "]")
         return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// One line per service of the board: available with its device, or unavailable with the problem and the reason.
+    static func serviceLines(_ capabilities: DeviceCapabilities?) -> [String] {
+        guard let capabilities else { return [] }
+        return capabilities.services.enumerated().map { i, entry in
+            let state = entry.problem.map { "unavailable (\($0.rawValue)): \(entry.reason ?? entry.device)" } ?? "available (\(entry.device))"
+            return (i == 0 ? "Services   " : "           ") + pad(entry.service.rawValue, 9) + state
+        }
+    }
+
+    /// The services as a JSON array: `{"service","device","available","problem"?,"reason"?}` each.
+    static func servicesJSON(_ capabilities: DeviceCapabilities) -> String {
+        let entries = capabilities.services.map { e -> String in
+            var f = ["\"service\":" + JSONText.quote(e.service.rawValue), "\"device\":" + JSONText.quote(e.device), "\"available\":\(e.isAvailable)"]
+            if let p = e.problem { f.append("\"problem\":" + JSONText.quote(p.rawValue)) }
+            if let r = e.reason { f.append("\"reason\":" + JSONText.quote(r)) }
+            return "{" + f.joined(separator: ",") + "}"
+        }
+        return "[" + entries.joined(separator: ",") + "]"
     }
 }

@@ -23,7 +23,11 @@ import Foundation
 /// ```
 /// `authorization` is the access policy's status for that user (`authorizedAlways`,
 /// `authorizedWhenInUse`, `denied`, `restricted`) with a `reason` when it refuses; `accuracy` is
-/// `fullAccuracy` or `reducedAccuracy` (positions coarsened to about 5 km). `now` is the engine's
+/// `fullAccuracy` or `reducedAccuracy` (positions coarsened to about 5 km). `capabilities` lists
+/// each service of the board (`location`, `heading`, `time`, `beacons`) with its device, whether it
+/// is `available`, and when not a `problem` (`missing`, `permission`, `not-enabled`) and a `reason`
+/// naming the device: `[{"service":"heading","device":"/dev/i2c-1","available":false,
+/// "problem":"not-enabled","reason":"/dev/i2c-1 (the sensors' I2C bus) does not exist: …"}]`. `now` is the engine's
 /// monotonic clock in nanoseconds; every instant on the wire (`receivedAt`, `takenAt`, `arrivedAt`,
 /// `departedAt`) is on that clock.
 ///
@@ -85,7 +89,9 @@ import Foundation
 /// privacy switch turns location services off, true when it turns them back on), `sky` (`sky`:
 /// `{"timestamp"?,"receivedAt","pdop"?,"hdop"?,"vdop"?,"satellites":[{"constellation","prn",
 /// "elevation"?,"azimuth"?,"cn0"?,"used"}]}`, each epoch to a client whose services have
-/// `updatingSky`).
+/// `updatingSky`), `capabilities` (`capabilities`, as in `hello`: sent to every client when a device
+/// of the board appeared, went or changed permissions, so a receiver plugged in late makes location
+/// available without reconnecting).
 ///
 /// Services carry `updateInterval`, `minimumUpdateInterval`, `fixLossTimeout`, `updateDuration` and
 /// `accurateFirstFixWait` (seconds, absent for none) and `maximumUpdates` (absent for no limit: when the updates end on

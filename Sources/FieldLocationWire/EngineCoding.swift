@@ -202,11 +202,12 @@ extension ClientServices: Codable {
 }
 
 extension EngineEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization, beacons, constraint, beaconRegion, enabled, sky }
+    private enum CodingKeys: String, CodingKey { case kind, locations, heading, region, visit, error, authorization, beacons, constraint, beaconRegion, enabled, sky, capabilities }
 
     /// Decodes `{"kind":…}` with the kind's key: `locations` (`locations`), `paused`, `resumed`,
     /// `heading` (`heading`), `region` (`region`), `regionExpired` (`region`), `visit` (`visit`), `deferredFinished` (`error`?), `error` (`error`),
-    /// `authorization` (`authorization`), `servicesEnabled` (`enabled`), `sky` (`sky`).
+    /// `authorization` (`authorization`), `servicesEnabled` (`enabled`), `sky` (`sky`),
+    /// `capabilities` (`capabilities`).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let kind = try c.decode(String.self, forKey: .kind)
@@ -232,6 +233,7 @@ extension EngineEvent: Codable {
         case "rangingFailed": self = .rangingFailed(try required(BeaconIdentityConstraint.self, .constraint), try required(LocationError.self, .error))
         case "beaconRegion": self = .beaconRegion(try required(BeaconRegionEvent.self, .beaconRegion))
         case "sky": self = .sky(try required(SkyView.self, .sky))
+        case "capabilities": self = .capabilities(try required(DeviceCapabilities.self, .capabilities))
         default: throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "event kind '\(kind)' is unknown")
         }
     }
@@ -283,6 +285,9 @@ extension EngineEvent: Codable {
         case .sky(let sky):
             try c.encode("sky", forKey: .kind)
             try c.encode(sky, forKey: .sky)
+        case .capabilities(let capabilities):
+            try c.encode("capabilities", forKey: .kind)
+            try c.encode(capabilities, forKey: .capabilities)
         }
     }
 }
@@ -305,5 +310,35 @@ extension ProviderAuthorization: Codable {
         try c.encode(status, forKey: .status)
         try c.encode(accuracy, forKey: .accuracy)
         try c.encodeIfPresent(reason, forKey: .reason)
+    }
+}
+
+/// A board's services on the wire: an array of `{"service","device","available","problem"?,"reason"?}`
+/// (`service` one of location, heading, time, beacons; `problem` one of missing, permission, not-enabled).
+extension DeviceCapabilities: Codable {
+    private struct Entry: Codable {
+        var service: String
+        var device: String
+        var available: Bool
+        var problem: String?
+        var reason: String?
+    }
+
+    /// Decodes the array; entries of services or problems this build does not know are skipped.
+    public init(from decoder: any Decoder) throws {
+        let entries = try [Entry](from: decoder)
+        self.init(entries.compactMap { e in
+            guard let service = DeviceService(rawValue: e.service) else { return nil }
+            let problem = e.problem.flatMap(ServiceAvailability.Problem.init(rawValue:))
+            return ServiceAvailability(service: service, device: e.device,
+                                       problem: e.available ? nil : (problem ?? .missing), reason: e.available ? nil : e.reason)
+        })
+    }
+
+    /// Encodes the array.
+    public func encode(to encoder: any Encoder) throws {
+        try services.map {
+            Entry(service: $0.service.rawValue, device: $0.device, available: $0.isAvailable, problem: $0.problem?.rawValue, reason: $0.reason)
+        }.encode(to: encoder)
     }
 }

@@ -130,6 +130,8 @@ package struct ClientMessage: Codable, Sendable {
     package var board: String?
     package var locationServicesEnabled: Bool?
     package var headingAvailable: Bool?
+    /// Each service of the board with its availability and reason (absent from older daemons).
+    package var capabilities: DeviceCapabilities?
     /// Why beacons cannot be ranged (absent when they can; a daemon before beacons sends neither key).
     package var rangingProblem: String?
     /// Whether the daemon ranges beacons (`true` from daemons that know beacons).

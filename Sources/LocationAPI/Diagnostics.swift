@@ -87,6 +87,9 @@ public struct DiagnosticsTracker: Sendable, Hashable {
             // Off: the privacy switch (whose `denied` error came first). On: the denial is over;
             // `locationUnavailable` goes with the next location.
             if on { current.remove(.authorizationDenied) } else { current.formUnion([.authorizationDenied, .locationUnavailable]) }
+        case .capabilities(let capabilities):
+            // The receiver's port went: no locations until it is back (they clear the flag).
+            if capabilities[.location].map({ !$0.isAvailable }) == true { current.insert(.locationUnavailable) }
         default: break
         }
         return current != before

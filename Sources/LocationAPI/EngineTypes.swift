@@ -101,6 +101,9 @@ public enum EngineEvent: Sendable {
     /// back on (`true`): a manager tells its delegate that authorisation changed, as Core Location
     /// does when the user turns Location Services off or on.
     case servicesEnabled(Bool)
+    /// A device of the board appeared, went or changed permissions: the services' availability
+    /// now (a manager tells its delegate, as for an authorisation change).
+    case capabilities(DeviceCapabilities)
     /// The beacons a ranging constraint covers, nearest first (once a second while ranging).
     case beacons([Beacon], BeaconIdentityConstraint)
     /// Ranging for a constraint failed (no adapter, or the scanner failed).

@@ -24,8 +24,10 @@ private func run(on actor: isolated any Actor, _ job: @Sendable () -> Void) { jo
 /// managers share one engine, and their demand is merged into one power-policy decision.
 ///
 /// Authorisation maps to Linux: a manager in the process that owns the board is authorised when
-/// the user can read and write the board's device nodes (see `DeviceAccess` in module `EnginePlatforms`) and the access
-/// policy allows it; the `sim` board is always authorised. A manager on the daemon's socket is
+/// its access policy allows it. The hardware does not decide authorisation: each service has its
+/// own availability (``capabilities``, from `DeviceAccess` in module `EnginePlatforms`), so a
+/// missing or inaccessible device (the receiver's port, the I2C bus, the GPIO chip) makes only its
+/// service unavailable, with the reason, until the device appears. A manager on the daemon's socket is
 /// authorised by the daemon's access policy for the user it runs as (peer credentials), and `policy`
 /// can only restrict that further. Starting a service while ``authorizationStatus`` is
 /// `notDetermined` asks for when-in-use authorisation first.
@@ -118,6 +120,10 @@ public final class LocationManager: @unchecked Sendable {
         case .error(let e): dispatch { $0.locationManager($1, didFailWithError: e) }
         case .authorization: authorizationChanged()
         case .servicesEnabled: dispatch { $0.locationManagerDidChangeAuthorization($1) }
+        case .capabilities(let c):
+            authorizationChanged()
+            dispatch { $0.locationManagerDidChangeAuthorization($1) }
+            dispatch { $0.locationManager($1, didChangeCapabilities: c) }
         case .region(let r):
             switch r.kind {
             case .enter: dispatch { $0.locationManager($1, didEnterRegion: r.region, location: r.location) }
@@ -245,10 +251,17 @@ public final class LocationManager: @unchecked Sendable {
     /// The last heading.
     public var heading: HeadingUpdate? { provider.lastHeading }
 
-    /// Whether the board has a receiver.
+    /// Whether locations can run now: the board has a receiver, its port can be used, and the
+    /// privacy switch is off. When not, ``capabilities`` says why.
     public var locationServicesEnabled: Bool { provider.locationServicesEnabled }
-    /// Whether the board has a magnetometer and accelerometer.
+    /// Whether headings can run now: the board has a magnetometer and accelerometer and their
+    /// I2C bus can be used. When not, ``capabilities`` says why.
     public var headingAvailable: Bool { provider.headingAvailable }
+    /// Each service of the board (location, heading, time, beacons) with whether its device can
+    /// be used now and, when not, which device and why (missing, permission with the group that
+    /// grants it, kernel interface not enabled). Re-checked when devices appear or go; changes
+    /// reach ``LocationManagerDelegate/locationManager(_:didChangeCapabilities:)``.
+    public var capabilities: DeviceCapabilities { provider.capabilities }
     /// Whether significant-change monitoring works (it needs a receiver).
     public var significantLocationChangeMonitoringAvailable: Bool { provider.locationServicesEnabled }
     /// Whether regions of this kind can be monitored (circular regions: yes, with a receiver).
@@ -333,6 +346,10 @@ public final class LocationManager: @unchecked Sendable {
     public func startUpdatingLocation() {
         guard authorized() else { return }
         apply { $0.updatingLocation = true }
+        // Updates start once the receiver's device appears; meanwhile the delegate hears why not.
+        if let problem = provider.capabilities.problem(.location, board: provider.boardName) {
+            fail(.locationUnknown("location is unavailable: \(problem)"))
+        }
     }
 
     /// Stops standard location updates.
@@ -341,7 +358,9 @@ public final class LocationManager: @unchecked Sendable {
     /// Starts heading updates; `didFailWithError(.headingFailure)` when the board has no sensors.
     public func startUpdatingHeading() {
         guard headingAvailable else {
-            fail(.headingFailure("the board \(provider.boardName) has no magnetometer and accelerometer"))
+            let entry = provider.capabilities[.heading]
+            fail(.headingFailure(entry.flatMap(\.reason).map { "heading is unavailable: \($0)" }
+                                 ?? "the board \(provider.boardName) has no magnetometer and accelerometer"))
             return
         }
         apply { $0.updatingHeading = true }

@@ -31,6 +31,10 @@ public protocol LocationManagerDelegate: AnyObject, Sendable {
     func locationManager(_ manager: LocationManager, didFinishDeferredUpdatesWithError error: LocationError?)
     /// The authorisation changed.
     func locationManagerDidChangeAuthorization(_ manager: LocationManager)
+    /// A device of the board appeared, went or changed permissions: `capabilities` says which
+    /// services can run now and why the others cannot (``LocationManager/capabilities``).
+    /// ``locationManagerDidChangeAuthorization(_:)`` is called too, before this.
+    func locationManager(_ manager: LocationManager, didChangeCapabilities capabilities: DeviceCapabilities)
     /// Fixes are back after a loss that standard updates reported as `locationUnknown`; the
     /// recovered location follows through `didUpdateLocations`.
     func locationManager(_ manager: LocationManager, didRecoverFix recovery: FixRecovery)
@@ -70,6 +74,7 @@ extension LocationManagerDelegate {
     public func locationManager(_ manager: LocationManager, didVisit visit: Visit) {}
     public func locationManager(_ manager: LocationManager, didFinishDeferredUpdatesWithError error: LocationError?) {}
     public func locationManagerDidChangeAuthorization(_ manager: LocationManager) {}
+    public func locationManager(_ manager: LocationManager, didChangeCapabilities capabilities: DeviceCapabilities) {}
     public func locationManager(_ manager: LocationManager, didRecoverFix recovery: FixRecovery) {}
     public func locationManager(_ manager: LocationManager, didStartMonitoringFor region: CircularRegion) {}
     public func locationManagerShouldDisplayHeadingCalibration(_ manager: LocationManager) -> Bool { false }

@@ -59,10 +59,13 @@ public protocol LocationProvider: AnyObject, Sendable {
     var lastLocation: Location? { get }
     /// The last heading, `nil` before the first.
     var lastHeading: HeadingUpdate? { get }
-    /// Whether the board has a magnetometer and accelerometer pair.
+    /// Whether headings can run now (the board has a magnetometer and accelerometer pair and their bus can be used).
     var headingAvailable: Bool { get }
-    /// Whether the board has a receiver.
+    /// Whether locations can run now (the board has a receiver and its port can be used).
     var locationServicesEnabled: Bool { get }
+    /// Each service of the board with whether its device can be used now, and why not; changes
+    /// arrive as ``EngineEvent/capabilities(_:)``.
+    var capabilities: DeviceCapabilities { get }
     /// Whether calls such as ``unregister(_:)`` may be made from inside a sink: `true` in process
     /// (the engine takes them on its own thread), `false` over a socket, where the manager makes them
     /// from another thread so the connection's delivery queue never waits on itself.
@@ -143,4 +146,13 @@ extension HeadingUpdate {
 extension LocationProvider {
     /// Over a connection unless a provider says otherwise.
     public var callsBackSynchronously: Bool { false }
+    /// For providers that know only ``locationServicesEnabled`` and ``headingAvailable``: those
+    /// services, unavailable without a stated device when off.
+    public var capabilities: DeviceCapabilities {
+        func entry(_ service: DeviceService, _ on: Bool) -> ServiceAvailability {
+            on ? ServiceAvailability(service: service, device: boardName)
+               : ServiceAvailability(service: service, device: boardName, problem: .missing, reason: "\(service.rawValue) is not available on \(boardName)")
+        }
+        return DeviceCapabilities([entry(.location, locationServicesEnabled), entry(.heading, headingAvailable)])
+    }
 }

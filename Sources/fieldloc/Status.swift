@@ -19,7 +19,8 @@ extension FieldLoc {
             Runs the board in this process (the default board 'sim' simulates receiver and sensors) and redraws \
             the screen every second: fix and UTC time, position with its accuracy, speed and course, the \
             satellites with signal bars, true and magnetic heading with accuracy and calibration quality, the \
-            power policy's receiver mode and the energy used, the receiver, and warnings. When the output is \
+            power policy's receiver mode and the energy used, the receiver, each service (location, heading, \
+            time, beacons) with whether its device can be used and why not, and warnings. When the output is \
             not a terminal each frame is printed after the last. --once waits for the first fix (and heading), \
             prints one frame, and exits; with --json that frame is one JSON object for scripts.
 

@@ -386,7 +386,9 @@ struct FieldLocD: AsyncParsableCommand {
         if case .realTime = engine.platform.pacing, speed != 1 {
             logger.warning("--speed applies to simulated boards only; \(description.name) runs in real time")
         }
-        if let problem = engine.platform.accessProblem(for: description) { logger.warning("\(problem)") }
+        for service in engine.capabilities.services where !service.isAvailable {
+            logger.warning("\(service.service.rawValue) is unavailable: \(service.reason ?? service.device) (re-checked when devices appear)")
+        }
         if let magnetometer = description.magnetometer {
             let store = CalibrationStore(directory: directory)
             let path = store.path(board: description.name, sensor: magnetometer.chip.rawValue)

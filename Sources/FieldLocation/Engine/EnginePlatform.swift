@@ -1,6 +1,7 @@
 import BoardConfig
 import Foundation
 import HardwareInterfaces
+import LocationAPI
 import NMEA
 import PowerPolicy
 import ReceiverProtocols
@@ -35,9 +36,12 @@ public protocol EnginePlatform: Sendable {
     /// Seconds since 1970-01-01 UTC at `instant` of the platform's clock, for work that needs a
     /// date before a fix gives one (the magnetic model's epoch).
     func utcSeconds(at instant: MonotonicInstant) -> Double
-    /// Why this process may not use `board`'s devices (missing device nodes or permissions), or
-    /// `nil`: an in-process manager's authorisation.
-    func accessProblem(for board: BoardDescription) -> String?
+    /// Each service of `board` with whether its device can be used now (missing node, no
+    /// permission, kernel interface not enabled), for every client; authorisation is not affected.
+    func capabilities(for board: BoardDescription) -> DeviceCapabilities
+    /// Starts watching the devices of `board`'s services; `onChange` is called (on any thread)
+    /// when one may have appeared, gone or changed permissions. `nil` where devices do not change.
+    func watchDevices(for board: BoardDescription, onChange: @escaping @Sendable () -> Void) -> (any DeviceWatch)?
     /// Headings that come from a recording instead of sensors (a replay board), or `nil`.
     var recordedHeadings: RecordedHeadingSource? { get }
     /// Opens the Bluetooth LE scanner of `board`'s adapter (`bluetooth = "hci0"`) on the
@@ -53,7 +57,20 @@ public protocol EnginePlatform: Sendable {
     func nextScheduledEvent(after instant: MonotonicInstant) -> MonotonicInstant?
 }
 
+/// A running watch of device nodes (``EnginePlatform/watchDevices(for:onChange:)``).
+public protocol DeviceWatch: AnyObject, Sendable {
+    /// Stops watching.
+    func cancel()
+}
+
 extension EnginePlatform {
+    /// Every service the board (or the platform, for a simulated receiver) has, all available:
+    /// platforms without device nodes.
+    public func capabilities(for board: BoardDescription) -> DeviceCapabilities {
+        DeviceCapabilities.all(of: board, receiver: providesReceiver, recordedHeadings: recordedHeadings != nil)
+    }
+    /// Nothing to watch.
+    public func watchDevices(for board: BoardDescription, onChange: @escaping @Sendable () -> Void) -> (any DeviceWatch)? { nil }
     /// No recorded headings: headings come from the board's sensors.
     public var recordedHeadings: RecordedHeadingSource? { nil }
     /// No network: platforms that do not say otherwise cannot fetch corrections.
@@ -64,5 +81,25 @@ extension EnginePlatform {
     public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
         throw HardwareError(.unsupported, device: board.bluetooth ?? "bluetooth", operation: "open",
                             detail: "this platform has no Bluetooth LE scanner")
+    }
+}
+
+extension DeviceCapabilities {
+    /// Every service `board` has, available: locations with a receiver (or one the platform
+    /// `receiver` provides), headings with a magnetometer and accelerometer (or recorded ones),
+    /// time with a PPS line or device, beacons with a Bluetooth adapter.
+    public static func all(of board: BoardDescription, receiver: Bool, recordedHeadings: Bool) -> DeviceCapabilities {
+        var out: [ServiceAvailability] = []
+        if board.receiver != nil || receiver {
+            out.append(ServiceAvailability(service: .location, device: board.receiver?.uart ?? "simulated receiver"))
+        }
+        if (board.magnetometer != nil && board.accelerometer != nil) || recordedHeadings {
+            out.append(ServiceAvailability(service: .heading, device: board.i2cBus.map { "i2c-\($0)" } ?? "recorded headings"))
+        }
+        if let gpio = board.gpio, gpio.ppsDevice != nil || gpio.line(.gnssPPS) != nil {
+            out.append(ServiceAvailability(service: .time, device: gpio.ppsDevice ?? gpio.chip))
+        }
+        if let adapter = board.bluetooth { out.append(ServiceAvailability(service: .beacons, device: adapter)) }
+        return DeviceCapabilities(out)
     }
 }

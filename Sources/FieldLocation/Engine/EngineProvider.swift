@@ -11,12 +11,9 @@ extension LocationEngine: LocationProvider {
     /// In process: the engine takes calls made from inside its sinks.
     public var callsBackSynchronously: Bool { true }
 
-    /// In process, access to the board's device nodes decides (a simulated platform is always
-    /// accessible), then `policy`'s default status and accuracy.
+    /// In process, `policy`'s default status and accuracy. The hardware does not decide it: a
+    /// device that is missing or inaccessible makes its service unavailable (``capabilities``).
     public func authorization(policy: AccessPolicy) -> ProviderAuthorization {
-        if let problem = platform.accessProblem(for: board) {
-            return ProviderAuthorization(status: .denied, reason: problem, accuracy: policy.accuracy)
-        }
         let status = policy.defaultStatus
         return ProviderAuthorization(status: status, reason: status.allowsLocations ? nil : "the access policy says \(status.rawValue)",
                                      accuracy: policy.accuracy)

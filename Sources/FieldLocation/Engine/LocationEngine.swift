@@ -96,6 +96,10 @@ public final class LocationEngine: @unchecked Sendable {
 
     let registry: ClientRegistry
     let published = Mutex(Published())
+    /// Each service's device as last checked, and the watch that checks again (see
+    /// `EngineCapabilities.swift`): a lock of its own, under which nothing else is taken, so any
+    /// query (also from inside the registry's lock) may read it.
+    let devices = Mutex<(capabilities: DeviceCapabilities, watch: (any DeviceWatch)?)>((DeviceCapabilities(), nil))
     /// When the engine was made, on its clock (its uptime counts from here).
     let createdAt: MonotonicInstant
     let runLock = NSLock()
@@ -168,7 +172,9 @@ public final class LocationEngine: @unchecked Sendable {
         energy = EnergyAccounting(profile: profile)
         nextTick = clock.now()
         createdAt = nextTick
+        devices.withLock { $0.capabilities = platform.capabilities(for: board) }
         publishState()
+        watchDevices()
     }
 
     // MARK: clients
@@ -246,10 +252,12 @@ public final class LocationEngine: @unchecked Sendable {
     public var statistics: Counters { published.withLock { $0.statistics } }
     /// Clients registered.
     public var clientCount: Int { registry.count }
-    /// Whether the board has a magnetometer and accelerometer pair.
-    public var headingAvailable: Bool { (board.magnetometer != nil && board.accelerometer != nil) || platform.recordedHeadings != nil }
-    /// Whether the board has a receiver at all.
-    public var locationServicesEnabled: Bool { (board.receiver != nil || platform.providesReceiver) && !privacy.engaged }
+    /// Whether headings can run: the board has a magnetometer and accelerometer pair (or recorded
+    /// headings) and their I2C bus can be used now (``capabilities``).
+    public var headingAvailable: Bool { capabilities.isAvailable(.heading) }
+    /// Whether locations can run: the board has a receiver whose port can be used now
+    /// (``capabilities``) and the privacy switch is off.
+    public var locationServicesEnabled: Bool { capabilities.isAvailable(.location) && !privacy.engaged }
     /// The magnetometer calibration applied to headings (a stored one, `fieldloc calibrate --save`).
     public var calibration: MagnetometerCalibration? {
         get { published.withLock { $0.state.calibration } }

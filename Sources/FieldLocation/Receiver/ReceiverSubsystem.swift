@@ -113,6 +113,12 @@ final class ReceiverSubsystem {
         }
     }
 
+    /// Lets the next step try the closed port at once (its node just appeared).
+    func retryPortNow() {
+        nextPortAttempt = .zero
+        portBackoff = .milliseconds(250)
+    }
+
     /// Opens the port now (no retry schedule); a reopened port gets a new driver.
     func openPort(at now: MonotonicInstant) throws(HardwareError) {
         let p = try platform.hardware.openSerialPort(platform.receiverPort(for: board), baudRate: board.receiver?.baudRate ?? .b9600)
