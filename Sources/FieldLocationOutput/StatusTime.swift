@@ -32,10 +32,11 @@ public struct StatusTime: Sendable, Hashable {
         self.refusal = refusal
     }
 
-    /// The time source `board` gives: its receiver's sentences and its PPS, if any.
+    /// The time source `board` gives: its receiver's sentences and its PPS, if any. A simulated
+    /// receiver that does not follow the system clock runs from a fixed start (`--sim-time`).
     public static func source(of board: BoardDescription, followsSystemClock: Bool = true) -> String {
         var text = board.simulated ? "simulated receiver" : "NMEA on \(board.receiver?.uart ?? "the receiver's port")"
-        if board.simulated && !followsSystemClock { text += " (its own clock, 2026-05-01: --sim-time-offset ties it to the system clock)" }
+        if board.simulated && !followsSystemClock { text += " (its own clock from the --sim-time start, not the system's)" }
         if let device = board.gpio?.ppsDevice {
             text += " + PPS \(device) (RFC 2783)"
         } else if let line = board.gpio?.line(.gnssPPS), let chip = board.gpio?.chip {

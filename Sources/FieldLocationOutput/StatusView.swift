@@ -1,5 +1,6 @@
 import FieldLocation
 import Foundation
+import GPSDProtocol
 import HardwareInterfaces
 import Heading
 import LocationAPI
@@ -55,7 +56,7 @@ public enum StatusView {
         out.append("Accuracy   horizontal \(f(fix?.horizontalAccuracy, 1, " m")), vertical \(f(fix?.verticalAccuracy, 1, " m")) (68 %, \(fix.map { "\($0.accuracySource)" } ?? "—"))   HDOP \(f(fix?.hdop, 1))")
         out.append("Motion     speed \(f(fix?.speed, 2, " m/s"))   course \(f(fix?.course, 1, "°"))")
         let sats = fix?.satellites.array ?? []
-        out.append("Satellites \(fix?.satellitesUsed ?? 0) used of \(sats.count) in view")
+        out.append("Satellites \(fix?.satellitesUsed ?? 0) used of \(sats.count) in view" + systems(sats))
         if !sats.isEmpty {
             out.append("   PRN  system     el   az   C/N0  signal      used")
             for sat in sats.sorted(by: { ($0.snr ?? 0) > ($1.snr ?? 0) }).prefix(16) {
@@ -130,6 +131,19 @@ public enum StatusView {
             + "\"still\":\(a.isStill),\"recoveries\":\(a.recoveries)}"
     }
 
+    /// The satellites in view by constellation, `  (GPS 9, GLONASS 7, …)`, in the order first seen;
+    /// empty when none has a known constellation.
+    static func systems(_ sats: [SatelliteInfo]) -> String {
+        var order: [Constellation] = [], counts: [Constellation: Int] = [:]
+        for sat in sats {
+            guard let system = sat.constellation else { continue }
+            if counts[system] == nil { order.append(system) }
+            counts[system, default: 0] += 1
+        }
+        guard !order.isEmpty else { return "" }
+        return " (" + order.map { "\($0) \(counts[$0] ?? 0)" }.joined(separator: ", ") + ")"
+    }
+
     /// A time offset in seconds with its sign, or a dash.
     static func offset(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "—" }
@@ -152,7 +166,9 @@ public enum StatusView {
             let sats = fix.satellites.array.map { sat in
                 "{\"prn\":\(sat.prn)" + (sat.snr.map { ",\"snr\":\($0)" } ?? "") + (sat.elevation.map { ",\"el\":\($0)" } ?? "")
                     + (sat.azimuth.map { ",\"az\":\($0)" } ?? "") + ",\"used\":\(sat.used)"
-                    + (sat.constellation.map { ",\"gnssid\":\(HealthView.gnssid($0)),\"system\":\"\($0)\"" } ?? "") + "}"
+                    + (sat.constellation.map { ",\"gnssid\":\(HealthView.gnssid($0)),\"system\":\"\($0)\"" } ?? "")
+                    + (GPSDReport.gpsdIdentity(sat).svid.map { ",\"svid\":\($0)" } ?? "")
+                    + (sat.gnssID != nil ? sat.signalID.map { ",\"sigid\":\($0)" } ?? "" : "") + "}"
             }
             fields.append("\"satellites\":[" + sats.joined(separator: ",") + "]")
         }

@@ -2,6 +2,7 @@ import EnginePlatforms
 import FieldLocation
 import HardwareInterfaces
 import LinuxHardware
+import NMEA
 import Synchronization
 
 /// A simulated board's clock tied to the system clock, so its receiver's time can go through the
@@ -12,9 +13,17 @@ import Synchronization
 ///
 /// At speed 1 the receiver's UTC is the system clock plus ``offsetNanoseconds`` at every epoch, so
 /// chrony should measure exactly that offset (less nothing: a simulated port has no transmission time).
+///
+/// With a fixed start (``init(startingAt:speed:)``, `--sim-time ISO8601`) the receiver's UTC at the
+/// engine's start is that instant instead, whatever the system clock says, and the "system time" of
+/// a manual instant is that start plus the time elapsed: a simulated world with its own fixed date,
+/// for tests. Such a clock must not feed the system's time service.
 public final class SimulatedSystemTime: Sendable {
     /// The receiver's clock ahead of the system clock, nanoseconds.
     public let offsetNanoseconds: Int64
+    /// The receiver's UTC at the engine's start (nanoseconds since 1970), when fixed; `nil`: the
+    /// system clock plus ``offsetNanoseconds``.
+    public let fixedStartNanoseconds: Int64?
     /// The simulation's speed (manual seconds per wall second).
     public let speed: Double
     private let anchor = Mutex<(manual: MonotonicInstant, system: Int64)?>(nil)
@@ -22,13 +31,49 @@ public final class SimulatedSystemTime: Sendable {
     /// Ties a board to the system clock with the receiver `offsetSeconds` ahead, running at `speed`.
     public init(offsetSeconds: Double, speed: Double = 1) {
         offsetNanoseconds = offsetSeconds.isFinite ? Int64((offsetSeconds * 1e9).rounded()) : 0
+        fixedStartNanoseconds = nil
         self.speed = speed.isFinite && speed > 0 ? speed : 1
     }
 
+    /// A simulated board whose receiver starts at `utcNanoseconds` (nanoseconds since 1970) whenever
+    /// it runs, at `speed` (`--sim-time`).
+    public init(startingAt utcNanoseconds: Int64, speed: Double = 1) {
+        offsetNanoseconds = 0
+        fixedStartNanoseconds = utcNanoseconds
+        self.speed = speed.isFinite && speed > 0 ? speed : 1
+    }
+
+    /// Nanoseconds since 1970 of `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (a `--sim-time` value), or `nil`
+    /// when the text is not such an instant.
+    public static func utcNanoseconds(iso8601 text: String) -> Int64? {
+        let s = Array(text.utf8)
+        guard s.count >= 20, s.count <= 40, s[4] == 0x2D, s[7] == 0x2D, s[10] == 0x54 || s[10] == 0x20, s[13] == 0x3A, s[16] == 0x3A,
+              s.last == 0x5A || s.last == 0x7A else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            guard s[range].allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            return Int(String(decoding: s[range], as: UTF8.self))
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+              let minute = number(14..<16), let second = number(17..<19), hour < 24, minute < 60, second < 60,
+              let date = CalendarDate(year: year, month: month, day: day) else { return nil }
+        var fraction: Int64 = 0
+        let tail = s[19..<(s.count - 1)]
+        if !tail.isEmpty {
+            guard tail.first == 0x2E, tail.count >= 2, tail.count <= 10, tail.dropFirst().allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            var digits = Array(tail.dropFirst())
+            while digits.count < 9 { digits.append(0x30) }
+            fraction = Int64(String(decoding: digits, as: UTF8.self)) ?? 0
+        }
+        let seconds = Int64(date.daysSinceEpoch) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return seconds * 1_000_000_000 + fraction
+    }
+
     /// Pairs `instant` of the engine's manual clock with `systemNow` and sets the receiver's UTC.
+    /// With a fixed start, the pair is `instant` and that start, and the receiver starts there.
     public func start(engine: LocationEngine, at instant: MonotonicInstant, systemNow: Int64 = SystemWallClock.nanosecondsSinceEpoch()) {
-        anchor.withLock { $0 = (instant, systemNow) }
-        engine.setSimulatedReceiverUTC(systemNow &+ offsetNanoseconds, at: instant)
+        let system = fixedStartNanoseconds ?? systemNow
+        anchor.withLock { $0 = (instant, system) }
+        engine.setSimulatedReceiverUTC(system &+ offsetNanoseconds, at: instant)
     }
 
     /// Whether ``start(engine:at:systemNow:)`` ran.

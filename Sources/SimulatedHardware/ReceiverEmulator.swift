@@ -246,7 +246,11 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         }
         let latText = hasFix ? angle(lat, 2) + (lat >= 0 ? ",N" : ",S") : ","
         let lonText = hasFix ? angle(lon, 3) + (lon >= 0 ? ",E" : ",W") : ","
-        let talker = s.family == .casic ? "GN" : "GP"
+        // A multi-GNSS receiver (NMEA 4.10/4.11): GN for the combined solution, GSA per system,
+        // GSV per talker with signal IDs (ReceiverEmulatorSky.swift).
+        let talker = "GN"
+        let sky = Self.sky(days: days, secondsOfDay: secondsOfDay, latitude: truth.latitude, longitude: truth.longitude)
+        let usedCount = hasFix ? sky.filter(\.used).count : 0
         var out: [UInt8] = []
         if s.outputs.contains("GGA") {
             // Fields 13 and 14: the corrections' age and the reference station, while differential.
@@ -254,16 +258,11 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             if quality >= 2, let last = s.corrections.lastAt {
                 differential = "\(fmt((instant - last).secondsDouble)),\(s.corrections.station.map { String(String(10_000 + $0).dropFirst()) } ?? "")"
             }
-            out += sentence("\(talker)GGA,\(time),\(latText),\(lonText),\(quality),\(hasFix ? "09" : "00"),\(hasFix ? "0.9" : ""),\(hasFix ? "\(fmt(s.altitude)),M,\(fmt(s.geoidSeparation)),M" : ",,,"),\(differential)")
+            let used = usedCount < 10 ? "0\(usedCount)" : "\(usedCount)"
+            out += sentence("\(talker)GGA,\(time),\(latText),\(lonText),\(quality),\(used),\(hasFix ? "0.9" : ""),\(hasFix ? "\(fmt(s.altitude)),M,\(fmt(s.geoidSeparation)),M" : ",,,"),\(differential)")
         }
-        if s.outputs.contains("GSA") {
-            out += sentence("\(talker)GSA,A,\(hasFix ? 3 : 1),02,05,12,15,18,24,29,31,33,,,,1.6,0.9,1.3")
-        }
-        if s.outputs.contains("GSV") {
-            // The nine satellites GSA lists as used, plus two low ones that are not.
-            out += sentence("GPGSV,3,1,11,02,64,042,44,05,31,301,38,12,48,130,41,15,22,210,33")
-            out += sentence("GPGSV,3,2,11,18,55,250,42,24,17,080,31,29,36,175,39,31,12,330,29")
-            out += sentence("GPGSV,3,3,11,33,40,200,36,07,05,015,18,21,03,110,")
+        for body in EmulatedSky.sentences(sky, fix: hasFix ? 3 : 1, dops: "1.6,0.9,1.3", gsa: s.outputs.contains("GSA"), gsv: s.outputs.contains("GSV")) {
+            out += sentence(body)
         }
         if s.outputs.contains("GST"), hasFix {
             let sigma = s.lastError.accuracy * scale / 2.45
@@ -276,7 +275,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
                                            geoidSeparation: s.geoidSeparation, speed: truth.speed, course: truth.course,
                                            secondsOfDay: secondsOfDay, accuracy: s.lastError.accuracy * scale / 2.45 * 2.0.squareRoot(),
                                            runTime: UInt32(truncatingIfNeeded: Int64(seconds * 1000)), epoch: s.epochs,
-                                           daysSinceEpoch: days, differential: quality >= 2, carrier: quality == 5 ? 1 : quality == 4 ? 2 : 0))
+                                           daysSinceEpoch: days, differential: quality >= 2, carrier: quality == 5 ? 1 : quality == 4 ? 2 : 0,
+                                           sky: hasFix ? sky : sky.map { var sat = $0; sat.used = false; return sat }))
         return out
     }
 

@@ -2,8 +2,8 @@ import HardwareInterfaces
 import NMEA
 import RealModule
 
-/// The emulator's binary navigation output: UBX NAV-PVT, NAV-SAT, TIM-TP and NAV-EOE for
-/// the u-blox families, CASIC NAV-PV, NAV-TIMEUTC and NAV-GPSINFO for CASIC, each epoch after the
+/// The emulator's binary navigation output: UBX NAV-PVT, NAV-SAT (every constellation), TIM-TP and
+/// NAV-EOE for the u-blox families, CASIC NAV-PV, NAV-TIMEUTC, NAV-GPSINFO, NAV-BDSINFO and NAV-GLNINFO for CASIC, each epoch after the
 /// NMEA, switched by the same commands a real receiver takes (UBX CFG-MSG / CFG-VALSET
 /// CFG-MSGOUT keys, CASIC CFG-MSG). Layouts as in Sources/NMEA/Binary, which reads them back.
 extension ReceiverEmulator {
@@ -31,14 +31,16 @@ extension ReceiverEmulator {
         /// Differential corrections applied (NAV-PVT diffSoln), and the carrier solution: 0 none, 1 float, 2 fixed (carrSoln).
         var differential = false
         var carrier: UInt8 = 0
+        /// The satellites in view, with their used flags as this epoch's solution has them.
+        var sky: [EmulatedSatellite] = []
     }
 
-    /// The satellites of the emulated sky (the GSV's): svid, elevation, azimuth, C/N0, used.
-    static let sky: [(UInt8, Int8, Int16, UInt8, Bool)] = [
-        (2, 64, 42, 44, true), (5, 31, 301, 38, true), (12, 48, 130, 41, true), (15, 22, 210, 33, true),
-        (18, 55, 250, 42, true), (24, 17, 80, 31, true), (29, 36, 175, 39, true), (31, 12, 330, 29, true),
-        (33, 40, 200, 36, true), (7, 5, 15, 18, false), (21, 3, 110, 0, false),
-    ]
+    /// The emulated sky of an epoch (ReceiverEmulatorSky.swift): at the receiver's UTC day and time of
+    /// day (its own calendar, 2026-05-01, when `days` is `nil`) from the true position.
+    static func sky(days: Int?, secondsOfDay: Double, latitude: Double, longitude: Double) -> [EmulatedSatellite] {
+        let unix = Double(days ?? 20_574) * 86_400 + secondsOfDay
+        return EmulatedSky.satellites(unixSeconds: unix, latitude: latitude, longitude: longitude)
+    }
 
     /// The UBX messages the emulator sends, by class << 8 | id.
     static let binaryNames: [UInt16: String] = [0x0107: "NAV-PVT", 0x0135: "NAV-SAT", 0x0D01: "TIM-TP", 0x0161: "NAV-EOE"]
@@ -63,12 +65,13 @@ extension ReceiverEmulator {
         }
     }
 
-    /// A CASIC frame from the driver: CFG-MSG for NAV-PV (0x03), NAV-TIMEUTC (0x10), NAV-GPSINFO (0x20).
+    /// A CASIC frame from the driver: CFG-MSG for NAV-PV (0x03), NAV-TIMEUTC (0x10), NAV-GPSINFO (0x20),
+    /// NAV-BDSINFO (0x21), NAV-GLNINFO (0x22).
     func handleCASIC(_ s: inout State, _ c: UInt8, _ i: UInt8, _ p: [UInt8]) {
         guard s.family == .casic else { return }
         s.commands.append("CASIC \(c) \(i)")
         guard c == 0x06, i == 0x01, p.count >= 4, p[0] == 0x01 else { return }
-        let names: [UInt8: String] = [0x03: "NAV-PV", 0x10: "NAV-TIMEUTC", 0x20: "NAV-GPSINFO"]
+        let names: [UInt8: String] = [0x03: "NAV-PV", 0x10: "NAV-TIMEUTC", 0x20: "NAV-GPSINFO", 0x21: "NAV-BDSINFO", 0x22: "NAV-GLNINFO"]
         guard let name = names[p[1]] else { return }
         if p[2] != 0 || p[3] != 0 { s.binaryOutputs.insert(name) } else { s.binaryOutputs.remove(name) }
     }
@@ -82,14 +85,18 @@ extension ReceiverEmulator {
         if s.family == .casic {
             if s.binaryOutputs.contains("NAV-PV") { out += casicFrame(0x01, 0x03, navPV(e)) }
             if s.binaryOutputs.contains("NAV-TIMEUTC") { out += casicFrame(0x01, 0x10, timeUTC(e, unixMilliseconds)) }
-            if s.binaryOutputs.contains("NAV-GPSINFO") { out += casicFrame(0x01, 0x20, gpsInfo(e)) }
+            // One satellite message per constellation CASIC has one for (GPS, BeiDou, GLONASS).
+            for (id, name, system) in [(UInt8(0x20), "NAV-GPSINFO", Constellation.gps), (0x21, "NAV-BDSINFO", .beidou), (0x22, "NAV-GLNINFO", .glonass)]
+            where s.binaryOutputs.contains(name) {
+                out += casicFrame(0x01, id, satelliteInfo(e, system))
+            }
             return out
         }
         // GPS time of week: 18 leap seconds ahead of UTC, from 1980-01-06.
         let gpsMilliseconds = unixMilliseconds - 315_964_800_000 + 18_000
         let iTOW = UInt32(((gpsMilliseconds % 604_800_000) + 604_800_000) % 604_800_000)
         if s.binaryOutputs.contains("NAV-PVT") { out += ubxFrame(0x01, 0x07, navPVT(e, iTOW: iTOW, unixMilliseconds: unixMilliseconds)) }
-        if s.binaryOutputs.contains("NAV-SAT") { out += ubxFrame(0x01, 0x35, navSAT(iTOW: iTOW)) }
+        if s.binaryOutputs.contains("NAV-SAT") { out += ubxFrame(0x01, 0x35, navSAT(e, iTOW: iTOW)) }
         if s.binaryOutputs.contains("TIM-TP") {
             var p = LittleEndianWriter(16)
             p.u32(0, (iTOW / 1000 + 1) * 1000)
@@ -113,7 +120,7 @@ extension ReceiverEmulator {
         p.u8(8, UInt8(seconds / 3600)); p.u8(9, UInt8(seconds / 60 % 60)); p.u8(10, UInt8(seconds % 60))
         p.u8(11, 0x07); p.u32(12, 30)
         p.i32(16, Int32((unixMilliseconds % 1000) * 1_000_000))
-        p.u8(20, e.hasFix ? 3 : 0); p.u8(21, e.hasFix ? 0x01 | (e.differential ? 0x02 : 0) | e.carrier << 6 : 0); p.u8(22, 0xE0); p.u8(23, e.hasFix ? 9 : 0)
+        p.u8(20, e.hasFix ? 3 : 0); p.u8(21, e.hasFix ? 0x01 | (e.differential ? 0x02 : 0) | e.carrier << 6 : 0); p.u8(22, 0xE0); p.u8(23, UInt8(clamping: e.sky.filter(\.used).count))
         p.i32(24, LittleEndianWriter.i4(e.longitude * 1e7)); p.i32(28, LittleEndianWriter.i4(e.latitude * 1e7))
         p.i32(32, Int32(((e.altitudeMSL + e.geoidSeparation) * 1000).rounded())); p.i32(36, LittleEndianWriter.i4(e.altitudeMSL * 1000))
         let hAcc = e.hasFix && e.accuracy.isFinite ? max(e.accuracy, 0) : 100_000
@@ -125,22 +132,24 @@ extension ReceiverEmulator {
         return p.bytes
     }
 
-    func navSAT(iTOW: UInt32) -> [UInt8] {
-        let sky = Self.sky
+    /// NAV-SAT version 1: every satellite in view with its `gnssId`/`svId`, quality indicator 7 (code and
+    /// carrier locked) when tracked, the used flag and health "healthy".
+    func navSAT(_ e: BinaryEpoch, iTOW: UInt32) -> [UInt8] {
+        let sky = Array(e.sky.prefix(255))
         var p = LittleEndianWriter(8 + 12 * sky.count)
         p.u32(0, iTOW); p.u8(4, 1); p.u8(5, UInt8(sky.count))
         for (index, sat) in sky.enumerated() {
             let at = 8 + 12 * index
-            p.u8(at, sat.0 > 32 ? 1 : 0); p.u8(at + 1, sat.0 > 32 ? sat.0 + 87 : sat.0); p.u8(at + 2, sat.3)
-            p.i8(at + 3, sat.1); p.i16(at + 4, sat.2)
-            p.u32(at + 8, (sat.4 ? 0x08 : 0) | 0x07 | 0x10)
+            p.u8(at, sat.gnssID); p.u8(at + 1, UInt8(truncatingIfNeeded: sat.svid)); p.u8(at + 2, UInt8(clamping: sat.cn0))
+            p.i8(at + 3, Int8(clamping: sat.elevation)); p.i16(at + 4, Int16(clamping: sat.azimuth))
+            p.u32(at + 8, (sat.used ? 0x08 : 0) | (sat.cn0 > 0 ? 0x07 : 0x01) | 0x10)
         }
         return p.bytes
     }
 
     func navPV(_ e: BinaryEpoch) -> [UInt8] {
         var p = LittleEndianWriter(80)
-        p.u32(0, e.runTime); p.u8(4, e.hasFix ? 7 : 0); p.u8(5, e.hasFix ? 7 : 0); p.u8(7, e.hasFix ? 9 : 0)
+        p.u32(0, e.runTime); p.u8(4, e.hasFix ? 7 : 0); p.u8(5, e.hasFix ? 7 : 0); p.u8(7, UInt8(clamping: e.sky.filter(\.used).count))
         p.f32(12, 1.6); p.f64(16, e.longitude); p.f64(24, e.latitude)
         p.f32(32, Float(e.altitudeMSL + e.geoidSeparation)); p.f32(36, Float(e.geoidSeparation))
         p.f32(40, Float(e.accuracy * e.accuracy)); p.f32(44, Float(2.25 * e.accuracy * e.accuracy))
@@ -160,14 +169,16 @@ extension ReceiverEmulator {
         return p.bytes
     }
 
-    func gpsInfo(_ e: BinaryEpoch) -> [UInt8] {
-        let sky = Self.sky.filter { $0.0 <= 32 }
+    /// NAV-GPSINFO, NAV-BDSINFO or NAV-GLNINFO: the satellites of one constellation (CASIC has no SBAS
+    /// or Galileo message), svid in u-blox numbering.
+    func satelliteInfo(_ e: BinaryEpoch, _ system: Constellation) -> [UInt8] {
+        let sky = e.sky.filter { $0.constellation == system }.prefix(64)
         var p = LittleEndianWriter(8 + 12 * sky.count)
-        p.u32(0, e.runTime); p.u8(4, UInt8(sky.count)); p.u8(5, UInt8(sky.filter(\.4).count))
+        p.u32(0, e.runTime); p.u8(4, UInt8(sky.count)); p.u8(5, UInt8(sky.filter(\.used).count))
         for (index, sat) in sky.enumerated() {
             let at = 8 + 12 * index
-            p.u8(at, UInt8(index)); p.u8(at + 1, sat.0); p.u16(at + 2, sat.4 ? 0x61C1 : 0x0100); p.u8(at + 4, sat.3)
-            p.i8(at + 5, sat.1); p.i16(at + 6, sat.2)
+            p.u8(at, UInt8(index)); p.u8(at + 1, UInt8(truncatingIfNeeded: sat.svid)); p.u16(at + 2, sat.used ? 0x61C1 : 0x0100)
+            p.u8(at + 4, UInt8(clamping: sat.cn0)); p.i8(at + 5, Int8(clamping: sat.elevation)); p.i16(at + 6, Int16(clamping: sat.azimuth))
         }
         return p.bytes
     }

@@ -3,6 +3,7 @@ import BoardConfig
 import EnginePlatforms
 import FieldLocation
 import FieldLocationOutput
+import FieldLocationTime
 import Foundation
 import GPSDWatch
 import HardwareInterfaces
@@ -54,6 +55,10 @@ extension FieldLoc {
                 help: "Simulated boards only: run the simulated receiver on the system clock, SECONDS ahead, so the time readout has offsets.")
         var simTimeOffset: Double?
 
+        @Option(name: .customLong("sim-time"),
+                help: "Simulated boards only: start the simulated receiver's clock at this UTC instant (YYYY-MM-DDTHH:MM:SSZ) instead of the system's time, for tests.")
+        var simTime: String?
+
         @Option(name: .customLong("ntrip"), help: "RTK corrections from ntrip://USER@HOST[:2101]/MOUNT (overrides the board's [ntrip]; password from --ntrip-password-file or $FIELDLOC_NTRIP_PASSWORD).")
         var ntrip: String?
 
@@ -66,6 +71,12 @@ extension FieldLoc {
             if json && !once { throw ValidationError("--json needs --once (the live readout is for people)") }
             if let simTimeOffset, !(simTimeOffset.isFinite && abs(simTimeOffset) <= 31_622_400) {
                 throw ValidationError("--sim-time-offset must be within ±366 days (in seconds)")
+            }
+            if let simTime {
+                guard SimulatedSystemTime.utcNanoseconds(iso8601: simTime) != nil else {
+                    throw ValidationError("--sim-time '\(simTime)' is not a UTC instant like 2026-05-01T12:00:00Z")
+                }
+                if simTimeOffset != nil { throw ValidationError("--sim-time fixes the simulated clock; --sim-time-offset ties it to the system clock: give one") }
             }
             if daemon != "auto" && daemon != "off" && Self.endpoint(daemon) == nil {
                 throw ValidationError("--daemon '\(daemon)' is not auto, off or HOST:PORT")
@@ -164,7 +175,8 @@ extension FieldLoc {
             }
             let monitor = StatusMonitor(engine: engine)
             monitor.calibrationCreated = calibrationCreated
-            let time = StatusTimeReadout(engine: engine, simTimeOffset: simTimeOffset, speed: speed)
+            let time = StatusTimeReadout(engine: engine, simTimeOffset: simTimeOffset,
+                                         simTime: simTime.flatMap(SimulatedSystemTime.utcNanoseconds(iso8601:)), speed: speed)
             engine.runInBackground(speed: speed, started: time.started)
             defer { monitor.close(); time.close(); engine.shutdown() }
             try await present(snapshot: { time.fill(monitor.snapshot()) }, hasPosition: { monitor.hasPosition },

@@ -8,8 +8,8 @@ import LocationServices
 /// sinks (the same sampler `fieldlocd` runs) observes the engine, and its status fills the snapshot's
 /// ``StatusTime``: the source, the last serial and PPS offsets, the measured sentence delay.
 ///
-/// A simulated board's receiver keeps its own calendar unless `--sim-time-offset` ties it to the
-/// system clock; then it is sampled as `fieldlocd --sim-time-offset` does.
+/// A simulated board's receiver runs on the system clock (plus `--sim-time-offset`), sampled as
+/// `fieldlocd` samples it, or from the fixed start `--sim-time` gives.
 final class StatusTimeReadout: Sendable {
     private let engine: LocationEngine
     private let service: TimeService?
@@ -18,22 +18,19 @@ final class StatusTimeReadout: Sendable {
     private let source: String
     private let configuredOffset: Double
 
-    init(engine: LocationEngine, simTimeOffset: Double?, speed: Double) {
+    init(engine: LocationEngine, simTimeOffset: Double?, simTime: Int64? = nil, speed: Double) {
         self.engine = engine
         let board = engine.board
         configuredOffset = board.receiver?.timeOffset ?? 0
         let configuration = TimeSampler.Configuration(timeOffset: configuredOffset)
         if board.simulated {
-            let simulated = simTimeOffset.map { SimulatedSystemTime(offsetSeconds: $0, speed: speed) }
+            let simulated = simTime.map { SimulatedSystemTime(startingAt: $0, speed: speed) }
+                ?? SimulatedSystemTime(offsetSeconds: simTimeOffset ?? 0, speed: speed)
             self.simulated = simulated
-            source = StatusTime.source(of: board, followsSystemClock: simulated != nil)
-            if let simulated {
-                let clock = engine.clock
-                service = TimeService(sinks: .init(), configuration: configuration, baudRate: nil,
-                                      monotonicNow: { clock.now() }, systemNanoseconds: simulated.systemNanoseconds)
-            } else {
-                service = nil
-            }
+            source = StatusTime.source(of: board, followsSystemClock: simTime == nil)
+            let clock = engine.clock
+            service = TimeService(sinks: .init(), configuration: configuration, baudRate: nil,
+                                  monotonicNow: { clock.now() }, systemNanoseconds: simulated.systemNanoseconds)
         } else {
             simulated = nil
             source = StatusTime.source(of: board)

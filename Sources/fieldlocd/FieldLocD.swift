@@ -115,8 +115,12 @@ struct FieldLocD: AsyncParsableCommand {
     var receiverConfig: String?
 
     @Option(name: .customLong("sim-time-offset"),
-            help: "Simulated board only: run the simulated receiver's clock on the system clock, SECONDS ahead (negative: behind), so its time can feed --chrony-sock / --ntp-shm.")
+            help: "Simulated board only: run the simulated receiver's clock on the system clock (its default), SECONDS ahead (negative: behind), so its time can feed --chrony-sock / --ntp-shm.")
     var simTimeOffset: Double?
+
+    @Option(name: .customLong("sim-time"),
+            help: "Simulated board only: start the simulated receiver's clock at this UTC instant (YYYY-MM-DDTHH:MM:SSZ) instead of the system's time, for tests.")
+    var simTime: String?
 
     @Option(name: .customLong("http"),
             help: "Serve the status page (/), its live stream (/events), /status.json and Prometheus /metrics on HOST:PORT (loopback unless --http-listen-any; remote peers need --allow-remote).")
@@ -169,6 +173,13 @@ struct FieldLocD: AsyncParsableCommand {
         _ = try console()
         if let simTimeOffset, !(simTimeOffset.isFinite && abs(simTimeOffset) <= 31_622_400) {
             throw ValidationError("--sim-time-offset must be within ±366 days (in seconds)")
+        }
+        if let simTime {
+            guard SimulatedSystemTime.utcNanoseconds(iso8601: simTime) != nil else {
+                throw ValidationError("--sim-time '\(simTime)' is not a UTC instant like 2026-05-01T12:00:00Z")
+            }
+            if simTimeOffset != nil { throw ValidationError("--sim-time fixes the simulated clock; --sim-time-offset ties it to the system clock: give one") }
+            if servesTime { throw ValidationError("--sim-time gives the simulated receiver a date of its own: it cannot feed the system's time service") }
         }
     }
 
@@ -293,12 +304,16 @@ struct FieldLocD: AsyncParsableCommand {
                 if servesTime && speed != 1 {
                     throw ValidationError("the time service on a simulated board needs --speed 1 (the receiver's clock must run with the system's)")
                 }
-                if servesTime || simTimeOffset != nil {
+                // The receiver's clock: the system's (plus --sim-time-offset) unless --sim-time fixes its start.
+                if let start = simTime.flatMap(SimulatedSystemTime.utcNanoseconds(iso8601:)) {
+                    simulatedTime = SimulatedSystemTime(startingAt: start, speed: speed)
+                    logger.info("simulated receiver's clock from \(simTime ?? "")")
+                } else {
                     simulatedTime = SimulatedSystemTime(offsetSeconds: simTimeOffset ?? 0, speed: speed)
                     logger.info("simulated receiver on the system clock \(simTimeOffset ?? 0) s ahead")
                 }
-            } else if simTimeOffset != nil {
-                throw ValidationError("--sim-time-offset is for simulated boards; \(engine.board.name) has a real receiver (--time-offset sets its delay)")
+            } else if simTimeOffset != nil || simTime != nil {
+                throw ValidationError("--sim-time and --sim-time-offset are for simulated boards; \(engine.board.name) has a real receiver (--time-offset sets its delay)")
             }
             timeService = try self.timeService(board: engine.board, logger: logger, simulated: simulatedTime.map { (engine, $0) })
             clientEngine = engine

@@ -206,7 +206,8 @@ struct ServerTests {
             var sentences: [String] = []
             _ = try nmea.readLines(seconds: 15) { line in
                 if line.hasPrefix("$") { sentences.append(line) }
-                return sentences.count >= 20
+                // A multi-GNSS epoch is some 17 sentences (GSA per system, GSV per talker): three epochs.
+                return sentences.count >= 60
             }
             #expect(sentences.allSatisfy { nmeaChecksumValid($0) && $0.hasSuffix("\r\n") })
             #expect(sentences.contains { $0.contains("RMC,") } && sentences.contains { $0.contains("GGA,") })
@@ -214,7 +215,7 @@ struct ServerTests {
             try raw.send("?WATCH={\"enable\":true,\"raw\":2}\n")
             _ = try raw.readLines(seconds: 5) { reportClass($0) == "WATCH" }
             let bytes = raw.drain(seconds: 1)
-            #expect(String(decoding: bytes, as: UTF8.self).contains("$GPRMC"), "raw 2 passes the receiver's bytes")
+            #expect(String(decoding: bytes, as: UTF8.self).contains("$GNRMC"), "raw 2 passes the receiver's bytes")
             #expect(!String(decoding: bytes, as: UTF8.self).contains("\"class\":\"TPV\""), "raw 2 without json sends no TPV")
         }
     }

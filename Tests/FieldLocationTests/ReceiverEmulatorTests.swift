@@ -47,12 +47,12 @@ struct ReceiverEmulatorTests {
         let driver = MediaTekDriver(channel: CommandChannel(port: bench.port))
         try driver.configure(rateMilliseconds: 200, outputs: [.gga: 1, .rmc: 1])
         let fast = try bench.listen(2)
-        #expect(fast.sentences.filter { $0 == "GPGGA" }.count >= 9)
-        #expect(!fast.sentences.contains("GPGSV"))
+        #expect(fast.sentences.filter { $0 == "GNGGA" }.count >= 9)
+        #expect(!fast.sentences.contains("GPGSV") && !fast.sentences.contains("GLGSV"))
         try driver.enterStandby()
         #expect(bench.receiver.powerState == .standby)
         let quiet = try bench.listen(10)
-        #expect(quiet.sentences.filter { $0 == "GPGGA" }.isEmpty)
+        #expect(quiet.sentences.filter { $0 == "GNGGA" }.isEmpty)
         try driver.wake()
         let back = try bench.listen(8)
         #expect(back.fixes.count >= 10, "hot start from standby, then 5 Hz")
@@ -89,7 +89,7 @@ struct ReceiverEmulatorTests {
         try driver.setCyclicTracking(true)
         #expect(bench.receiver.isPowerSaving)
         let hour = try bench.listen(3600)
-        let epochs = hour.sentences.filter { $0 == "GPGGA" }.count
+        let epochs = hour.sentences.filter { $0 == "GNGGA" }.count
         #expect(epochs >= 3590)
         #expect(hour.fixes.count < epochs, "no fix loss in an hour of power save")
         let ledger = bench.receiver.ledger

@@ -133,6 +133,8 @@ struct SkyViewTests {
         #expect(view.satellites.allSatisfy { $0.constellation != "unknown" && $0.elevation != nil && $0.azimuth != nil })
         #expect(view.satellites.contains { $0.cn0 != nil })
         #expect(!view.byConstellation.isEmpty)
+        // The emulated receiver is multi-GNSS: each satellite keeps its constellation into the view.
+        #expect(Set(view.satellites.map(\.constellation)).isSuperset(of: ["gps", "glonass", "galileo", "beidou", "sbas"]))
         let times = views.compactMap(\.timestamp)
         #expect(times.count == views.count && zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "one view per epoch, in order: \(times)")
         engine.advance(by: .seconds(2))

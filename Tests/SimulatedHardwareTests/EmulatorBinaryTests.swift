@@ -51,7 +51,11 @@ struct EmulatorBinaryTests {
         let last = try #require(fixes.last)
         #expect(last.binaryProtocol == .ubx && last.accuracySource == .receiver)
         #expect(last.receiverAccuracy?.horizontal.map { $0 > 0 && $0 < 20 } == true)
-        #expect(last.satellites.count == 11 && last.satellites[0].gnssID == 0 && last.satellites[0].svID == 2)
+        // NAV-SAT carries every constellation of the sky, each satellite with its gnssId and svId.
+        let sky = EmulatedSky.satellites(unixSeconds: 1_777_636_805, latitude: 48.1173, longitude: 11.5167)
+        #expect(last.satellites.count == sky.count)
+        #expect(Set(last.satellites.array.compactMap(\.gnssID)) == [0, 1, 2, 3, 6])
+        #expect(last.satellites.array.allSatisfy { $0.svID != nil && $0.gnssID.flatMap(UBXGNSS.constellation) == $0.constellation })
         #expect(last.receiverStatus?.timePulseQuantizationError.map { abs($0) <= 1e-9 } == true)
         #expect(last.time?.iso8601(fractionDigits: 0).hasPrefix("2026-05-01T12:00:0") == true)
         #expect(stream.merger.counters.merged == 5 && stream.merger.counters.malformed == 0)
@@ -70,12 +74,16 @@ struct EmulatorBinaryTests {
 
     @Test("CASIC: CFG-MSG switches NAV-PV, NAV-TIMEUTC, NAV-GPSINFO on; the variances become 1-sigma estimates")
     func casic() throws {
-        let on = [0x03, 0x10, 0x20].map { Self.casic(0x06, 0x01, [0x01, UInt8($0), 1, 0]) }
+        let on = [0x03, 0x10, 0x20, 0x21, 0x22].map { Self.casic(0x06, 0x01, [0x01, UInt8($0), 1, 0]) }
         let (fixes, stream) = try Self.run(.casic, commands: on)
         #expect(fixes.count == 5)
         let last = try #require(fixes.last)
         #expect(last.binaryProtocol == .casic && last.receiverAccuracy?.model == .casicVariance)
-        #expect(last.satellites.count == 10 && last.satellites.array.filter(\.used).count == 8, "the SBAS satellite is not in NAV-GPSINFO")
-        #expect(stream.framer.counters.casicFrames == 15)
+        // GPS, BeiDou and GLONASS in their own messages; CASIC has none for SBAS or Galileo.
+        let sky = EmulatedSky.satellites(unixSeconds: 1_777_636_805, latitude: 48.1173, longitude: 11.5167)
+            .filter { [.gps, .beidou, .glonass].contains($0.constellation) }
+        #expect(last.satellites.count == sky.count && last.satellites.array.filter(\.used).count == sky.filter(\.used).count)
+        #expect(Set(last.satellites.array.compactMap(\.constellation)) == [.gps, .beidou, .glonass])
+        #expect(stream.framer.counters.casicFrames == 25)
     }
 }
