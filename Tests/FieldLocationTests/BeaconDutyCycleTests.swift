@@ -5,7 +5,9 @@ import EnginePlatforms
 import Foundation
 import HardwareInterfaces
 import LinuxHardware
+import NMEA
 import PowerPolicy
+import ReceiverProtocols
 import Synchronization
 import Testing
 
