@@ -271,7 +271,7 @@ let package = Package(
             dependencies: ["LinuxHardware", "HardwareInterfaces", "SimulatedHardware", "ReceiverProtocols", "PowerPolicy", "NMEA", "DBusWire", "Beacons"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationStore", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol", "Beacons"]),
+        .testTarget(name: "FieldLocationTests", dependencies: ["FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationStore", "FieldLocationOutput", "NMEA", "LocationServices", "BoardConfig", "PowerPolicy", "GPSDProtocol", "Beacons", "LinuxHardware"]),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "NMEA", "PowerPolicy", "HardwareInterfaces"]),
         .testTarget(name: "GPSDProtocolTests", dependencies: ["GPSDProtocol", "NMEA"]),
         .testTarget(name: "NTRIPTests", dependencies: ["NTRIP", "NMEA"]),

@@ -20,6 +20,9 @@ public struct RangingModel: Sendable, Hashable {
     public var nearLimit: Double = 4
     /// Samples kept per beacon (a beacon advertising every 100 ms puts 20 in the 2 s window).
     public var capacity: Int = 64
+    /// The RSSI at 1 m a site calibration measured (`beacon_power_1m`), dBm: when set it replaces
+    /// the power every beacon advertises; `nil` uses the advertised one.
+    public var siteMeasuredPower: Double? = nil
 
     /// The default model.
     public init() {}
@@ -216,7 +219,7 @@ public struct BeaconRanger: Sendable {
             return Beacon(uuid: key.uuid, major: key.major, minor: key.minor, proximity: .unknown, accuracy: -1, rssi: 0,
                           timestamp: track.lastHeard)
         }
-        let distance = model.distance(rssi: rssi, measuredPower: Double(track.measuredPower))
+        let distance = model.distance(rssi: rssi, measuredPower: model.siteMeasuredPower ?? Double(track.measuredPower))
         return Beacon(uuid: key.uuid, major: key.major, minor: key.minor, proximity: model.proximity(distance: distance),
                       accuracy: distance, rssi: Int(rssi.rounded()), timestamp: track.lastHeard)
     }

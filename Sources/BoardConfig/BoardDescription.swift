@@ -29,6 +29,15 @@ public struct BoardDescription: Sendable, Equatable {
     public var replay: ReplayDescription? = nil
     /// The Bluetooth adapter that scans for beacons (`bluetooth = "hci0"`), if any.
     public var bluetooth: String? = nil
+    /// Which Linux stack scans with ``bluetooth`` (`bluetooth_backend`): BlueZ when `bluetoothd`
+    /// runs, else the kernel's HCI socket (`auto`, the default), or one of them only.
+    public var bluetoothBackend: BluetoothBackend = .auto
+    /// A site's path-loss exponent `n` for beacon ranging (`beacon_path_loss_exponent`), as
+    /// `fieldloc beacons calibrate` fits it; `nil` keeps the default (2).
+    public var beaconPathLossExponent: Double? = nil
+    /// A site's RSSI at 1 m for beacon ranging, dBm (`beacon_power_1m`), replacing the power every
+    /// beacon advertises; `nil` uses the advertised power.
+    public var beaconPower1m: Double? = nil
     /// RTK/DGPS corrections from an NTRIP caster (`[ntrip]`), if configured.
     public var ntrip: NTRIPBoardSettings?
     /// The demand fieldlocd's gpsd and NMEA-TCP watchers add (`gpsd_clients`): ``GPSDClientDemand/best``

@@ -12,7 +12,7 @@ public enum BoardLoader {
     public static let orientationTolerance = 1e-6
 
     /// The keys allowed at the top level of a board file.
-    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "beacon", "ntrip", "gpsd_clients"]
+    public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "bluetooth_backend", "beacon_path_loss_exponent", "beacon_power_1m", "beacon", "ntrip", "gpsd_clients"]
     /// The keys allowed in `[receiver]`.
     public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config", "leap_seconds"]
     /// The keys allowed in `[i2c]`.
@@ -120,6 +120,7 @@ public enum BoardLoader {
             name: name, title: title, simulated: simulated, receiver: receiver, i2cBus: i2cBus,
             sensors: sensors, gpio: gpio, setupNotes: notes, simulation: simulation)
         board.bluetooth = try readBluetooth(top)
+        try readBeaconSettings(top, into: &board)
         if let replaySection {
             board.replay = try readReplay(replaySection, board: board, file: file)
         }

@@ -23,7 +23,41 @@ public struct SimulatedBeaconDescription: Sendable, Equatable {
     }
 }
 
+/// Which Linux Bluetooth stack scans for beacons (`bluetooth_backend`).
+public enum BluetoothBackend: String, Sendable, Hashable, CaseIterable {
+    /// BlueZ's D-Bus API when `bluetoothd` owns `org.bluez` on the system bus, else the kernel's
+    /// HCI socket.
+    case auto
+    /// BlueZ's D-Bus API only (an error when `bluetoothd` does not run).
+    case bluez
+    /// The kernel's HCI socket only (needs the adapter free of `bluetoothd`'s scans, and
+    /// CAP_NET_RAW/CAP_NET_ADMIN).
+    case hci
+}
+
 extension BoardLoader {
+    /// Reads `bluetooth_backend`, `beacon_path_loss_exponent` and `beacon_power_1m`.
+    static func readBeaconSettings(_ top: Section, into board: inout BoardDescription) throws(BoardError) {
+        if let (text, location) = try top.string("bluetooth_backend") {
+            guard let backend = BluetoothBackend(rawValue: text) else {
+                throw top.error("'\(text)' is not a Bluetooth backend: \"auto\", \"bluez\" or \"hci\"", key: "bluetooth_backend", at: location)
+            }
+            board.bluetoothBackend = backend
+        }
+        if let (n, location) = try top.number("beacon_path_loss_exponent") {
+            guard n >= 1, n <= 6 else {
+                throw top.error("\(n) is not a path-loss exponent: between 1 and 6 (2 in free space, 2-4 indoors)", key: "beacon_path_loss_exponent", at: location)
+            }
+            board.beaconPathLossExponent = n
+        }
+        if let (power, location) = try top.number("beacon_power_1m") {
+            guard power >= -120, power <= 20 else {
+                throw top.error("\(power) is not an RSSI at 1 m: dBm between -120 and 20, such as -59", key: "beacon_power_1m", at: location)
+            }
+            board.beaconPower1m = power
+        }
+    }
+
     /// The keys allowed in each `[[beacon]]`.
     public static let beaconKeys = ["uuid", "major", "minor", "east", "north", "measured_power", "interval_ms"]
 

@@ -45,19 +45,34 @@ public struct HardwareEnginePlatform: EnginePlatform {
         guard let adapter = board.bluetooth else {
             throw HardwareError(.notFound, device: "bluetooth", operation: "open", detail: "the board file names no adapter (bluetooth = \"hci0\")")
         }
-        return try Self.openLinuxBluetoothScanner(adapter: adapter, clock: hardware.clock)
+        return try Self.openLinuxBluetoothScanner(adapter: adapter, backend: board.bluetoothBackend, clock: hardware.clock)
     }
 
-    /// Opens `adapter` (`hci0`), its reports timed on `clock`: through BlueZ over D-Bus when the
-    /// system bus answers and `org.bluez` has an owner (bluetoothd runs and owns the radio), else
-    /// through LinuxHardware's HCI-socket scanner. Errors name the adapter and what to do
-    /// (group `bluetooth`, capabilities, rfkill, adapter down or powered off).
-    static func openLinuxBluetoothScanner(adapter: String, clock: any MonotonicClock) throws(HardwareError) -> any BluetoothLEScanner {
-        // The probe waits on the system clock: a manual clock would never reach its deadline.
-        if BlueZScanner.serviceRuns(clock: SystemMonotonicClock()) {
+    /// Opens `adapter` (`hci0`), its reports timed on `clock`, through the board's
+    /// `bluetooth_backend`: `auto` takes BlueZ over D-Bus when the system bus answers and
+    /// `org.bluez` has an owner (bluetoothd runs and owns the radio), else LinuxHardware's
+    /// HCI-socket scanner; `bluez` and `hci` take only that one. Errors name the adapter and what to
+    /// do (group `bluetooth`, capabilities, rfkill, adapter down or powered off).
+    static func openLinuxBluetoothScanner(adapter: String, backend: BluetoothBackend = .auto, clock: any MonotonicClock) throws(HardwareError) -> any BluetoothLEScanner {
+        switch backend {
+        case .hci:
+            return try LinuxBluetoothScanner(adapter: adapter, clock: clock)
+        case .bluez:
             return try BlueZScanner(adapter: adapter, clock: clock)
+        case .auto:
+            // The probe waits on the system clock: a manual clock would never reach its deadline.
+            guard BlueZScanner.serviceRuns(clock: SystemMonotonicClock()) else {
+                return try LinuxBluetoothScanner(adapter: adapter, clock: clock)
+            }
+            do {
+                return try BlueZScanner(adapter: adapter, clock: clock)
+            } catch {
+                // bluetoothd runs but will not hand over the adapter: say which call failed, then
+                // try the kernel's socket (which needs CAP_NET_RAW and CAP_NET_ADMIN).
+                FileHandle.standardError.write(Data("Bluetooth: BlueZ failed (\(error.description)); falling back to the HCI socket for \(adapter) (bluetooth_backend = \"auto\")\n".utf8))
+                return try LinuxBluetoothScanner(adapter: adapter, clock: clock)
+            }
         }
-        return try LinuxBluetoothScanner(adapter: adapter, clock: clock)
     }
 }
 

@@ -125,4 +125,15 @@ public protocol BluetoothLEScanner: AnyObject, Sendable {
 
     /// Stops any scan and releases the adapter; later calls throw ``HardwareError/Kind/closed``.
     func close()
+
+    /// Whether the radio runs a duty cycle (``BluetoothScanParameters/window`` shorter than its
+    /// ``BluetoothScanParameters/interval``) itself, as an HCI controller does. `false` for a
+    /// stack that takes no scan timing (BlueZ's D-Bus API): its user switches the scan on and off
+    /// instead. The default is `true`.
+    var runsDutyCycle: Bool { get }
+}
+
+extension BluetoothLEScanner {
+    /// The radio runs the duty cycle itself (an HCI controller, the simulated radio).
+    public var runsDutyCycle: Bool { true }
 }

@@ -134,6 +134,11 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
     /// Whether a discovery started here is running.
     public var isScanning: Bool { state.withLock { $0.scanning } }
 
+    /// `false`: BlueZ's `Adapter1.SetDiscoveryFilter` takes no scan interval or window (its
+    /// filter keys are UUIDs, RSSI, Pathloss, Transport, DuplicateData, Discoverable, Pattern), so
+    /// a duty cycle is run by starting and stopping discovery (see `BeaconSubsystem`).
+    public var runsDutyCycle: Bool { false }
+
     /// Sets the discovery filter (`Transport` `le`, `DuplicateData` true, so every advertisement
     /// updates RSSI) and starts discovery; a running discovery is left running.
     public func startScanning(_ parameters: BluetoothScanParameters) throws(HardwareError) {

@@ -6,6 +6,8 @@ public enum PowerComponent: String, Sendable, Hashable, CaseIterable, Codable {
     case magnetometer
     /// The accelerometer.
     case accelerometer
+    /// The Bluetooth radio while it scans for beacons.
+    case bluetooth
 }
 
 /// Charge drawn per component and state over time: the integral of current, in mAh, with the

@@ -21,8 +21,11 @@ extension FieldLoc {
             distance in metres and the smoothed RSSI. With --json, one object per ranging update: \
             {"beacons":[{"uuid":…,"major":…,"minor":…,"proximity":"near","accuracy_m":…,"rssi":…}]}. \
             The default board 'sim' walks past the beacons its board file places (on a virtual clock, \
-            so its minutes pass in moments); its UUIDs are ranged unless --uuid names others.
-            """)
+            so its minutes pass in moments); its UUIDs are ranged unless --uuid names others. \
+            'fieldloc beacons calibrate' fits a site's path-loss exponent and 1 m power to RSSI at \
+            known distances; 'fieldloc beacons estimate' ranges recorded RSSI with the same model.
+            """,
+            subcommands: [Calibrate.self, Estimate.self])
 
         @Option(help: "Board: a built-in name (default sim) or a board file.")
         var board: String = BoardCatalog.defaultBoardName

@@ -102,3 +102,41 @@ import Testing
         #expect(ranger.presence(matching: BeaconIdentityConstraint(uuid: BeaconUUID(high: 0, low: 0)), at: 16) == BeaconPresence(lastHeard: nil, recentSeconds: 0))
     }
 }
+
+@Suite struct CalibrationTests {
+    @Test func fitRecoversTheModel() throws {
+        // Exact model data at n = 2.7, −63 dBm, with ±2 dB alternating about it.
+        var samples: [(distance: Double, rssi: Double)] = []
+        var model = RangingModel()
+        model.pathLossExponent = 2.7
+        for d in [0.5, 1, 2, 4, 8] {
+            for k in 0..<10 {
+                samples.append((d, model.rssi(atDistance: d, measuredPower: -63) + (k % 2 == 0 ? 2 : -2)))
+            }
+        }
+        let fit = try #require(BeaconCalibration.fit(samples))
+        #expect(abs(fit.pathLossExponent - 2.7) < 1e-9)
+        #expect(abs(fit.measuredPower + 63) < 1e-9)
+        #expect(abs(fit.residualRMS - 2) < 1e-9)
+        #expect(fit.samples == 50)
+    }
+
+    @Test func fitRefusesWhatCannotDetermineALine() {
+        #expect(BeaconCalibration.fit([]) == nil)
+        #expect(BeaconCalibration.fit([(1, -60)]) == nil)
+        #expect(BeaconCalibration.fit([(2, -60), (2, -65), (2.5, -66)]) == nil, "the distances span less than a factor of 1.5")
+        #expect(BeaconCalibration.fit([(0, -60), (2, -65)]) == nil)
+        #expect(BeaconCalibration.fit([(1, -60), (.infinity, -65)]) == nil)
+    }
+
+    @Test func siteMeasuredPowerReplacesTheAdvertisedOne() throws {
+        let key = BeaconRanger.Key(uuid: Adverts.uuid, major: 1, minor: 2)
+        let calibration = try #require(BeaconCalibration.fit([(1, -70), (10, -100)]))
+        #expect(abs(calibration.pathLossExponent - 3) < 1e-9 && abs(calibration.measuredPower + 70) < 1e-9)
+        var ranger = BeaconRanger(model: calibration.applied(to: RangingModel()))
+        for i in 0..<20 { ranger.add(key, measuredPower: -59, rssi: -100, at: Double(i) * 0.1) }
+        let beacon = try #require(ranger.beacons(satisfying: BeaconIdentityConstraint(uuid: Adverts.uuid), at: 2).first)
+        #expect(abs(beacon.accuracy - 10) < 1e-6, "−100 dBm is 10 m from −70 dBm at n = 3, whatever the beacon advertises")
+        #expect(beacon.proximity == .far)
+    }
+}

@@ -2,6 +2,7 @@ import Beacons
 import Foundation
 import HardwareInterfaces
 import LocationServices
+import PowerPolicy
 
 /// Beacon ranging and beacon regions on the engine: the clients' API, and the loop's two steps
 /// (the scanner's reports after each receiver read; the scan's demand, ranging updates and region
@@ -56,6 +57,12 @@ extension LocationEngine {
 
     /// Advertisements seen by outcome (beacons, other devices, rejected per reason).
     public var advertCounters: AdvertCounters { published.withLock { $0.beaconCounters.adverts } }
+
+    /// The Bluetooth radio's energy while it scans for beacons (component `bluetooth`): its
+    /// listening time (state `listening`, at an estimated 10 mA) and, while a duty-cycled scan
+    /// runs, its time not listening (`duty-off`). Through BlueZ the duty cycle is the scan started
+    /// and stopped (one second of every three); through the HCI socket it is the controller's.
+    public var bluetoothEnergy: EnergyLedger { published.withLock { $0.beaconCounters.energy } }
 
     /// Whether the Bluetooth scan runs, and its parameters.
     public var beaconScan: BluetoothScanParameters? { published.withLock { $0.beaconScan } }

@@ -5,7 +5,8 @@ Adapter1.SetDiscoveryFilter / StartDiscovery / StopDiscovery. Every call is writ
 object a line, to the log file named by argv[1] (the test reads it back). After StartDiscovery it
 emits InterfacesAdded for a Device1 carrying an iBeacon (0x004C manufacturer data) with RSSI -61,
 then PropertiesChanged with RSSI -61, an Eddystone-UID service data (0xFEAA) and TX power.
-Exits after StopDiscovery or 30 s."""
+Exits after StopDiscovery or 30 s; with a third argument "stay", keeps running after StopDiscovery
+(for a scan started and stopped again and again) and exits after 120 s."""
 import json
 import sys
 
@@ -15,6 +16,7 @@ from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 
 LOG = open(sys.argv[1], "a", buffering=1)
+STAY = len(sys.argv) > 3 and sys.argv[3] == "stay"
 ADAPTER = "/org/bluez/hci0"
 DEVICE = ADAPTER + "/dev_C0_FF_EE_00_11_22"
 IBEACON = [0x02, 0x15] + list(bytes.fromhex("f7826da64fa24e988024bc5b71e0893e")) + [0x12, 0x34, 0x56, 0x78, 0xC5]
@@ -64,7 +66,8 @@ class Adapter(dbus.service.Object):
     @dbus.service.method("org.bluez.Adapter1")
     def StopDiscovery(self):
         log({"call": "StopDiscovery"})
-        GLib.timeout_add(100, loop.quit)
+        if not STAY:
+            GLib.timeout_add(100, loop.quit)
 
 
 class Device(dbus.service.Object):
@@ -91,6 +94,6 @@ root = Root(bus, "/")
 adapter = Adapter(bus, ADAPTER)
 device = Device(bus, DEVICE)
 loop = GLib.MainLoop()
-GLib.timeout_add_seconds(30, loop.quit)
+GLib.timeout_add_seconds(120 if STAY else 30, loop.quit)
 log({"call": "ready"})
 loop.run()
