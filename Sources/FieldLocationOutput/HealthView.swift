@@ -56,15 +56,5 @@ public enum HealthView {
 
     /// u-blox `gnssid` numbering, as gpsd's SKY reports it: 0 GPS, 1 SBAS, 2 Galileo, 3 BeiDou,
     /// 5 QZSS, 6 GLONASS, 7 NavIC.
-    public static func gnssid(_ constellation: Constellation) -> Int {
-        switch constellation {
-        case .gps: return 0
-        case .sbas: return 1
-        case .galileo: return 2
-        case .beidou: return 3
-        case .qzss: return 5
-        case .glonass: return 6
-        case .navic: return 7
-        }
-    }
+    public static func gnssid(_ constellation: Constellation) -> Int { Int(UBXGNSS.gnssID(constellation)) }
 }

@@ -18,17 +18,7 @@ public struct EmulatedSatellite: Sendable, Hashable {
     public var used: Bool
 
     /// The u-blox `gnssId` (gpsd's `gnssid`): 0 GPS, 1 SBAS, 2 Galileo, 3 BeiDou, 6 GLONASS.
-    public var gnssID: UInt8 {
-        switch constellation {
-        case .gps: return 0
-        case .sbas: return 1
-        case .galileo: return 2
-        case .beidou: return 3
-        case .qzss: return 5
-        case .glonass: return 6
-        case .navic: return 7
-        }
-    }
+    public var gnssID: UInt8 { UBXGNSS.gnssID(constellation) }
 
     /// The number NMEA 4.10/4.11 gives it in GSV and GSA: GLONASS 65-96, SBAS 33-64 (PRN - 87),
     /// the others their own number.

@@ -18,6 +18,20 @@ public enum UBXGNSS {
         }
     }
 
+    /// The UBX `gnssId` of a constellation (gpsd's `gnssid`): 0 GPS, 1 SBAS, 2 Galileo, 3 BeiDou,
+    /// 5 QZSS, 6 GLONASS, 7 NavIC; the inverse of ``constellation(_:)``.
+    public static func gnssID(_ constellation: Constellation) -> UInt8 {
+        switch constellation {
+        case .gps: return 0
+        case .sbas: return 1
+        case .galileo: return 2
+        case .beidou: return 3
+        case .qzss: return 5
+        case .glonass: return 6
+        case .navic: return 7
+        }
+    }
+
     /// The NMEA-style satellite number gpsd gives a UBX `gnssId:svId` (its `ubx2_to_prn()`), or 0 when
     /// the pair names no satellite.
     public static func prn(gnssID: UInt8, svID: UInt8) -> UInt16 {
