@@ -15,22 +15,6 @@ import Testing
 /// all the time, beacon regions alone listen one second of every three, and the ledger shows it.
 @Suite("Beacon duty cycle through a stack without scan timing", .serialized)
 struct BeaconDutyCycleTests {
-    /// The sim board's hardware with another Bluetooth scanner.
-    struct ScannerSwap: EnginePlatform {
-        let inner: SimulatedEnginePlatform
-        let open: @Sendable () throws(HardwareError) -> any BluetoothLEScanner
-        var hardware: any HardwarePlatform { inner.hardware }
-        var pacing: EnginePacing { inner.pacing }
-        var provenance: Provenance { inner.provenance }
-        var providesReceiver: Bool { inner.providesReceiver }
-        func receiverPort(for board: BoardDescription) -> String { inner.receiverPort(for: board) }
-        func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines { try inner.receiverLines(for: board) }
-        func measuredReceiverEnergy() -> EnergyLedger? { nil }
-        func utcSeconds(at instant: MonotonicInstant) -> Double { inner.utcSeconds(at: instant) }
-        func accessProblem(for board: BoardDescription) -> String? { nil }
-        func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner { try open() }
-    }
-
     /// A scanner that, like BlueZ, runs no duty cycle itself (unless told it does, as an HCI
     /// controller) and counts its starts and stops.
     final class SwitchedScanner: BluetoothLEScanner, @unchecked Sendable {
@@ -65,7 +49,7 @@ struct BeaconDutyCycleTests {
         let board = try BoardCatalog.load(builtin: "sim")
         let sim = try BoardHardware.simulatedBoard(for: board)
         let clock = sim.platform.clock
-        let platform = ScannerSwap(inner: SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)) { () throws(HardwareError) in try open(clock) }
+        let platform = SimulatedPlatformVariant(SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)) { () throws(HardwareError) in try open(clock) }
         return LocationEngine(board: board, platform: platform)
     }
 

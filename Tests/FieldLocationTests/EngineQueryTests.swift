@@ -18,20 +18,6 @@ import Testing
 /// loop to end.
 @Suite("Engine queries while a real-time loop runs", .serialized)
 struct EngineQueryTests {
-    /// The sim board's hardware, paced as a real board is (`advance(until: .distantFuture)`).
-    struct RealTimePaced: EnginePlatform {
-        let inner: SimulatedEnginePlatform
-        var hardware: any HardwarePlatform { inner.hardware }
-        var pacing: EnginePacing { .realTime }
-        var provenance: Provenance { inner.provenance }
-        var providesReceiver: Bool { inner.providesReceiver }
-        func receiverPort(for board: BoardDescription) -> String { inner.receiverPort(for: board) }
-        func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines { try inner.receiverLines(for: board) }
-        func measuredReceiverEnergy() -> EnergyLedger? { nil }
-        func utcSeconds(at instant: MonotonicInstant) -> Double { inner.utcSeconds(at: instant) }
-        func accessProblem(for board: BoardDescription) -> String? { nil }
-    }
-
     /// Runs `body` on another thread and says whether it finished within `seconds`.
     static func finishes(within seconds: Double, _ body: @escaping @Sendable () -> Void) -> Bool {
         let done = DispatchSemaphore(value: 0)
@@ -43,7 +29,7 @@ struct EngineQueryTests {
     func queriesDoNotWaitForTheLoop() throws {
         let board = try BoardCatalog.load(builtin: "sim")
         let sim = try BoardHardware.simulatedBoard(for: board)
-        let engine = LocationEngine(board: board, platform: RealTimePaced(inner: SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)))
+        let engine = LocationEngine(board: board, platform: SimulatedPlatformVariant(SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver), pacing: .realTime))
         let client = engine.register(name: "status", sink: { _ in }).id
         engine.update(client) { $0.updatingLocation = true }
         engine.runInBackground()
