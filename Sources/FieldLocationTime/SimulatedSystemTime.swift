@@ -43,6 +43,30 @@ public final class SimulatedSystemTime: Sendable {
         self.speed = speed.isFinite && speed > 0 ? speed : 1
     }
 
+    /// Why `--sim-time` or `--sim-time-offset` cannot be used, as the sentence to show.
+    public struct OptionError: Error, Sendable, CustomStringConvertible {
+        /// The option at fault and what it must be.
+        public let description: String
+    }
+
+    /// The simulated board's clock that `--sim-time ISO8601` and `--sim-time-offset SECONDS` ask
+    /// for: a fixed start, or the system clock `offsetSeconds` ahead (0 without either), at
+    /// `speed`. Throws when the offset is beyond ±366 days, the start is not a UTC instant, or
+    /// both are given.
+    public static func choice(simTime: String?, offsetSeconds: Double?, speed: Double) throws(OptionError) -> SimulatedSystemTime {
+        if let offsetSeconds, !(offsetSeconds.isFinite && abs(offsetSeconds) <= 31_622_400) {
+            throw OptionError(description: "--sim-time-offset must be within ±366 days (in seconds)")
+        }
+        guard let simTime else { return SimulatedSystemTime(offsetSeconds: offsetSeconds ?? 0, speed: speed) }
+        guard let start = utcNanoseconds(iso8601: simTime) else {
+            throw OptionError(description: "--sim-time '\(simTime)' is not a UTC instant like 2026-05-01T12:00:00Z")
+        }
+        if offsetSeconds != nil {
+            throw OptionError(description: "--sim-time fixes the simulated clock; --sim-time-offset ties it to the system clock: give one")
+        }
+        return SimulatedSystemTime(startingAt: start, speed: speed)
+    }
+
     /// Nanoseconds since 1970 of `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (a `--sim-time` value), or `nil`
     /// when the text is not such an instant.
     public static func utcNanoseconds(iso8601 text: String) -> Int64? {

@@ -69,17 +69,18 @@ extension FieldLoc {
             if let duration, Simulate.seconds(duration) == nil { throw ValidationError("--duration '\(duration)' is not like 30s, 5m or 1h") }
             guard speed.isFinite, speed > 0, speed <= 1000 else { throw ValidationError("--speed must be above 0 and at most 1000") }
             if json && !once { throw ValidationError("--json needs --once (the live readout is for people)") }
-            if let simTimeOffset, !(simTimeOffset.isFinite && abs(simTimeOffset) <= 31_622_400) {
-                throw ValidationError("--sim-time-offset must be within ±366 days (in seconds)")
-            }
-            if let simTime {
-                guard SimulatedSystemTime.utcNanoseconds(iso8601: simTime) != nil else {
-                    throw ValidationError("--sim-time '\(simTime)' is not a UTC instant like 2026-05-01T12:00:00Z")
-                }
-                if simTimeOffset != nil { throw ValidationError("--sim-time fixes the simulated clock; --sim-time-offset ties it to the system clock: give one") }
-            }
+            _ = try simulatedTime()
             if daemon != "auto" && daemon != "off" && Self.endpoint(daemon) == nil {
                 throw ValidationError("--daemon '\(daemon)' is not auto, off or HOST:PORT")
+            }
+        }
+
+        /// The simulated board's clock the options ask for (``SimulatedSystemTime/choice(simTime:offsetSeconds:speed:)``).
+        func simulatedTime() throws(ValidationError) -> SimulatedSystemTime {
+            do {
+                return try SimulatedSystemTime.choice(simTime: simTime, offsetSeconds: simTimeOffset, speed: speed)
+            } catch {
+                throw ValidationError(error.description)
             }
         }
 
@@ -175,8 +176,7 @@ extension FieldLoc {
             }
             let monitor = StatusMonitor(engine: engine)
             monitor.calibrationCreated = calibrationCreated
-            let time = StatusTimeReadout(engine: engine, simTimeOffset: simTimeOffset,
-                                         simTime: simTime.flatMap(SimulatedSystemTime.utcNanoseconds(iso8601:)), speed: speed)
+            let time = StatusTimeReadout(engine: engine, simulated: try simulatedTime())
             engine.runInBackground(speed: speed, started: time.started)
             defer { monitor.close(); time.close(); engine.shutdown() }
             try await present(snapshot: { time.fill(monitor.snapshot()) }, hasPosition: { monitor.hasPosition },

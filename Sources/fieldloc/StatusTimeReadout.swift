@@ -18,16 +18,15 @@ final class StatusTimeReadout: Sendable {
     private let source: String
     private let configuredOffset: Double
 
-    init(engine: LocationEngine, simTimeOffset: Double?, simTime: Int64? = nil, speed: Double) {
+    init(engine: LocationEngine, simulated clock: SimulatedSystemTime) {
         self.engine = engine
         let board = engine.board
         configuredOffset = board.receiver?.timeOffset ?? 0
         let configuration = TimeSampler.Configuration(timeOffset: configuredOffset)
         if board.simulated {
-            let simulated = simTime.map { SimulatedSystemTime(startingAt: $0, speed: speed) }
-                ?? SimulatedSystemTime(offsetSeconds: simTimeOffset ?? 0, speed: speed)
+            let simulated = clock
             self.simulated = simulated
-            source = StatusTime.source(of: board, followsSystemClock: simTime == nil)
+            source = StatusTime.source(of: board, followsSystemClock: clock.fixedStartNanoseconds == nil)
             let clock = engine.clock
             service = TimeService(sinks: .init(), configuration: configuration, baudRate: nil,
                                   monotonicNow: { clock.now() }, systemNanoseconds: simulated.systemNanoseconds)

@@ -148,6 +148,15 @@ struct FieldLocD: AsyncParsableCommand {
     @Option(name: .customLong("ntrip-gga-interval"), help: "Seconds between GGA sentences to the caster (default 10).")
     var ntripGGAInterval: Double?
 
+    /// The simulated board's clock the options ask for (``SimulatedSystemTime/choice(simTime:offsetSeconds:speed:)``).
+    func simulatedTime() throws(ValidationError) -> SimulatedSystemTime {
+        do {
+            return try SimulatedSystemTime.choice(simTime: simTime, offsetSeconds: simTimeOffset, speed: speed)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
     func validate() throws {
         guard speed.isFinite, speed > 0, speed <= 1000 else { throw ValidationError("--speed must be above 0 and at most 1000") }
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be in 1...65535") }
@@ -171,15 +180,9 @@ struct FieldLocD: AsyncParsableCommand {
         if http != nil && replay != nil { throw ValidationError("--http needs a board, not --replay") }
         if metricsPosition && http == nil { throw ValidationError("--metrics-position needs --http HOST:PORT") }
         _ = try console()
-        if let simTimeOffset, !(simTimeOffset.isFinite && abs(simTimeOffset) <= 31_622_400) {
-            throw ValidationError("--sim-time-offset must be within ±366 days (in seconds)")
-        }
-        if let simTime {
-            guard SimulatedSystemTime.utcNanoseconds(iso8601: simTime) != nil else {
-                throw ValidationError("--sim-time '\(simTime)' is not a UTC instant like 2026-05-01T12:00:00Z")
-            }
-            if simTimeOffset != nil { throw ValidationError("--sim-time fixes the simulated clock; --sim-time-offset ties it to the system clock: give one") }
-            if servesTime { throw ValidationError("--sim-time gives the simulated receiver a date of its own: it cannot feed the system's time service") }
+        _ = try simulatedTime()
+        if simTime != nil && servesTime {
+            throw ValidationError("--sim-time gives the simulated receiver a date of its own: it cannot feed the system's time service")
         }
     }
 
@@ -305,11 +308,11 @@ struct FieldLocD: AsyncParsableCommand {
                     throw ValidationError("the time service on a simulated board needs --speed 1 (the receiver's clock must run with the system's)")
                 }
                 // The receiver's clock: the system's (plus --sim-time-offset) unless --sim-time fixes its start.
-                if let start = simTime.flatMap(SimulatedSystemTime.utcNanoseconds(iso8601:)) {
-                    simulatedTime = SimulatedSystemTime(startingAt: start, speed: speed)
-                    logger.info("simulated receiver's clock from \(simTime ?? "")")
+                let clock = try self.simulatedTime()
+                simulatedTime = clock
+                if let simTime {
+                    logger.info("simulated receiver's clock from \(simTime)")
                 } else {
-                    simulatedTime = SimulatedSystemTime(offsetSeconds: simTimeOffset ?? 0, speed: speed)
                     logger.info("simulated receiver on the system clock \(simTimeOffset ?? 0) s ahead")
                 }
             } else if simTimeOffset != nil || simTime != nil {
