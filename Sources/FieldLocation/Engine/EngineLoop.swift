@@ -81,7 +81,10 @@ extension LocationEngine {
             let due = runLock.withLock { nextDue(after: clock.now()) }
             let ahead = due <= target ? 0 : Double(due.nanoseconds - target.nanoseconds) / 1e9 / speed
             let sleep = min(max(ahead, Self.minimumPacingSleep), Self.maximumPacingSleep)
-            _ = pacingWake.wait(timeout: .now() + sleep)
+            if pacingWake.wait(timeout: .now() + sleep) == .success {
+                // Several settings since the last look are one reason to look again, not several.
+                while pacingWake.wait(timeout: .now()) == .success {}
+            }
         }
     }
 
