@@ -44,23 +44,31 @@ final class Daemon {
         try await daemon.stop()
     }
 
-    /// A watcher that asks for nothing but keeps the receiver tracking; waits (POLL) for a 3D fix.
+    /// A watcher that asks for nothing but keeps the receiver tracking; waits (POLL) until 3D fixes
+    /// come: two POLLs with 3D fixes of different times. One is not enough: POLL answers with the
+    /// last fix however old, and on a loaded machine the first POLL can come long after the
+    /// receiver, with nobody watching, went to sleep with its last fix still on record.
     private func holdUntilFix() async throws {
         let client = try LineClient(port: port)
         _ = client.readLine()
         try client.send("?WATCH={\"enable\":true,\"json\":false}\n")
         _ = try client.readLines(seconds: 5) { reportClass($0) == "WATCH" }
-        let deadline = Deadline(seconds: 20)
+        let deadline = Deadline(seconds: 30)
+        var firstTime: String?
         while !deadline.expired {
             try client.send("?POLL;\n")
             let lines = try client.readLines(seconds: 5) { reportClass($0) == "POLL" }
-            if let tpv = (lines.last.flatMap(json)?["tpv"] as? [[String: Any]])?.first, tpv["mode"] as? Int == 3 {
-                holder = client
-                return
+            if let tpv = (lines.last.flatMap(json)?["tpv"] as? [[String: Any]])?.first, tpv["mode"] as? Int == 3,
+               let time = tpv["time"] as? String {
+                if let firstTime, time != firstTime {
+                    holder = client
+                    return
+                }
+                if firstTime == nil { firstTime = time }
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw TestFailure("no 3D fix within 20 s")
+        throw TestFailure("no fresh 3D fix within 30 s (last 3D fix on record: \(firstTime ?? "none"))")
     }
 
     /// SIGTERM: the daemon must close its clients, idle the receiver and exit 0 within 5 s.
