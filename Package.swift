@@ -241,7 +241,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            exclude: ["fieldlocd.service"]
+            exclude: ["fieldlocd.service", "build-release.sh"]
         ),
         .executableTarget(
             name: "fieldloc",

@@ -16,7 +16,7 @@
 #   Benchmarks/daemon-vs-gpsd/daemon-vs-gpsd.sh idle [ROUNDS=3]
 # The idle mode: no client and no bytes; CPU a second and syscalls from 25 to 45 s after the start
 # (fieldlocd --board sim, fieldlocd on the silent pty, gpsd -n on the silent pty).
-# Needs: the built fieldlocd (swift build -c release --product fieldlocd), gpsd and gpspipe
+# Needs: the built fieldlocd (Sources/fieldlocd/build-release.sh fieldlocd), gpsd and gpspipe
 # (apt install gpsd gpsd-clients; measured with 3.22), python3, strace for the idle syscalls, and
 # an NMEA capture: LOG (default ../shared/corpus/gpsd/ublox-neo-m9n-nmea.log: a u-blox NEO-M9N,
 # four GNSS, 42 satellites in view, 23 sentences an epoch).
@@ -26,7 +26,7 @@ bench=$here/Benchmarks/daemon-vs-gpsd
 bin=${FIELDLOCD_BINARY:-$here/.build/release/fieldlocd}
 gpsd=${GPSD_BINARY:-$(command -v gpsd || echo /usr/sbin/gpsd)}
 log=${LOG:-$here/../shared/corpus/gpsd/ublox-neo-m9n-nmea.log}
-[ -x "$bin" ] || { echo "daemon-vs-gpsd: $bin is not built (swift build -c release --product fieldlocd)"; exit 1; }
+[ -x "$bin" ] || { echo "daemon-vs-gpsd: $bin is not built (Sources/fieldlocd/build-release.sh fieldlocd)"; exit 1; }
 [ -x "$gpsd" ] || { echo "daemon-vs-gpsd: gpsd is missing (apt install gpsd)"; exit 1; }
 command -v gpspipe >/dev/null || { echo "daemon-vs-gpsd: gpspipe is missing (apt install gpsd-clients)"; exit 1; }
 [ -r "$log" ] || { echo "daemon-vs-gpsd: no NMEA capture at $log (set LOG=FILE)"; exit 1; }

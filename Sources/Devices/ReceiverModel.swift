@@ -19,6 +19,10 @@ public struct ReceiverModelEntry: Sendable, Hashable {
     /// Whether the engine asks it for its binary navigation messages as well as NMEA by default
     /// (u-blox 8 and later, which have NAV-PVT, NAV-EOE and NAV-SAT; CASIC binary is opt-in).
     public let binaryOutputByDefault: Bool
+    /// The one-sigma accuracy of its time pulse against UTC, seconds, from the datasheet, when
+    /// the datasheet states one (u-blox 6 to F9: "accuracy of time pulse signal, RMS 30 ns");
+    /// `nil` where it states none. A location paired with a pulse carries it as its time accuracy.
+    public let timePulseAccuracy: Double?
 }
 
 /// The receiver models the package knows the power figures and quirks of. A board's receiver is
@@ -70,8 +74,13 @@ public enum ReceiverModel: String, Sendable, Hashable, CaseIterable, CustomStrin
 
     private func row(_ family: ReceiverFamily, _ markers: [String], _ profile: ReceiverProfile, binary: Bool? = nil) -> ReceiverModelEntry {
         ReceiverModelEntry(model: self, family: family, displayName: rawValue, markers: markers, powerProfile: profile,
-                           binaryOutputByDefault: binary ?? (family == .ublox))
+                           binaryOutputByDefault: binary ?? (family == .ublox),
+                           timePulseAccuracy: family == .ublox ? Self.ubloxTimePulseRMS : nil)
     }
+
+    /// u-blox's time-pulse accuracy, the same in the NEO-6, NEO-7, NEO-M8, NEO-M9N, MAX-M10S and
+    /// ZED-F9P datasheets: RMS 30 ns (99 % within 60 ns) with a fix.
+    static let ubloxTimePulseRMS = 30e-9
 
     /// Every row, in case order.
     public static var catalogue: [ReceiverModelEntry] { allCases.map(\.entry) }

@@ -100,7 +100,8 @@ import Foundation
 /// `accuracyConfidence` when they say more than the defaults (the mode's 2D/3D, `unknown`, one
 /// sigma), a negative `horizontalAccuracy` when it is unknown, and `corrections` (solution, link,
 /// age, station, message types, counters) on a unit with an NTRIP client, and `timeAccuracy` (seconds)
-/// with `timeAccuracySource` (`receiver` or `gst`) when something measured the fix's time.
+/// with `timeAccuracySource` (`receiver`, `pps` or `gst`) when something measured the fix's time, and
+/// `leapSeconds` with `leapSecondsSource` (`receiver`, `table` or `assumed`) when the count is known.
 ///
 /// The values are the public types' own `Codable` forms: `Location`, `Visit`, `RegionEvent` and
 /// `LocationError` (in LocationServices), `HeadingUpdate`, `ClientServices` and `EngineEvent`

@@ -173,10 +173,12 @@ extension AttitudeFilter {
     @discardableResult
     public mutating func update(gyroscope g: Vector3, acceleration a: Vector3, field m: Vector3, deltaTime dt: Double,
                                 speed: Double? = nil, course: Double? = nil) -> AttitudeSources {
-        // Squared norms: a square root only where a length itself is needed.
+        // Squared norms: a square root only where a length itself is needed. The range tests also
+        // reject NaN and infinite parts (any comparison with NaN is false; an infinite part makes
+        // the squared norm infinite), so no separate isFinite test is made.
         let aSquared = a.dot(a), mSquared = m.dot(m)
-        let accelerationUsable = a.isFinite && aSquared > 1e-12 && aSquared < 1e6
-        let fieldUsable = m.isFinite && mSquared > 1e-18 && mSquared < 1e12
+        let accelerationUsable = aSquared > 1e-12 && aSquared < 1e6
+        let fieldUsable = mSquared > 1e-18 && mSquared < 1e12
         if isInitialised, !(dt.isFinite && dt > 0 && dt <= Self.maximumStep) { reset() }
         guard isInitialised else {
             guard accelerationUsable, fieldUsable, start(acceleration: a, field: m, fieldSquared: mSquared) else {
@@ -186,7 +188,7 @@ extension AttitudeFilter {
             sources = [.accelerometer, .magnetometer]
             return sources
         }
-        guard g.isFinite, abs(g.x) < 1e5, abs(g.y) < 1e5, abs(g.z) < 1e5 else {
+        guard abs(g.x) < 1e5, abs(g.y) < 1e5, abs(g.z) < 1e5 else {
             sources = []
             return []
         }

@@ -10,7 +10,7 @@ extension Location: Codable {
         case latitude, longitude, altitude, ellipsoidalAltitude, horizontalAccuracy, verticalAccuracy, speed, course
         case timestamp, receivedAt, satellitesUsed, mode, provenance, isReduced
         case fixType, speedAccuracy, courseAccuracy, accuracyModel, accuracyConfidence, corrections, errorEllipse
-        case timeAccuracy, timeAccuracySource
+        case timeAccuracy, timeAccuracySource, leapSeconds, leapSecondsSource
     }
 
     /// Decodes a location; a position off the globe or an unknown mode, provenance, fix type,
@@ -73,9 +73,17 @@ extension Location: Codable {
             let name = try c.decodeIfPresent(String.self, forKey: .timeAccuracySource) ?? ""
             guard t.isFinite, t >= 0, let source = TimeAccuracySource(rawValue: name) else {
                 throw DecodingError.dataCorruptedError(forKey: .timeAccuracy, in: c,
-                                                       debugDescription: "location: timeAccuracy needs a non-negative number of seconds and a timeAccuracySource (receiver or gst)")
+                                                       debugDescription: "location: timeAccuracy needs a non-negative number of seconds and a timeAccuracySource (receiver, gst or pps)")
             }
             (timeAccuracy, timeAccuracySource) = (t, source)
+        }
+        if let leap = try c.decodeIfPresent(Int.self, forKey: .leapSeconds) {
+            let name = try c.decodeIfPresent(String.self, forKey: .leapSecondsSource) ?? ""
+            guard (0...100).contains(leap), let source = LeapSecondSource(rawValue: name) else {
+                throw DecodingError.dataCorruptedError(forKey: .leapSeconds, in: c,
+                                                       debugDescription: "location: leapSeconds needs a count of 0 to 100 and a leapSecondsSource (receiver, table or assumed)")
+            }
+            (leapSeconds, leapSecondsSource) = (leap, source)
         }
     }
 
@@ -110,6 +118,10 @@ extension Location: Codable {
         if let t = timeAccuracy, let source = timeAccuracySource {
             try c.encode(t, forKey: .timeAccuracy)
             try c.encode(source.rawValue, forKey: .timeAccuracySource)
+        }
+        if let leap = leapSeconds, let source = leapSecondsSource {
+            try c.encode(leap, forKey: .leapSeconds)
+            try c.encode(source.rawValue, forKey: .leapSecondsSource)
         }
     }
 }

@@ -67,6 +67,13 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     public var timeAccuracy: Double?
     /// Where ``timeAccuracy`` came from; `nil` when it is unknown.
     public var timeAccuracySource: TimeAccuracySource?
+    /// GPS − UTC in whole seconds (18 since 2017) behind ``timestamp``, when known; `nil` for a
+    /// fix whose receiver gave UTC without saying (plain NMEA). ``leapSecondsSource`` says where
+    /// it came from.
+    public var leapSeconds: Int?
+    /// Where ``leapSeconds`` came from: the receiver (UBX NAV-TIMEGPS, NAV-TIMELS), the leap-second
+    /// table, or the table's last count assumed unchanged past its expiry.
+    public var leapSecondsSource: LeapSecondSource?
 
     /// The value of an accuracy that is not known (Core Location's convention: negative).
     public static let unknownAccuracy = -1.0
@@ -123,6 +130,7 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
         fixType = LocationFixType(mode: fix.mode, quality: fix.quality)
         errorEllipse = fix.errorEllipse
         if let time = Self.timeAccuracy(of: fix) { (timeAccuracy, timeAccuracySource) = (time.seconds, time.source) }
+        if let leap = fix.leapSeconds { (leapSeconds, leapSecondsSource) = (leap, fix.leapSecondsSource ?? .receiver) }
         speedAccuracy = own?.speed.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         courseAccuracy = own?.course.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             ?? Self.courseAccuracy(speed: fix.speed, speedAccuracy: speedAccuracy)
@@ -244,6 +252,10 @@ public enum TimeAccuracySource: String, Sendable, Hashable, CaseIterable {
     case receiver
     /// Estimated from GST's RMS of the pseudorange residuals: that range over the speed of light.
     case gst
+    /// The receiver's time pulse (PPS), paired with this fix's second: the pulse's datasheet
+    /// accuracy combined with the error bound of the host's timestamp of the edge. Used when the
+    /// receiver stated no time accuracy of its own (it is then the better figure than GST's).
+    case pps
 }
 
 extension Location {
@@ -258,5 +270,17 @@ extension Location {
         if let t = fix.receiverAccuracy?.time, t.isFinite, t >= 0 { return (t, .receiver) }
         if let rms = fix.rangeResidualRMS, rms.isFinite, rms >= 0 { return (rms / speedOfLight, .gst) }
         return nil
+    }
+
+    /// The time accuracy of a fix paired with a PPS edge: the pulse's one-sigma accuracy
+    /// `pulseAccuracy` (seconds, from the receiver's datasheet) and the host's error bound of the
+    /// edge's timestamp `edgeErrorNanoseconds` (0 or `nil` for a stamp the kernel took on the
+    /// system clock), combined as independent errors. Replaces a GST estimate, never the
+    /// receiver's own figure; does nothing without a pulse accuracy.
+    public mutating func notePulse(pulseAccuracy: Double?, edgeErrorNanoseconds: Int64?) {
+        guard timeAccuracySource != .receiver, let pulse = pulseAccuracy, pulse.isFinite, pulse >= 0 else { return }
+        let host = Double(max(0, edgeErrorNanoseconds ?? 0)) * 1e-9
+        timeAccuracy = (pulse * pulse + host * host).squareRoot()
+        timeAccuracySource = .pps
     }
 }

@@ -52,6 +52,10 @@ struct TimeQualityTests {
         let located = fixes.compactMap { fix in Location(fix, receivedAt: .zero).map { (fix, $0) } }
         let timed = located.filter { $0.1.timeAccuracy != nil }
         #expect(!timed.isEmpty, "\(log): no location with a time accuracy")
+        // These captures are from after 2017: GPS − UTC is 18 s wherever the receiver said it.
+        let counted = located.compactMap { $0.1.leapSeconds }
+        #expect(!counted.isEmpty && counted.allSatisfy { $0 == 18 }, "\(log): \(Set(counted))")
+        print("TimeQualityTests: \(log): \(counted.count) of \(located.count) locations carry a leap-second count")
         for (fix, location) in timed {
             let t = try #require(location.timeAccuracy)
             #expect(location.timeAccuracySource == .receiver)
@@ -62,6 +66,9 @@ struct TimeQualityTests {
             #expect(String(decoding: json, as: UTF8.self).contains("\"timeAccuracySource\":\"receiver\""))
             let back = try JSONDecoder().decode(Location.self, from: json)
             #expect(back.timeAccuracy == t && back.timeAccuracySource == .receiver)
+            // The leap-second count travels with the location, as the fix had it.
+            #expect(location.leapSeconds == fix.leapSeconds)
+            #expect(back.leapSeconds == location.leapSeconds && back.leapSecondsSource == location.leapSecondsSource)
             // The fix line and gpsd's TPV: the measured value, not gpsd's 5 ms.
             #expect(FixJSON.line(fix).contains(",\"ept\":"), "\(FixJSON.line(fix))")
             let extras = GPSDHub.extras(fix)

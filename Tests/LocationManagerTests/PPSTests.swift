@@ -10,9 +10,15 @@ import Testing
 /// PPS on a simulated board with a PPS line: pulses pair with the fixes of their second, and a
 /// missing or stuck line degrades the time status visibly.
 @Suite struct PPSTests {
-    func ppsBoard() throws -> (LocationEngine, SimulatedGPIOLine) {
-        let text = (BoardCatalog.text(ofBuiltin: "sim") ?? "")
+    /// The sim board with a PPS line; `receiver` replaces its receiver's family and model lines.
+    func ppsBoard(receiver: String? = nil) throws -> (LocationEngine, SimulatedGPIOLine) {
+        var text = (BoardCatalog.text(ofBuiltin: "sim") ?? "")
             .replacingOccurrences(of: "name = \"sim\"", with: "name = \"sim-pps\"")
+        if let receiver {
+            text = text.replacingOccurrences(of: "family = \"mtk\"\nmodel = \"MT3339 (simulated)\"", with: receiver)
+            #expect(text.contains(receiver))
+        }
+        text = text
             .replacingOccurrences(of: "[setup]", with: "[gpio]\nchip = \"gpiochip0\"\ngnss_pps = \"gnss-pps\"\n\n[setup]")
         let board = try BoardLoader.load(text: text, file: "sim-pps.toml")
         let clock = ManualClock()
@@ -60,6 +66,51 @@ import Testing
         line.setStuck(false)
         engine.advance(by: .seconds(3))
         #expect(engine.ppsStatus == .locked)
+    }
+
+    @Test("a fix paired with a pulse carries the pulse's datasheet accuracy as its time accuracy, unless the receiver stated its own")
+    func pulseTimeAccuracy() throws {
+        // A u-blox unit speaking NMEA (no NAV-PVT tAcc): u-blox states its pulse as RMS 30 ns.
+        let (ublox, _) = try ppsBoard(receiver: "family = \"ublox\"\nmodel = \"NEO-M8N (simulated)\"\noutput = \"nmea\"")
+        final class Box: @unchecked Sendable { var paired: Set<Int64> = [] }
+        let box = Box()
+        _ = ublox.observe { o in if case .pps(let s) = o { box.paired.insert(s.utcSecond) } }
+        // A client keeps the receiver tracking (with none the policy idles it); a cold start of the
+        // emulated M8 takes its datasheet's 26 s or so.
+        let client = ublox.register(name: "t") { _ in }.id
+        ublox.update(client) { $0.updatingLocation = true }
+        ublox.advance(by: .seconds(60))
+        #expect(ublox.ppsStatus == .locked)
+        let located = try #require(ublox.lastLocation)
+        let second = try #require(located.timestamp)
+        #expect(box.paired.contains(Int64(second)), "the last location's second \(second) was paired with a pulse")
+        #expect(located.timeAccuracySource == .pps)
+        #expect(located.timeAccuracy.map { abs($0 - 30e-9) < 1e-15 } == true, "\(String(describing: located.timeAccuracy))")
+        // The socket's JSON carries it and reads it back; NMEA's UTC has no leap-second count.
+        let back = try JSONDecoder().decode(Location.self, from: JSONEncoder().encode(located))
+        #expect(back.timeAccuracySource == .pps && back.timeAccuracy == located.timeAccuracy)
+        #expect(located.leapSeconds == nil)
+
+        // The MT3339's datasheet states no pulse accuracy: no figure is made up.
+        let (mtk, _) = try ppsBoard()
+        let other = mtk.register(name: "t") { _ in }.id
+        mtk.update(other) { $0.updatingLocation = true }
+        mtk.advance(by: .seconds(60))
+        #expect(mtk.ppsStatus == .locked)
+        let plain = try #require(mtk.lastLocation)
+        #expect(plain.timeAccuracySource != .pps)
+
+        // The receiver's own figure wins over the pulse's.
+        var own = located
+        own.timeAccuracy = 2e-8
+        own.timeAccuracySource = .receiver
+        own.notePulse(pulseAccuracy: 30e-9, edgeErrorNanoseconds: 500)
+        #expect(own.timeAccuracySource == .receiver && own.timeAccuracy == 2e-8)
+        // A GPIO edge's conversion error adds to the pulse's: sqrt(30² + 40²) = 50 ns.
+        var gst = located
+        gst.timeAccuracySource = .gst
+        gst.notePulse(pulseAccuracy: 30e-9, edgeErrorNanoseconds: 40)
+        #expect(gst.timeAccuracySource == .pps && gst.timeAccuracy.map { abs($0 - 50e-9) < 1e-15 } == true)
     }
 
     @Test func boardsWithoutALineSaySo() throws {

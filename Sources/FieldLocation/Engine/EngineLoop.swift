@@ -255,9 +255,15 @@ extension LocationEngine {
             if let status = fix.receiverStatus { $0.lastReceiverStatus = status }
         }
         registry.notify(.fix(fix, now))
-        if let time = fix.time, let sample = timing.fix(utc: time.secondsSinceEpoch, receivedAt: now) { registry.notify(.pps(sample)) }
+        var pulse: PPSSample? = nil
+        if let time = fix.time, let sample = timing.fix(utc: time.secondsSinceEpoch, receivedAt: now) {
+            registry.notify(.pps(sample))
+            pulse = sample
+        }
         if registry.wantsSky, let sky = SkyView(fix, receivedAt: now) { registry.deliver(sky) }
         guard var location = Location(fix, receivedAt: now) else { return }
+        // A fix whose second a pulse marked: its time is as good as the pulse.
+        if let pulse { location.notePulse(pulseAccuracy: timePulseAccuracy, edgeErrorNanoseconds: pulse.edgeSystemErrorNanoseconds) }
         if let corrections = published.withLock({ $0.corrections }) {
             corrections.note(fix)
             location.corrections = corrections.status(at: now)

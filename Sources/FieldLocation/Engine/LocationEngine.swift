@@ -49,6 +49,8 @@ public final class LocationEngine: @unchecked Sendable {
     public let clock: any MonotonicClock
     /// The policy.
     public let policy: PowerPolicy
+    /// The datasheet accuracy of the receiver's time pulse, seconds (one sigma), when stated.
+    let timePulseAccuracy: Double?
     /// Folder of persisted state (regions); `nil` keeps nothing.
     public var stateDirectory: String? { registry.stateDirectory }
     /// What the engine runs on, as its caller chose.
@@ -161,15 +163,16 @@ public final class LocationEngine: @unchecked Sendable {
         self.board = board
         self.platform = platform
         clock = platform.hardware.clock
-        let profile = LocationEngine.powerProfile(of: board)
-        policy = PowerPolicy(profile: profile)
+        let model = ReceiverModel.lookup(family: board.receiver?.family ?? .genericNMEA, model: board.receiver?.model)
+        policy = PowerPolicy(profile: model.powerProfile)
+        timePulseAccuracy = model.entry.timePulseAccuracy
         registry = ClientRegistry(stateDirectory: stateDirectory)
         receiver = ReceiverSubsystem(board: board, platform: platform, initiallyAwake: receiverAwake)
         sensors = SensorSubsystem(board: board, hardware: platform.hardware)
         timing = TimingSubsystem(board: board, hardware: platform.hardware)
         privacy = PrivacySubsystem(board: board, hardware: platform.hardware)
         beacons = BeaconSubsystem(board: board, platform: platform)
-        energy = EnergyAccounting(profile: profile)
+        energy = EnergyAccounting(profile: model.powerProfile)
         nextTick = clock.now()
         createdAt = nextTick
         devices.withLock { $0.capabilities = platform.capabilities(for: board) }
