@@ -36,6 +36,8 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
 
     /// How often a recovery is tried again while `org.bluez` has an owner but the adapter cannot scan yet.
     public let retryInterval: Duration = .milliseconds(250)
+    /// How long a recovery accepts StartDiscovery refused as in progress before it power-cycles the adapter.
+    public let powerCycleAfter: Duration = .seconds(1)
 
     /// The adapter's outages and recoveries as the scanner saw them.
     public struct Availability: Sendable, Equatable {
@@ -45,12 +47,21 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
         public var outages = 0
         /// How many times discovery was started again after an outage.
         public var recoveries = 0
-        /// What ended the last outage's adapter: `bluetoothd left the bus`, `BlueZ removed the adapter`, `the adapter was powered off`.
+        /// What the scanner saw in the last outage, in order: `bluetoothd left the bus`, `BlueZ removed
+        /// the adapter`, `the adapter was powered off`, joined by `, then `.
         public var lastOutageReason: String?
         /// From the last outage to discovery running again.
         public var lastRecoveryTime: Duration?
         /// The last failed recovery attempt (the call and BlueZ's answer), kept until one succeeds.
         public var lastRecoveryFailure: String?
+        /// StartDiscovery calls of recoveries that bluetoothd refused with `org.bluez.Error.InProgress`:
+        /// after a crash the kernel still runs the discovery the old bluetoothd started, and refuses
+        /// a new one until it ends (up to 10.24 s later).
+        public var refusedStarts = 0
+        /// Times a recovery powered the adapter off and on (Adapter1.Powered) to end such a discovery,
+        /// after ``BlueZScanner/powerCycleAfter`` of refusals: BlueZ has no call that stops a
+        /// discovery no client of its own started.
+        public var powerCycles = 0
     }
 
     private let adapterPath: String
@@ -67,6 +78,10 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
         var serviceOwned = true
         /// When to try a recovery next; `nil` when none is due.
         var nextAttempt: MonotonicInstant?
+        /// The first StartDiscovery refused as in progress in this outage.
+        var firstRefusal: MonotonicInstant?
+        /// This outage's power cycle was done.
+        var powerCycled = false
     }
     private let state: Mutex<State>
 
@@ -195,13 +210,14 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
         }
     }
 
-    /// SetDiscoveryFilter, then StartDiscovery (already running is fine).
-    private func startDiscovery(_ connection: DBusConnection, deadline: MonotonicInstant) throws(HardwareError) {
+    /// SetDiscoveryFilter, then StartDiscovery (already running is fine unless `strict`: a new
+    /// bluetoothd has no discovery of ours, so its InProgress means the kernel's is left over).
+    private func startDiscovery(_ connection: DBusConnection, deadline: MonotonicInstant, strict: Bool = false) throws(HardwareError) {
         let filter = DBusValue.stringVariantDictionary([("Transport", .string("le")), ("DuplicateData", .boolean(true))])
         _ = try connection.call(destination: "org.bluez", path: adapterPath, interface: "org.bluez.Adapter1", member: "SetDiscoveryFilter",
                                 body: [filter], deadline: deadline)
         _ = try connection.call(destination: "org.bluez", path: adapterPath, interface: "org.bluez.Adapter1", member: "StartDiscovery",
-                                deadline: deadline, tolerating: ["org.bluez.Error.InProgress"])
+                                deadline: deadline, tolerating: strict ? [] : ["org.bluez.Error.InProgress"])
     }
 
     /// Stops discovery; harmless when none runs.
@@ -297,8 +313,12 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
             s.availability.adapterAvailable = false
             s.availability.outages += 1
             s.outageStart = now
+            s.firstRefusal = nil
+            s.powerCycled = false
+            s.availability.lastOutageReason = reason
+        } else if let told = s.availability.lastOutageReason, !told.hasSuffix(reason) {
+            s.availability.lastOutageReason = told + ", then " + reason
         }
-        s.availability.lastOutageReason = reason
         s.nextAttempt = nil
     }
 
@@ -324,7 +344,24 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
             guard powered else {
                 throw HardwareError(.other, device: name, operation: "GetManagedObjects", detail: "the adapter is powered off")
             }
-            if s.scanning { try startDiscovery(connection, deadline: deadline) }
+            if s.scanning {
+                do throws(HardwareError) {
+                    try startDiscovery(connection, deadline: deadline, strict: true)
+                } catch let error where error.kind == .busy {
+                    s.availability.refusedStarts += 1
+                    let first = s.firstRefusal ?? now
+                    s.firstRefusal = first
+                    if !s.powerCycled, now - first >= powerCycleAfter {
+                        s.powerCycled = true
+                        s.availability.powerCycles += 1
+                        for on in [false, true] {
+                            _ = try connection.call(destination: "org.bluez", path: adapterPath, interface: "org.freedesktop.DBus.Properties", member: "Set",
+                                                    body: [.string("org.bluez.Adapter1"), .string("Powered"), .variant(.boolean(on))], deadline: deadline)
+                        }
+                    }
+                    throw error
+                }
+            }
             s.discovering = s.scanning
             if !s.availability.adapterAvailable {
                 s.availability.adapterAvailable = true

@@ -4,6 +4,7 @@
 #   bluez.sh bus       start dbus-daemon --system (/usr/share/dbus-1/system.conf: root may own org.bluez)
 #   bluez.sh start     start bluetoothd -n -d (debug log in /run/bluetoothd.log), wait until it runs
 #   bluez.sh stop      SIGTERM bluetoothd (as systemctl stop does) and wait until it has exited
+#   bluez.sh kill      SIGKILL bluetoothd (a crash: no clean-up) and wait until it has exited
 #   bluez.sh log       print the last lines of bluetoothd's and dbus-daemon's logs
 #   bluez.sh version   print bluetoothd's version
 # Every wait has a bound (5 s); exit 0 on success.
@@ -47,9 +48,17 @@ case "$1" in
     fi
     rm -f "$PIDFILE"
     ;;
+  kill)
+    alive || { echo "bluez: bluetoothd does not run"; exit 1; }
+    kill -KILL "$(cat "$PIDFILE")"
+    waitfor 50 dead || exit 1
+    rm -f "$PIDFILE"
+    ;;
   log)
+    echo "bluez: discovery in $LOG"
+    grep -E '== bluetoothd|discover|Discover|status 0x0[1-9a-f]|[Ff]ailed|[Bb]usy|error' "$LOG" | grep -v 'device_free\|btd_device_unref' | tail -n 60 | sed 's/^/  | /'
     echo "bluez: last lines of $LOG"
-    tail -n "${2:-60}" "$LOG" | sed 's/^/  | /'
+    tail -n "${2:-30}" "$LOG" | sed 's/^/  | /'
     echo "bluez: /run/dbus-daemon.log"
     tail -n 10 /run/dbus-daemon.log | sed 's/^/  | /'
     ;;
@@ -57,5 +66,5 @@ case "$1" in
     "$BLUETOOTHD" --version
     ;;
   *)
-    echo "usage: bluez.sh bus|start|stop|log|version" >&2; exit 2 ;;
+    echo "usage: bluez.sh bus|start|stop|kill|log|version" >&2; exit 2 ;;
 esac

@@ -70,7 +70,11 @@ elif [ ! -x /usr/libexec/bluetooth/bluetoothd ]; then
 elif ! /hil/bluez.sh bus || ! /hil/bluez.sh start; then
   echo "not ok - bluetooth-bluez: dbus-daemon or bluetoothd did not start"; /hil/bluez.sh log; bz=1
 else
-  HIL_BLUETOOTHD_VERSION="$(/hil/bluez.sh version)" HIL_BLUEZ_CONTROL=/hil/bluez.sh fieldloc-hil --bluez "$HIL_VHCI"
+  # hil_bluez_soak=SECONDS on the kernel command line (run-vm.sh -- hil_bluez_soak=30) adds a
+  # long ranging run that measures the gaps in bluetoothd's discovery.
+  soak=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^hil_bluez_soak=//p')
+  HIL_BLUEZ_SOAK="$soak" HIL_BLUETOOTHD_VERSION="$(/hil/bluez.sh version)" HIL_BLUEZ_CONTROL=/hil/bluez.sh \
+    fieldloc-hil --bluez "$HIL_VHCI"
   bz=$?
   [ "$bz" = 0 ] || /hil/bluez.sh log 80
 fi
