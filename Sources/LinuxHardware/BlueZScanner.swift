@@ -276,13 +276,10 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
         switch (signal.interface, signal.member) {
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
             guard signal.body.count >= 3, signal.body[0].stringValue == "org.bluez" else { return }
-            let owned = !(signal.body[2].stringValue ?? "").isEmpty
-            s.serviceOwned = owned
-            if owned {
-                if !s.availability.adapterAvailable || !s.discovering { s.nextAttempt = now }
-            } else {
-                outage("bluetoothd left the bus", at: now, &s)
-            }
+            // An old owner that goes, even straight to a new one, took its devices and discovery along.
+            if !(signal.body[1].stringValue ?? "").isEmpty { outage("bluetoothd left the bus", at: now, &s) }
+            s.serviceOwned = !(signal.body[2].stringValue ?? "").isEmpty
+            if s.serviceOwned { s.nextAttempt = now }
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
             guard case .objectPath(let path)? = signal.body.first, path == adapterPath, signal.body.count >= 2,
                   case .array(_, let interfaces) = signal.body[1], interfaces.contains(where: { $0.stringValue == "org.bluez.Adapter1" }) else { return }
