@@ -236,15 +236,28 @@ enum BlueZChecks {
             let removed = clock.now()
             controller.stop(closeDevice: true)  // closing /dev/vhci unregisters hciN; bluetoothd removes /org/bluez/hciN
             controllerOpen = false
+            let closed = clock.now()
             var reports: [Report] = []
-            // The kernel unregisters hciN and bluetoothd removes it at their pace (0.2-0.5 s when the
-            // machine is quiet); the bound is generous for a loaded TCG guest.
-            while clock.now() < removed.advanced(by: .seconds(30)), scanner.availability.adapterAvailable {
+            // The kernel unregisters hciN and bluetoothd removes it, 0.2-0.5 s in most runs.
+            while clock.now() < removed.advanced(by: .seconds(10)), scanner.availability.adapterAvailable {
                 try collect(scanner, into: &reports, until: clock.now().advanced(by: .milliseconds(200))) { !$0.isEmpty }
             }
             let availability = scanner.availability
-            guard !availability.adapterAvailable, availability.lastOutageReason?.contains("BlueZ removed the adapter") == true else {
-                throw HILError("the scanner did not see the adapter removed within 30 s (\(availability))")
+            if availability.adapterAvailable || availability.lastOutageReason?.contains("BlueZ removed the adapter") != true {
+                // Ask BlueZ itself, on a connection of its own: if it no longer has the adapter, the
+                // scanner missed the removal; if it still has it, there was nothing to see yet.
+                let listed: String
+                do {
+                    let probe = try BlueZScanner(adapter: adapter, clock: clock)
+                    probe.close()
+                    listed = "still lists /org/bluez/\(adapter), powered"
+                } catch let error as HardwareError where error.kind == .notFound {
+                    throw HILError("BlueZ removed \(adapter) but the scanner did not notice within 10 s (closing /dev/vhci took \(seconds(closed - removed)); \(availability))")
+                } catch let error as HardwareError {
+                    listed = "still lists /org/bluez/\(adapter) (\(error.detail))"
+                }
+                return "# SKIP bluetoothd \(listed) 10 s after /dev/vhci closed (in \(seconds(closed - removed))): the removal was not "
+                    + "announced, so the scanner cannot be judged (seen on a loaded machine when the kernel had just ended a discovery)"
             }
             let gone = clock.now()
             var late: [Report] = []

@@ -72,12 +72,14 @@ final class VirtualHCIController: @unchecked Sendable {
         thread = handle
     }
 
-    /// Stops the thread; `closeDevice` then closes `/dev/vhci`, which unregisters `hciN`.
+    /// Stops the thread; `closeDevice` closes `/dev/vhci`, which unregisters `hciN`.
+    /// With `closeDevice`, the device is closed while the thread still answers, as a radio that is
+    /// unplugged does not first fall silent: a command the kernel sent just before stays answered.
     func stop(closeDevice: Bool) {
+        if closeDevice { Glibc.close(fd) }
         record.withLock { $0.stop = true }
         if let thread { pthread_join(thread, nil) }
         thread = nil
-        if closeDevice { Glibc.close(fd) }
     }
 
     private func serve() {
