@@ -8,7 +8,7 @@ import Synchronization
 /// A Bluetooth LE controller played on `/dev/vhci` (the kernel's hci_vhci driver): it creates the
 /// kernel's `hciN`, answers every command the kernel and the scanner send with a Command Complete
 /// (status 0 and plausible parameters), records the scan commands, and while a scan is enabled
-/// sends `rounds` of advertising report events, one round every 100 ms.
+/// sends a round of advertising report events every 100 ms (``replaceRound(_:)`` changes it).
 final class VirtualHCIController: @unchecked Sendable {
     struct Record {
         var stop = false
@@ -18,13 +18,13 @@ final class VirtualHCIController: @unchecked Sendable {
         var scanning = false
         var roundsSent = 0
         var writeErrors = 0
+        /// The event packets (indicator first) sent in each round while scanning.
+        var round: [[UInt8]] = []
     }
 
     let fd: Int32
     /// The kernel's index of the controller (`hciN`).
     let index: UInt16
-    /// The event packets (indicator first) sent in each round while scanning.
-    let round: [[UInt8]]
     let record = Mutex(Record())
     private var thread: pthread_t?
 
@@ -47,7 +47,12 @@ final class VirtualHCIController: @unchecked Sendable {
         }
         self.fd = fd
         self.index = UInt16(answer[2]) | UInt16(answer[3]) << 8
-        self.round = round
+        record.withLock { $0.round = round }
+    }
+
+    /// Sends `round` from the next round on.
+    func replaceRound(_ round: [[UInt8]]) {
+        record.withLock { $0.round = round }
     }
 
     /// Starts answering on a thread of its own.
@@ -67,12 +72,14 @@ final class VirtualHCIController: @unchecked Sendable {
         thread = handle
     }
 
-    /// Stops the thread; `closeDevice` then closes `/dev/vhci`, which unregisters `hciN`.
+    /// Stops the thread; `closeDevice` closes `/dev/vhci`, which unregisters `hciN`.
+    /// With `closeDevice`, the device is closed while the thread still answers, as a radio that is
+    /// unplugged does not first fall silent: a command the kernel sent just before stays answered.
     func stop(closeDevice: Bool) {
+        if closeDevice { Glibc.close(fd) }
         record.withLock { $0.stop = true }
         if let thread { pthread_join(thread, nil) }
         thread = nil
-        if closeDevice { Glibc.close(fd) }
     }
 
     private func serve() {
@@ -92,7 +99,7 @@ final class VirtualHCIController: @unchecked Sendable {
             let now = monotonicMilliseconds()
             if record.withLock({ $0.scanning }), now >= lastRound + 100 {
                 lastRound = now
-                for event in round { send(event) }
+                for event in record.withLock({ $0.round }) { send(event) }
                 record.withLock { $0.roundsSent += 1 }
             }
         }

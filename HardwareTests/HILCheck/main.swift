@@ -11,6 +11,8 @@
 //   fieldloc-hil --banks           print the banked chips, ADDR:BANK_REG:BANK_MASK:START:END, comma-separated
 //   fieldloc-hil --bluetooth /dev/vhci  play a Bluetooth controller on /dev/vhci (hci_vhci) and scan it
 //                                  through LinuxBluetoothScanner (BluetoothChecks.swift)
+//   fieldloc-hil --bluez /dev/vhci play one on /dev/vhci for the running bluetoothd and scan it through
+//                                  BlueZScanner over D-Bus, restarting bluetoothd mid-scan (BlueZChecks.swift)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,6 +53,10 @@ while index < arguments.count {
     case "--bluetooth":
         guard index + 1 < arguments.count else { fail("--bluetooth needs the path of /dev/vhci") }
         exit(BluetoothChecks.run(vhci: arguments[index + 1], say: say) ? 0 : 1)
+    case "--bluez":
+        guard index + 1 < arguments.count else { fail("--bluez needs the path of /dev/vhci") }
+        let passed = BlueZChecks.run(vhci: arguments[index + 1], environment: { getenv($0).map { String(cString: $0) } }, say: say)
+        exit(passed ? 0 : 1)
     case "--only":
         guard index + 1 < arguments.count else { fail("--only needs a comma-separated list of check names") }
         var checks: [HILCheck] = []
@@ -63,7 +69,7 @@ while index < arguments.count {
         selected = checks
         index += 1
     case "-h", "--help":
-        say("usage: fieldloc-hil [--only NAME,...] [--list] [--fixture] [--configuration] [--chips] [--banks] [--bluetooth /dev/vhci]")
+        say("usage: fieldloc-hil [--only NAME,...] [--list] [--fixture] [--configuration] [--chips] [--banks] [--bluetooth /dev/vhci] [--bluez /dev/vhci]")
         say("devices come from: " + HILConfiguration.variables.joined(separator: " "))
         exit(0)
     default:

@@ -14,6 +14,14 @@ VMLINUX="$KROOT/vmlinux-$KABI"               # ELF for PVH direct boot (much fas
 HIL_PACKAGES=(qemu-system-x86 busybox-static i2c-tools gpiod libi2c-dev libgpiod-dev pkg-config
               kmod cpio xz-utils gcc make libc6-dev binutils python3 time bc)
 
+# Debian packages whose binaries go into the guest (bluetoothd and dbus-daemon): fetched with
+# `apt-get download` and extracted under $WORK/userland, never installed on the host.
+HIL_GUEST_DEBS=(bluez dbus-daemon)
+# The host's copies of the shared libraries those binaries need: the guest's are copied from the
+# host (ldd), which is Debian 12 like the debs. Only missing ones are installed.
+HIL_GUEST_LIBS=(libglib2.0-0 libdbus-1-3 libexpat1 libasound2 libdw1 libsystemd0 libudev1 libselinux1
+                libaudit1 libcap-ng0 libapparmor1)
+
 # retry N CMD...: run CMD up to N times, 5 s, 10 s, ... apart (flaky mirrors).
 retry() {
   local n="$1" i=1; shift

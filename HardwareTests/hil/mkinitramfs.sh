@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # mkinitramfs.sh - build the BASE initramfs ($WORK/base.cpio): busybox, the kernel modules
-# (with dependencies), i2c-tools + gpiod tools + their libraries, the runtime libraries a
+# (with dependencies), i2c-tools + gpiod tools + their libraries, Debian's bluetoothd and
+# dbus-daemon + their libraries, the runtime libraries a
 # Swift (--static-swift-stdlib) binary needs, and /init. The test payload is appended later
 # as a second cpio by run-vm.sh (the kernel unpacks concatenated cpio archives in order).
 # Writes $WORK/base.stamp (ABI + checksum of the inputs) so run-all.sh can skip a rebuild.
@@ -36,6 +37,34 @@ done
 for l in libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 libi2c.so.0 libgpiod.so.2 libpthread.so.0 libdl.so.2 librt.so.1 libutil.so.1; do
   [ -e "/lib/x86_64-linux-gnu/$l" ] && cp -L "/lib/x86_64-linux-gnu/$l" "$ROOT/lib/x86_64-linux-gnu/$l"
 done
+
+# bluetoothd and dbus-daemon from Debian's debs (prepare.sh extracted them to $WORK/userland), with
+# the libraries ldd finds on the host; a minimal system bus that lets root own org.bluez, and
+# bluetoothd's main.conf with AutoEnable (new adapters are powered on). /hil/bluez.sh runs them.
+UL="$WORK/userland"
+[ -x "$UL/usr/libexec/bluetooth/bluetoothd" ] || { echo "run prepare.sh first (no bluetoothd in $UL)" >&2; exit 1; }
+copy_elf "$ROOT" "$UL/usr/libexec/bluetooth/bluetoothd" /usr/libexec/bluetooth/bluetoothd
+copy_elf "$ROOT" "$UL/usr/bin/dbus-daemon" /usr/bin/dbus-daemon
+mkdir -p "$ROOT/usr/share/dbus-1" "$ROOT/etc/bluetooth" "$ROOT/var/lib/bluetooth"
+cat > "$ROOT/usr/share/dbus-1/system.conf" <<'EOF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="root"/>
+    <allow own="org.bluez"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+EOF
+printf '[General]\n[Policy]\nAutoEnable=true\n' > "$ROOT/etc/bluetooth/main.conf"
+printf 'root:x:0:0:root:/root:/bin/sh\nmessagebus:x:100:101::/nonexistent:/bin/false\n' > "$ROOT/etc/passwd"
+printf 'root:x:0:\nmessagebus:x:101:\n' > "$ROOT/etc/group"
+echo 3f2d5c1e0b7a49c6a8e4d2f1c0b9a876 > "$ROOT/etc/machine-id"
 
 # kernel modules + dependencies, resolved with modprobe against the extracted tree
 MODS="configfs i2c-dev i2c-stub gpio-sim xhci-pci ftdi_sio hci_vhci parport_pc pps_parport"   # xhci + ftdi_sio: the unpluggable USB serial adapter;

@@ -7,7 +7,9 @@
 #  * builds gpio-sim.ko out of tree: Debian's kernels ship with CONFIG_GPIO_SIM unset, so
 #    drivers/gpio/gpio-sim.c (+ kernel/irq/irq_sim.c, CONFIG_IRQ_SIM is unset too) is compiled
 #    from Debian's linux-source-6.1 against linux-headers-<abi>;
-#  * runs depmod on the extracted module tree.
+#  * runs depmod on the extracted module tree;
+#  * downloads Debian's bluez and dbus-daemon with `apt-get download` and extracts them under
+#    $WORK/userland (bluetoothd and dbus-daemon for the guest; the host gets only their libraries).
 #
 # Env:  HILVM_WORK   work dir (default <checkout>/.build-hil)
 #       HILVM_KABI   kernel ABI, e.g. 6.1.0-56-amd64 (default: what linux-image-amd64 depends on)
@@ -104,4 +106,22 @@ rm -f "$WORK/debs/${SRCPKG}"_*.deb
 
 log "depmod on extracted tree"
 depmod -b "$KROOT" "$KABI"
+# ---- bluetoothd + dbus-daemon for the guest (extracted, not installed) -------------
+apt_install "${HIL_GUEST_LIBS[@]}"
+UL="$WORK/userland"
+if [ ! -x "$UL/usr/libexec/bluetooth/bluetoothd" ] || [ ! -x "$UL/usr/bin/dbus-daemon" ]; then
+  cd "$WORK/debs"
+  for p in "${HIL_GUEST_DEBS[@]}"; do
+    if ! ls "${p}"_*.deb >/dev/null 2>&1; then
+      log "apt-get download $p"
+      retry 3 apt-get -q download "$p" 2> >(grep -v unsandboxed >&2)
+    fi
+  done
+  rm -rf "$UL"; mkdir -p "$UL"
+  for p in "${HIL_GUEST_DEBS[@]}"; do
+    deb="$(ls "${p}"_*.deb | head -n1)"
+    dpkg-deb -x "$deb" "$UL" || { rm -f "$deb"; echo "corrupt $deb removed; run again" >&2; exit 1; }
+  done
+  log "extracted $(cd "$WORK/debs" && ls bluez_*.deb dbus-daemon_*.deb | tr '\n' ' ')-> $UL"
+fi
 log "done: kernel $KROOT/boot/vmlinuz-$KABI, gpio-sim $GS/gpio-sim.ko"

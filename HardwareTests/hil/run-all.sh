@@ -7,8 +7,9 @@
 # Env: HILVM_WORK (work dir), HILVM_KABI (pin the kernel ABI), HIL_TIMEOUT (QEMU seconds, 300),
 #      HIL_VERBOSE=1 (stream the guest console instead of the summary).
 # Steps and caching:
-#   1. prepare: host packages (only missing ones), Debian kernel + gpio-sim.ko + base initramfs,
-#      skipped when all three exist for the current ABI and the base matches guest/init;
+#   1. prepare: host packages (only missing ones), Debian kernel + gpio-sim.ko + bluetoothd and
+#      dbus-daemon (debs extracted) + base initramfs, skipped when all exist for the current ABI
+#      and the base matches guest/init;
 #   2. payload: swift build -c release --static-swift-stdlib --product fieldloc-hil (incremental);
 #   3. boot: run-vm.sh with the GNSS simulator, which must receive $PMTK220 from the guest.
 set -uo pipefail
@@ -30,8 +31,9 @@ KABI_NOW="$(resolve_kabi)"
 STAMP_WANT="$KABI_NOW $(cat "$HERE/guest/init" "$HERE/mkinitramfs.sh" | md5sum | cut -d' ' -f1)"
 if [ -f "$WORK/kernel/boot/vmlinuz-$KABI_NOW" ] && [ -f "$WORK/gpio-sim-$KABI_NOW/gpio-sim.ko" ] \
    && [ -f "$WORK/base.cpio" ] && [ "$(cat "$WORK/base.stamp" 2>/dev/null)" = "$STAMP_WANT" ] \
-   && [ -d "/usr/src/linux-headers-$KABI_NOW" ]; then
-  echo "[run-all] prepare: cached (kernel $KABI_NOW, gpio-sim.ko, base initramfs)"
+   && [ -d "/usr/src/linux-headers-$KABI_NOW" ] && [ -x "$WORK/userland/usr/libexec/bluetooth/bluetoothd" ] \
+   && [ -x "$WORK/userland/usr/bin/dbus-daemon" ] && [ -z "$(missing_packages "${HIL_GUEST_LIBS[@]}")" ]; then
+  echo "[run-all] prepare: cached (kernel $KABI_NOW, gpio-sim.ko, bluetoothd, base initramfs)"
   echo "$KABI_NOW" > "$WORK/kabi"
 else
   echo "[run-all] prepare: kernel $KABI_NOW"
@@ -62,7 +64,7 @@ TIMINGS+=("boot+checks=$(secs "$T" "$(now)")s")
 
 # ---- report ----
 echo "[run-all] guest report:"
-grep -aE '^(ok|not ok) - |^[0-9]+ passed, [0-9]+ failed|^HIL-|^preloaded |^fieldloc-hil: ' "$LOG" | sed 's/^/  /'
+grep -aE '^(ok|not ok) - |^[0-9]+ passed, [0-9]+ failed|^HIL-|^preloaded |^fieldloc-hil: |^bluez: ' "$LOG" | sed 's/^/  /'
 echo "[run-all] host GNSS simulator: $(grep -a '"gnss_sim"' "$GNSS_SUMMARY" 2>/dev/null | tr '\n' ' ')"
 sed 's/^/[run-all] /' "$WORK/run-vm.err"
 if [ "$RC" != 0 ]; then

@@ -13,6 +13,12 @@ import Synchronization
 /// ``BluetoothScanParameters`` are not passed on. Needs no capability, only the D-Bus policy
 /// (on Raspberry Pi OS: membership of group `bluetooth`). Every wait has a deadline on ``clock``.
 ///
+/// A restart of `bluetoothd` or the removal of the adapter is not an error: the scanner forgets
+/// every device it knew (no stale beacon survives the outage), reports nothing while the adapter is
+/// gone, and when `org.bluez` has an owner again (`NameOwnerChanged`) or the adapter comes back
+/// (`InterfacesAdded`, `Powered`), it sets the discovery filter and starts discovery again by
+/// itself, retrying every ``retryInterval``. ``availability`` tells the outages and recoveries.
+///
 /// ```swift
 /// let scanner = try BlueZScanner(adapter: "hci0")
 /// try scanner.startScanning(BluetoothScanParameters())
@@ -28,11 +34,54 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
     /// How long one method call may wait for its reply.
     public let callTimeout: Duration
 
+    /// How often a recovery is tried again while `org.bluez` has an owner but the adapter cannot scan yet.
+    public let retryInterval: Duration = .milliseconds(250)
+    /// How long a recovery accepts StartDiscovery refused as in progress before it power-cycles the adapter.
+    public let powerCycleAfter: Duration = .seconds(1)
+
+    /// The adapter's outages and recoveries as the scanner saw them.
+    public struct Availability: Sendable, Equatable {
+        /// Whether BlueZ has the adapter, powered, and (when a scan is wanted) discovering for us.
+        public var adapterAvailable = true
+        /// How many times the adapter went away: `bluetoothd` left the bus, the adapter was removed or powered off.
+        public var outages = 0
+        /// How many times discovery was started again after an outage.
+        public var recoveries = 0
+        /// What the scanner saw in the last outage, in order: `bluetoothd left the bus`, `BlueZ removed
+        /// the adapter`, `the adapter was powered off`, joined by `, then `.
+        public var lastOutageReason: String?
+        /// From the last outage to discovery running again.
+        public var lastRecoveryTime: Duration?
+        /// The last failed recovery attempt (the call and BlueZ's answer), kept until one succeeds.
+        public var lastRecoveryFailure: String?
+        /// StartDiscovery calls of recoveries that bluetoothd refused with `org.bluez.Error.InProgress`:
+        /// after a crash the kernel still runs the discovery the old bluetoothd started, and refuses
+        /// a new one until it ends (up to 10.24 s later).
+        public var refusedStarts = 0
+        /// Times a recovery powered the adapter off and on (Adapter1.Powered) to end such a discovery,
+        /// after ``BlueZScanner/powerCycleAfter`` of refusals: BlueZ has no call that stops a
+        /// discovery no client of its own started.
+        public var powerCycles = 0
+    }
+
     private let adapterPath: String
     private struct State {
         var connection: DBusConnection?
+        /// A scan is wanted (startScanning without stopScanning).
         var scanning = false
+        /// Discovery was started on the current bluetoothd and adapter.
+        var discovering = false
         var devices: BlueZDevices
+        var availability = Availability()
+        var outageStart: MonotonicInstant?
+        /// `org.bluez` has an owner, as far as NameOwnerChanged told.
+        var serviceOwned = true
+        /// When to try a recovery next; `nil` when none is due.
+        var nextAttempt: MonotonicInstant?
+        /// The first StartDiscovery refused as in progress in this outage.
+        var firstRefusal: MonotonicInstant?
+        /// This outage's power cycle was done.
+        var powerCycled = false
     }
     private let state: Mutex<State>
 
@@ -87,6 +136,8 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
                 "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.bluez.Device1'",
                 "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesAdded'",
                 "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesRemoved'",
+                "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='org.bluez.Adapter1'",
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.bluez'",
             ] {
                 _ = try connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                                         member: "AddMatch", body: [.string(rule)], deadline: deadline)
@@ -131,8 +182,11 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
 
     deinit { close() }
 
-    /// Whether a discovery started here is running.
+    /// Whether a discovery started here is wanted (it runs, or starts again when the adapter comes back).
     public var isScanning: Bool { state.withLock { $0.scanning } }
+
+    /// The adapter's outages and recoveries so far.
+    public var availability: Availability { state.withLock { $0.availability } }
 
     /// `false`: BlueZ's `Adapter1.SetDiscoveryFilter` takes no scan interval or window (its
     /// filter keys are UUIDs, RSSI, Pathloss, Transport, DuplicateData, Discoverable, Pattern), so
@@ -140,18 +194,30 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
     public var runsDutyCycle: Bool { false }
 
     /// Sets the discovery filter (`Transport` `le`, `DuplicateData` true, so every advertisement
-    /// updates RSSI) and starts discovery; a running discovery is left running.
+    /// updates RSSI) and starts discovery; a running discovery is left running. While the adapter
+    /// is away (see ``availability``), the wish is kept and discovery starts when it comes back.
     public func startScanning(_ parameters: BluetoothScanParameters) throws(HardwareError) {
         try withConnection("start scanning") { (connection, s) throws(HardwareError) in
             guard !s.scanning else { return }
-            let deadline = clock.now().advanced(by: callTimeout)
-            let filter = DBusValue.stringVariantDictionary([("Transport", .string("le")), ("DuplicateData", .boolean(true))])
-            _ = try connection.call(destination: "org.bluez", path: adapterPath, interface: "org.bluez.Adapter1", member: "SetDiscoveryFilter",
-                                    body: [filter], deadline: deadline)
-            _ = try connection.call(destination: "org.bluez", path: adapterPath, interface: "org.bluez.Adapter1", member: "StartDiscovery",
-                                    deadline: deadline, tolerating: ["org.bluez.Error.InProgress"])
+            guard s.availability.adapterAvailable else {
+                s.scanning = true
+                s.nextAttempt = s.serviceOwned ? clock.now() : nil
+                return
+            }
+            try startDiscovery(connection, deadline: clock.now().advanced(by: callTimeout))
             s.scanning = true
+            s.discovering = true
         }
+    }
+
+    /// SetDiscoveryFilter, then StartDiscovery (already running is fine unless `strict`: a new
+    /// bluetoothd has no discovery of ours, so its InProgress means the kernel's is left over).
+    private func startDiscovery(_ connection: DBusConnection, deadline: MonotonicInstant, strict: Bool = false) throws(HardwareError) {
+        let filter = DBusValue.stringVariantDictionary([("Transport", .string("le")), ("DuplicateData", .boolean(true))])
+        _ = try connection.call(destination: "org.bluez", path: adapterPath, interface: "org.bluez.Adapter1", member: "SetDiscoveryFilter",
+                                body: [filter], deadline: deadline)
+        _ = try connection.call(destination: "org.bluez", path: adapterPath, interface: "org.bluez.Adapter1", member: "StartDiscovery",
+                                deadline: deadline, tolerating: strict ? [] : ["org.bluez.Error.InProgress"])
     }
 
     /// Stops discovery; harmless when none runs.
@@ -159,6 +225,9 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
         try withConnection("stop scanning") { (connection, s) throws(HardwareError) in
             guard s.scanning else { return }
             s.scanning = false
+            s.nextAttempt = nil
+            guard s.discovering else { return }
+            s.discovering = false
             _ = try connection.call(destination: "org.bluez", path: adapterPath, interface: "org.bluez.Adapter1", member: "StopDiscovery",
                                     deadline: clock.now().advanced(by: callTimeout),
                                     tolerating: ["org.bluez.Error.Failed", "org.bluez.Error.NotReady", "org.bluez.Error.NotAuthorized"])
@@ -166,7 +235,9 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
     }
 
     /// Waits until a device update with an RSSI arrives or `deadline` passes, then hands over every
-    /// one received so far. A bus that goes away throws ``HardwareError/Kind/deviceGone``.
+    /// one received so far. Meanwhile it follows `bluetoothd` and the adapter: an outage forgets the
+    /// devices, a return starts discovery again (see ``availability``). A bus that goes away throws
+    /// ``HardwareError/Kind/deviceGone``.
     public func poll(
         deadline: MonotonicInstant, _ handler: (borrowing BluetoothAdvertisingReport) -> Void
     ) throws(HardwareError) -> Int {
@@ -174,12 +245,17 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
         try withConnection("poll") { (connection, s) throws(HardwareError) in
             while true {
                 let now = clock.now()
-                for signal in connection.signals {
+                let signals = connection.signals
+                connection.signals.removeAll()
+                for signal in signals {
+                    followAdapter(signal, at: now, &s)
+                    guard s.availability.adapterAvailable else { continue }
                     if let sighting = s.devices.handle(signal) { sightings.append((sighting, now)) }
                 }
-                connection.signals.removeAll()
+                if let due = s.nextAttempt, due <= now { recover(connection, at: now, &s) }
                 if !sightings.isEmpty || now >= deadline { return }
-                for message in try connection.readMessages(deadline: deadline, operation: "poll") where message.kind == .signal {
+                let wake = min(deadline, s.nextAttempt ?? deadline)
+                for message in try connection.readMessages(deadline: wake, operation: "poll") where message.kind == .signal {
                     connection.queue(message)
                 }
                 if connection.signals.isEmpty && clock.now() >= deadline { return }
@@ -191,6 +267,109 @@ public final class BlueZScanner: BluetoothLEScanner, @unchecked Sendable {
             }
         }
         return sightings.count
+    }
+
+    /// Reads what a signal says about `bluetoothd` and the adapter: an owner that leaves, an adapter
+    /// removed or powered off is an outage; a new owner, the adapter added or powered on makes a
+    /// recovery due.
+    private func followAdapter(_ signal: DBusMessage, at now: MonotonicInstant, _ s: inout State) {
+        switch (signal.interface, signal.member) {
+        case ("org.freedesktop.DBus", "NameOwnerChanged"):
+            guard signal.body.count >= 3, signal.body[0].stringValue == "org.bluez" else { return }
+            // An old owner that goes, even straight to a new one, took its devices and discovery along.
+            if !(signal.body[1].stringValue ?? "").isEmpty { outage("bluetoothd left the bus", at: now, &s) }
+            s.serviceOwned = !(signal.body[2].stringValue ?? "").isEmpty
+            if s.serviceOwned { s.nextAttempt = now }
+        case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
+            guard case .objectPath(let path)? = signal.body.first, path == adapterPath, signal.body.count >= 2,
+                  case .array(_, let interfaces) = signal.body[1], interfaces.contains(where: { $0.stringValue == "org.bluez.Adapter1" }) else { return }
+            outage("BlueZ removed the adapter", at: now, &s)
+        case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
+            guard case .objectPath(let path)? = signal.body.first, path == adapterPath else { return }
+            if !s.availability.adapterAvailable { s.nextAttempt = now }
+        case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+            guard signal.path == adapterPath, signal.body.count >= 2, signal.body[0].stringValue == "org.bluez.Adapter1" else { return }
+            for (key, value) in signal.body[1].dictionaryEntries ?? [] where key.stringValue == "Powered" {
+                if value.unwrapped == .boolean(true) {
+                    if !s.availability.adapterAvailable { s.nextAttempt = now }
+                } else {
+                    outage("the adapter was powered off", at: now, &s)
+                }
+            }
+        default:
+            return
+        }
+    }
+
+    /// The adapter is gone: forget every device (a new bluetoothd or adapter starts empty, and no
+    /// old advertisement may come back as new), wait for it to return.
+    private func outage(_ reason: String, at now: MonotonicInstant, _ s: inout State) {
+        s.devices = BlueZDevices(adapterPath: adapterPath, limit: s.devices.limit)
+        s.discovering = false
+        if s.availability.adapterAvailable {
+            s.availability.adapterAvailable = false
+            s.availability.outages += 1
+            s.outageStart = now
+            s.firstRefusal = nil
+            s.powerCycled = false
+            s.availability.lastOutageReason = reason
+        } else if let told = s.availability.lastOutageReason, !told.hasSuffix(reason) {
+            s.availability.lastOutageReason = told + ", then " + reason
+        }
+        s.nextAttempt = nil
+    }
+
+    /// One recovery attempt: the adapter must be back and powered; then discovery starts again when a
+    /// scan is wanted. A failure is kept in ``Availability/lastRecoveryFailure`` and tried again
+    /// after ``retryInterval`` while `org.bluez` has an owner.
+    private func recover(_ connection: DBusConnection, at now: MonotonicInstant, _ s: inout State) {
+        s.nextAttempt = nil
+        let deadline = now.advanced(by: callTimeout)
+        do throws(HardwareError) {
+            let objects = try connection.call(destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+                                              member: "GetManagedObjects", deadline: deadline)
+            let managed = objects.body.first ?? .array(element: .variant, [])
+            var powered: Bool?
+            for (objectPath, interfaces) in managed.dictionaryEntries ?? [] where objectPath.stringValue == adapterPath {
+                for (interface, properties) in interfaces.dictionaryEntries ?? [] where interface.stringValue == "org.bluez.Adapter1" {
+                    powered = (properties.dictionaryEntries ?? []).contains { $0.key.stringValue == "Powered" && $0.value.unwrapped == .boolean(true) }
+                }
+            }
+            guard let powered else {
+                throw HardwareError(.notFound, device: name, operation: "GetManagedObjects", detail: "BlueZ has no adapter \(adapterPath) yet")
+            }
+            guard powered else {
+                throw HardwareError(.other, device: name, operation: "GetManagedObjects", detail: "the adapter is powered off")
+            }
+            if s.scanning {
+                do throws(HardwareError) {
+                    try startDiscovery(connection, deadline: deadline, strict: true)
+                } catch let error where error.kind == .busy {
+                    s.availability.refusedStarts += 1
+                    let first = s.firstRefusal ?? now
+                    s.firstRefusal = first
+                    if !s.powerCycled, now - first >= powerCycleAfter {
+                        s.powerCycled = true
+                        s.availability.powerCycles += 1
+                        for on in [false, true] {
+                            _ = try connection.call(destination: "org.bluez", path: adapterPath, interface: "org.freedesktop.DBus.Properties", member: "Set",
+                                                    body: [.string("org.bluez.Adapter1"), .string("Powered"), .variant(.boolean(on))], deadline: deadline)
+                        }
+                    }
+                    throw error
+                }
+            }
+            s.discovering = s.scanning
+            if !s.availability.adapterAvailable {
+                s.availability.adapterAvailable = true
+                s.availability.recoveries += 1
+                s.availability.lastRecoveryTime = s.outageStart.map { clock.now() - $0 }
+            }
+            s.availability.lastRecoveryFailure = nil
+        } catch {
+            s.availability.lastRecoveryFailure = "\(error.operation): \(error.detail)"
+            if s.serviceOwned { s.nextAttempt = clock.now().advanced(by: retryInterval) }
+        }
     }
 
     /// Stops a running discovery (best effort, within ``callTimeout``) and closes the connection.

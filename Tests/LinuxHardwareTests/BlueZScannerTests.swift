@@ -102,4 +102,94 @@ struct BlueZScannerTests {
         let order = log.compactMap { $0["call"] as? String }.filter { ["SetDiscoveryFilter", "StartDiscovery", "StopDiscovery"].contains($0) }
         #expect(order == ["SetDiscoveryFilter", "StartDiscovery", "StopDiscovery"])
     }
+
+    @Test("bluetoothd restarts mid-scan: devices forgotten, discovery started again on the new owner; a refused start ends in a power cycle",
+          .enabled(if: fakeBlueZTools, "needs dbus-daemon, python3-dbus and python3-gi (apt install dbus python3-dbus python3-gi)"))
+    func restartRecovery() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bluez-restart-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("bus").path
+        let address = "unix:path=" + socket
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        daemon.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
+        daemon.standardOutput = FileHandle.nullDevice
+        try daemon.run()
+        defer { kill(daemon.processIdentifier, SIGKILL); daemon.waitUntilExit() }
+        #expect(wait(seconds: 10) { UnixSockets.answers(socket) }, "dbus-daemon did not listen")
+
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fake_bluez.py").path
+        func calls(_ log: String) -> [[String: Any]] {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+        func startFake(_ log: String, mode: String) throws -> Process {
+            let fake = Process()
+            fake.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            fake.arguments = [fixture, log, address, mode]
+            try fake.run()
+            try #require(wait(seconds: 20) { calls(log).contains { $0["call"] as? String == "ready" } }, "the fake BlueZ did not start")
+            return fake
+        }
+        let firstLog = directory.appendingPathComponent("first.jsonl").path
+        let secondLog = directory.appendingPathComponent("second.jsonl").path
+        let first = try startFake(firstLog, mode: "stay")
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) }; first.waitUntilExit() }
+
+        let scanner = try BlueZScanner(adapter: "hci0", busAddress: address, callTimeout: .seconds(5))
+        defer { scanner.close() }
+        try scanner.startScanning(BluetoothScanParameters())
+        var before: [[UInt8]] = []
+        let clock = scanner.clock
+        var deadline = clock.deadline(after: .seconds(20))
+        while before.count < 2, clock.now() < deadline {
+            _ = try scanner.poll(deadline: deadline) { before.append(Array($0.data)) }
+        }
+        try #require(before.count == 2)
+        // The second report carries the TX power and Eddystone-UID the first bluetoothd told.
+        #expect(Array(before[1].prefix(3)) == [2, 0x0A, 4] && eddystoneUID(in: before[1]) != nil)
+
+        // bluetoothd crashes: its name leaves the bus. Nothing is reported while it is away.
+        kill(first.processIdentifier, SIGKILL)
+        var during = 0
+        deadline = clock.deadline(after: .seconds(10))
+        while scanner.availability.adapterAvailable, clock.now() < deadline {
+            during += try scanner.poll(deadline: clock.deadline(after: .milliseconds(100))) { _ in }
+        }
+        var availability = scanner.availability
+        #expect(!availability.adapterAvailable && availability.outages == 1 && availability.recoveries == 0)
+        #expect(availability.lastOutageReason == "bluetoothd left the bus")
+        #expect(during == 0)
+        #expect(scanner.isScanning, "the scan stays wanted through the outage")
+
+        // A new bluetoothd takes the name; its StartDiscovery is refused as in progress until the
+        // adapter is powered off and on.
+        let second = try startFake(secondLog, mode: "busy")
+        defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) }; second.waitUntilExit() }
+        var after: [[UInt8]] = []
+        deadline = clock.deadline(after: .seconds(20))
+        while after.isEmpty, clock.now() < deadline {
+            _ = try scanner.poll(deadline: deadline) { after.append(Array($0.data)) }
+        }
+        availability = scanner.availability
+        #expect(availability.adapterAvailable && availability.outages == 1 && availability.recoveries == 1)
+        #expect(availability.refusedStarts >= 1 && availability.powerCycles == 1)
+        #expect(availability.lastRecoveryTime != nil && availability.lastRecoveryFailure == nil)
+        // The first report after the restart comes from the new bluetoothd's InterfacesAdded alone:
+        // the iBeacon, without the TX power or service data the old one had told (no stale data).
+        let recovered = try #require(after.first)
+        let iBeacon: [UInt8] = [0x02, 0x15, 0xF7, 0x82, 0x6D, 0xA6, 0x4F, 0xA2, 0x4E, 0x98, 0x80, 0x24, 0xBC, 0x5B, 0x71, 0xE0, 0x89, 0x3E, 0x12, 0x34, 0x56, 0x78, 0xC5]
+        #expect(recovered == [0x1A, 0xFF, 0x4C, 0x00] + iBeacon)
+        let order = calls(secondLog).compactMap { call -> String? in
+            guard let name = call["call"] as? String, name != "GetManagedObjects", name != "ready", name != "advertised" else { return nil }
+            if name == "Set" { return "Set Powered \(call["value"] as? Bool == true ? "on" : "off")" }
+            return name + (call["refused"] as? Bool == true ? " refused" : "")
+        }
+        let refused = order.filter { $0 == "StartDiscovery refused" }.count
+        #expect(refused >= 1 && refused == availability.refusedStarts)
+        let off = try #require(order.firstIndex(of: "Set Powered off"), "no power cycle: \(order)")
+        #expect(order.dropFirst(off + 1).first == "Set Powered on", "\(order)")
+        #expect(!order[..<off].contains("StartDiscovery") && order.last == "StartDiscovery", "\(order)")
+    }
 }

@@ -7,6 +7,9 @@
 #  2. runs fieldloc-hil (our LinuxHardware code) against the real kernel devices;
 #  2b. runs fieldloc-hil --bluetooth on /dev/vhci (the kernel's virtual HCI controller): the
 #     LinuxBluetoothScanner reads back injected iBeacon, AltBeacon and Eddystone adverts;
+#  2c. starts Debian's dbus-daemon and bluetoothd (/hil/bluez.sh) and runs fieldloc-hil --bluez on
+#     /dev/vhci: BlueZScanner reads the same adverts through the real bluetoothd over D-Bus, and
+#     recovers from a bluetoothd restart and an adapter removal;
 #  3. reads the configuration registers fieldloc-hil's checks wrote back with i2cget (a
 #     `select ADDR REG VALUE` line selects a register bank with i2cset first).
 # Exit 0 only when every step passed.
@@ -58,6 +61,24 @@ else
   bt=1
 fi
 
+echo "== Bluetooth through BlueZ: dbus-daemon, bluetoothd, fieldloc-hil --bluez (BlueZScanner over D-Bus)"
+bz=0
+if [ -z "${HIL_VHCI:-}" ]; then
+  echo "not ok - bluetooth-bluez: no /dev/vhci"; bz=1
+elif [ ! -x /usr/libexec/bluetooth/bluetoothd ]; then
+  echo "not ok - bluetooth-bluez: no bluetoothd in the guest (prepare.sh extracts Debian's bluez)"; bz=1
+elif ! /hil/bluez.sh bus || ! /hil/bluez.sh start; then
+  echo "not ok - bluetooth-bluez: dbus-daemon or bluetoothd did not start"; /hil/bluez.sh log; bz=1
+else
+  # hil_bluez_soak=SECONDS on the kernel command line (run-vm.sh -- hil_bluez_soak=30) adds a
+  # long ranging run that measures the gaps in bluetoothd's discovery.
+  soak=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^hil_bluez_soak=//p')
+  HIL_BLUEZ_SOAK="$soak" HIL_BLUETOOTHD_VERSION="$(/hil/bluez.sh version)" HIL_BLUEZ_CONTROL=/hil/bluez.sh \
+    fieldloc-hil --bluez "$HIL_VHCI"
+  bz=$?
+  [ "$bz" = 0 ] || /hil/bluez.sh log 80
+fi
+
 echo "== i2cget readback of the configuration fieldloc-hil wrote"
 bad=0
 while read -r addr reg val bank; do
@@ -71,4 +92,4 @@ done <<EOT
 $(fieldloc-hil --configuration)
 EOT
 [ "$bad" = 0 ] && echo "ok - i2cget-readback: $(fieldloc-hil --configuration | grep -vc '^select') configuration registers as written"
-[ "$rc" = 0 ] && [ "$bad" = 0 ] && [ "$bt" = 0 ]
+[ "$rc" = 0 ] && [ "$bad" = 0 ] && [ "$bt" = 0 ] && [ "$bz" = 0 ]

@@ -6,7 +6,10 @@ object a line, to the log file named by argv[1] (the test reads it back). After 
 emits InterfacesAdded for a Device1 carrying an iBeacon (0x004C manufacturer data) with RSSI -61,
 then PropertiesChanged with RSSI -61, an Eddystone-UID service data (0xFEAA) and TX power.
 Exits after StopDiscovery or 30 s; with a third argument "stay", keeps running after StopDiscovery
-(for a scan started and stopped again and again) and exits after 120 s."""
+(for a scan started and stopped again and again) and exits after 120 s. With "busy" instead, it
+also stays, and refuses StartDiscovery with org.bluez.Error.InProgress (as bluetoothd does while
+the kernel still runs a discovery a crashed bluetoothd started) until Properties.Set has powered
+the adapter off and on again."""
 import json
 import sys
 
@@ -16,7 +19,10 @@ from dbus.mainloop.glib import DBusGMainLoop
 from gi.repository import GLib
 
 LOG = open(sys.argv[1], "a", buffering=1)
-STAY = len(sys.argv) > 3 and sys.argv[3] == "stay"
+MODE = sys.argv[3] if len(sys.argv) > 3 else ""
+STAY = MODE in ("stay", "busy")
+BUSY = [MODE == "busy"]
+POWER = []
 ADAPTER = "/org/bluez/hci0"
 DEVICE = ADAPTER + "/dev_C0_FF_EE_00_11_22"
 IBEACON = [0x02, 0x15] + list(bytes.fromhex("f7826da64fa24e988024bc5b71e0893e")) + [0x12, 0x34, 0x56, 0x78, 0xC5]
@@ -60,6 +66,9 @@ class Adapter(dbus.service.Object):
 
     @dbus.service.method("org.bluez.Adapter1")
     def StartDiscovery(self):
+        if BUSY[0]:
+            log({"call": "StartDiscovery", "refused": True})
+            raise dbus.exceptions.DBusException("Operation already in progress", name="org.bluez.Error.InProgress")
         log({"call": "StartDiscovery"})
         GLib.timeout_add(50, advertise)
 
@@ -68,6 +77,15 @@ class Adapter(dbus.service.Object):
         log({"call": "StopDiscovery"})
         if not STAY:
             GLib.timeout_add(100, loop.quit)
+
+
+    @dbus.service.method("org.freedesktop.DBus.Properties", in_signature="ssv")
+    def Set(self, interface, name, value):
+        log({"call": "Set", "property": str(name), "value": plain(value)})
+        if interface == "org.bluez.Adapter1" and name == "Powered":
+            POWER.append(bool(value))
+            if POWER[-2:] == [False, True]:
+                BUSY[0] = False
 
 
 class Device(dbus.service.Object):
