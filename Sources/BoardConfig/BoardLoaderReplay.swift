@@ -4,8 +4,10 @@ extension BoardLoader {
 
     /// Reads `[replay]`: `log` (the raw receiver log) and `events` (default: the log's name plus
     /// `.events.jsonl`, as `fieldloc record` writes them), both relative to the board file's folder
-    /// unless absolute. A replay board is simulated, has no `[sim]` and no sensors (its headings
-    /// come from the recording).
+    /// unless absolute. A replay board is simulated and has no `[sim]`. Its `[[sensor]]` tables,
+    /// when it has them, describe the recorded board's sensors (chips, mounting, `gyro`): the
+    /// recording's raw samples then run through calibration, mounting and the attitude filter
+    /// again; without them its headings are the recording's HEADING lines.
     static func readReplay(_ section: Section, board: BoardDescription, file: String) throws(BoardError) -> ReplayDescription {
         try section.checkKeys(replayKeys)
         guard board.simulated else {
@@ -13,10 +15,6 @@ extension BoardLoader {
         }
         guard board.simulation == nil else {
             throw section.error("a board has either [sim] or [replay], not both", key: "replay", at: section.location)
-        }
-        guard board.sensors.isEmpty else {
-            throw section.error("a replay board has no [[sensor]]: its headings come from the recording's HEADING lines",
-                                key: "replay", at: section.location)
         }
         let (log, logLocation) = try section.requiredString("log", what: "the raw receiver log that 'fieldloc record --out' wrote")
         guard !log.isEmpty else { throw section.error("the log path is empty", key: "log", at: logLocation) }

@@ -4,9 +4,15 @@ import Heading
 import LocationServices
 
 /// A session `fieldloc record` wrote, read back for a replay board: the raw receiver bytes cut
-/// into the reads they arrived in (the events file's CHUNK lines), and the headings (HEADING
-/// lines) and PPS edges (PPS lines), each at its time since the recording's start.
+/// into the reads they arrived in (the events file's CHUNK lines), the headings (HEADING
+/// lines), PPS edges (PPS lines), raw sensor samples (SENSOR lines) and Bluetooth advertising
+/// reports (ADVERT lines), each at its time since the recording's start. A recording from
+/// format version 2 on starts with a RECORDING line naming its version; one without is version 1
+/// (receiver bytes, headings and PPS only).
 public struct RecordedSession: Sendable {
+    /// The newest format version this reader knows.
+    public static let formatVersion = 2
+
     /// One read of the receiver: its bytes, `t` seconds after the start.
     public struct Chunk: Sendable, Equatable {
         public var t: Double
@@ -35,6 +41,12 @@ public struct RecordedSession: Sendable {
     public var headings: [Heading] = []
     /// The PPS edges, in order.
     public var pulses: [Pulse] = []
+    /// The raw sensor samples, in order (format version 2).
+    public var sensorSamples: [SensorSample] = []
+    /// The Bluetooth advertising reports, in order (format version 2).
+    public var adverts: [Advert] = []
+    /// The recording's format version: 1 for a file without a RECORDING line.
+    public var version = 1
     /// The recording's length: the last event's time, seconds.
     public var duration: Double = 0
 
@@ -62,6 +74,10 @@ public struct RecordedSession: Sendable {
         var session = RecordedSession()
         var expectedOffset = 0
         var lastT = 0.0
+        // Each class is in time order; an advert's time is when it was received, which may come
+        // before the read that the engine polled the radio after.
+        var lastOfClass: [String: Double] = [:]
+        var sawEvent = false
         let decoder = JSONDecoder()
         for (index, text) in events.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let lineNumber = index + 1
@@ -70,22 +86,37 @@ public struct RecordedSession: Sendable {
             func fail(_ reason: String) -> LoadError { LoadError(file: eventsFile, line: lineNumber, reason: reason) }
             let event: Event
             do { event = try decoder.decode(Event.self, from: Data(trimmed.utf8)) } catch {
-                if case DecodingError.typeMismatch(_, let context) = error, let key = context.codingPath.last?.stringValue {
+                if case DecodingError.typeMismatch(_, let context) = error,
+                   let key = context.codingPath.first(where: { $0.intValue == nil })?.stringValue {
                     let kind = (try? decoder.decode(Event.Kind.self, from: Data(trimmed.utf8)))?.kind ?? "event"
-                    throw fail("\(kind): key '\(key)' must be \(key == "class" || key == "quality" ? "a word" : "a number")")
+                    throw fail("\(kind): key '\(key)' must be \(Event.expected(key))")
                 }
                 throw fail("not a JSON object")
             }
             guard let kind = event.kind else { throw fail("missing key 'class'") }
+            if kind == "RECORDING" {
+                // The header has no time.
+                guard !sawEvent else { throw fail("RECORDING: the header must be the file's first line") }
+                session.version = try header(event, fail: fail)
+                sawEvent = true
+                continue
+            }
             func number(_ value: Double?, _ key: String) throws(LoadError) -> Double {
                 guard let value, value.isFinite else { throw fail("\(kind): key '\(key)' must be a number") }
                 return value
             }
             let t = try number(event.t, "t")
             guard t >= 0 else { throw fail("\(kind): key 't' is negative (\(t))") }
-            guard t + 1e-9 >= lastT else { throw fail("\(kind): t = \(t) goes back before \(lastT)") }
-            lastT = t
+            let previous = lastOfClass[kind] ?? 0
+            guard t + 1e-9 >= previous else { throw fail("\(kind): t = \(t) goes back before \(previous)") }
+            lastOfClass[kind] = t
+            lastT = max(lastT, t)
+            defer { sawEvent = true }
             switch kind {
+            case "SENSOR":
+                session.sensorSamples.append(try sensorSample(event, t: t, fail: fail))
+            case "ADVERT":
+                session.adverts.append(try advert(event, t: t, fail: fail))
             case "CHUNK":
                 let offset = try number(event.offset, "offset"), length = try number(event.length, "length")
                 guard offset == Double(expectedOffset) else {
@@ -142,10 +173,31 @@ extension RecordedSession {
         var quality: String?
         var utc: Double?
         var nmeaDelay: Double?
+        var version: Double?
+        var acc: [Double]?
+        var gyro: [Double]?
+        var mag: [Double]?
+        var address: String?
+        var random: Bool?
+        var rssi: Double?
+        var txPower: Double?
+        var scanResponse: Bool?
+        var data: String?
 
         enum CodingKeys: String, CodingKey {
             case kind = "class", t, offset, length, magnetic, trueHeading = "true", accuracy, quality, utc
-            case nmeaDelay = "nmea_delay"
+            case nmeaDelay = "nmea_delay", version, acc, gyro, mag, address, random, rssi, txPower = "tx_power"
+            case scanResponse = "scan_response", data
+        }
+
+        /// What a key's value must be, for an error about it.
+        static func expected(_ key: String) -> String {
+            switch key {
+            case "class", "quality", "address", "data": return "a string"
+            case "acc", "gyro", "mag": return "a list of three numbers"
+            case "random", "scan_response": return "true or false"
+            default: return "a number"
+            }
         }
     }
 }

@@ -43,8 +43,11 @@ final class RecordedReceiver: SimulatedSerialPeer {
 }
 
 /// A replay board (`[replay]` in its board file): a recorded session stands in for the hardware.
-/// The receiver's bytes come on the simulated serial port at the times they were read, the
-/// headings at theirs, and a PPS line named in `[gpio]` (`gnss_pps`) pulses once a second from the
+/// The receiver's bytes come on the simulated serial port at the times they were read; on a board
+/// that names its sensors (`[[sensor]]`, as the recorded board did) the raw sensor samples go
+/// through the engine's sensor subsystem at their times (calibration, mounting, heading engine,
+/// attitude filter), else the recorded headings are published at theirs; on a board with
+/// `bluetooth` the advertising reports come from its radio at the times they were received; and a PPS line named in `[gpio]` (`gnss_pps`) pulses once a second from the
 /// first recorded edge; all on a manual clock, so ``LocationEngine`` and ``LocationManager`` run over
 /// the session at once (``LocationEngine/advance(by:)``) or paced (``LocationEngine/run(speed:)``).
 public struct ReplayEnginePlatform: EnginePlatform {
@@ -53,6 +56,9 @@ public struct ReplayEnginePlatform: EnginePlatform {
     /// The recording.
     public let session: RecordedSession
     public let recordedHeadings: RecordedHeadingSource?
+    public let recordedSensorSamples: RecordedSensorSamples?
+    /// The recording's radio (boards with `bluetooth`).
+    private let scanner: RecordedBeaconScanner?
     /// The calendar: seconds since 1970 UTC at instant zero (the first recorded PPS second when
     /// there is one, else the simulated boards' date).
     public var utcAtZero: Double = 1_777_593_600
@@ -83,7 +89,23 @@ public struct ReplayEnginePlatform: EnginePlatform {
         }
         self.platform = platform
         self.session = session
-        recordedHeadings = session.headings.isEmpty ? nil : RecordedHeadingSource(session.headings.map { h in
+        if board.magnetometer != nil && board.accelerometer != nil {
+            guard !session.sensorSamples.isEmpty else {
+                throw HardwareError(.invalidArgument, device: replay.events, operation: "load the recording",
+                                    detail: "\(replay.events): no SENSOR lines (recorded before raw samples were kept, or on a board without sensors): "
+                                        + "remove the board's [[sensor]] tables to replay its HEADING lines instead")
+            }
+            recordedSensorSamples = RecordedSensorSamples(session.rawSensorSamples(from: start))
+        } else {
+            recordedSensorSamples = nil
+        }
+        scanner = board.bluetooth.map { name in
+            RecordedBeaconScanner(name: name, clock: clock, reports: session.adverts.map { a in
+                .init(at: start.advanced(by: .nanoseconds(Int64((a.t * 1e9).rounded()))), address: a.address, rssi: a.rssi,
+                      txPower: a.txPower, isScanResponse: a.isScanResponse, data: a.data)
+            })
+        }
+        recordedHeadings = session.headings.isEmpty || recordedSensorSamples != nil ? nil : RecordedHeadingSource(session.headings.map { h in
             let at = start.advanced(by: .nanoseconds(Int64((h.t * 1e9).rounded())))
             return (at, HeadingUpdate(magneticHeading: h.magnetic, trueHeading: h.trueHeading, headingAccuracy: h.accuracy ?? -1,
                                       field: (0, 0, 0), acceleration: (0, 0, 0), pitch: nil, roll: nil, inclination: nil,
@@ -100,4 +122,14 @@ public struct ReplayEnginePlatform: EnginePlatform {
     public func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines { ReceiverLines() }
     public func measuredReceiverEnergy() -> EnergyLedger? { nil }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
+
+    /// The recording's radio: its advertising reports at the times they were received.
+    public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {
+        guard let scanner else {
+            throw HardwareError(.unsupported, device: board.bluetooth ?? "bluetooth", operation: "open",
+                                detail: "the replay board names no Bluetooth adapter (bluetooth = \"hci0\")")
+        }
+        scanner.reopen()
+        return scanner
+    }
 }

@@ -1,3 +1,4 @@
+import EnginePlatforms
 import HardwareInterfaces
 import LocationAPI
 import LocationServices
@@ -12,6 +13,15 @@ import NMEA
 /// - `HEADING`: `magnetic`, `true` (when known), `accuracy` (degrees) and `quality`.
 /// - `PPS`: `utc` (the second the pulse starts), `edge` (seconds on the recording's clock) and
 ///   `nmea_delay` (seconds from the edge to that second's sentences).
+/// - `RECORDING` (format version 2, the first line): `version` and the `board` recorded.
+/// - `SENSOR` (version 2): one burst of raw readings before calibration, chip axes: `acc` (g),
+///   `gyro` (degrees per second, boards with a gyroscope) and `mag` (µT; not in motion-only samples).
+/// - `ADVERT` (version 2): a Bluetooth advertising report: `address`, `random`, `rssi` (dBm),
+///   `tx_power` (when reported), `scan_response` (when true) and `data` (the AD structures, hex).
+///
+/// From version 2 the times of CHUNK, SENSOR and ADVERT lines have nine decimals (nanoseconds),
+/// and sensor readings are written with every digit Swift needs to read the same `Double` back,
+/// so that a replay reproduces the live run bit for bit.
 ///
 /// Numbers are written with fixed digits; a value that is not finite is left out, never written as
 /// text a JSON reader would refuse.
@@ -20,6 +30,70 @@ public enum RecordingEvents {
     public static func chunk(t: Double, offset: Int, length: Int) -> String {
         "{\"class\":\"CHUNK\",\"t\":\(FixText.fixed(t, 3)),\"offset\":\(offset),\"length\":\(length)}\n"
     }
+
+    /// A `CHUNK` line (with its newline) with its time to the nanosecond (format version 2).
+    public static func chunk(at t: Duration, offset: Int, length: Int) -> String {
+        "{\"class\":\"CHUNK\",\"t\":\(seconds(t)),\"offset\":\(offset),\"length\":\(length)}\n"
+    }
+
+    /// The `RECORDING` header line (with its newline): the format version and the board.
+    public static func header(board: String) -> String {
+        "{\"class\":\"RECORDING\",\"version\":\(RecordedSession.formatVersion),\"board\":\(quoted(board))}\n"
+    }
+
+    /// A `SENSOR` line (with its newline), `t` after the recording's start.
+    public static func sensor(_ s: RawSensorSample, at t: Duration) -> String {
+        var line = "{\"class\":\"SENSOR\",\"t\":\(seconds(t))"
+        for (key, value) in [("acc", s.acceleration), ("gyro", s.rotationRate), ("mag", s.field)] {
+            guard let value else { continue }
+            line += ",\"\(key)\":[\(exact(value.x)),\(exact(value.y)),\(exact(value.z))]"
+        }
+        return line + "}\n"
+    }
+
+    /// An `ADVERT` line (with its newline), received `t` after the recording's start.
+    public static func advert(_ a: RecordedAdvert, at t: Duration) -> String {
+        var line = "{\"class\":\"ADVERT\",\"t\":\(seconds(t)),\"address\":\"\(a.address)\",\"random\":\(a.address.isRandom)"
+        if let rssi = a.rssi { line += ",\"rssi\":\(rssi)" }
+        if let tx = a.txPower { line += ",\"tx_power\":\(tx)" }
+        if a.isScanResponse { line += ",\"scan_response\":true" }
+        let digits = Array("0123456789ABCDEF")
+        var hex = ""
+        hex.reserveCapacity(a.data.count * 2)
+        for byte in a.data {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0xF)])
+        }
+        return line + ",\"data\":\"\(hex)\"}\n"
+    }
+
+    /// Seconds with nine decimals, exactly the duration's nanoseconds (negative durations as 0).
+    static func seconds(_ t: Duration) -> String {
+        let (whole, atto) = t.components
+        guard whole >= 0, atto >= 0 else { return "0.000000000" }
+        let nanos = String(atto / 1_000_000_000)
+        return "\(whole)." + String(repeating: "0", count: max(0, 9 - nanos.count)) + nanos
+    }
+
+    /// `text` as a JSON string.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A reading with the shortest digits that read back as the same `Double`; `null` (refused by
+    /// the reader, which names the line) for a value that is not finite.
+    static func exact(_ value: Double) -> String { value.isFinite ? "\(value)" : "null" }
 
     /// A `FIX` line (with its newline): ``FixJSON/line(_:)`` with `t` added.
     public static func fix(_ fix: Fix, t: Double) -> String {

@@ -129,6 +129,11 @@ public enum EngineObservation: Sendable {
     case heading(HeadingUpdate)
     /// A PPS edge paired with the UTC second it starts (boards with a PPS line).
     case pps(PPSSample)
+    /// A burst of raw sensor readings, before calibration and mounting; only to observers that
+    /// asked for raw inputs (``LocationEngine/setObserver(_:wantsRawInputs:)``).
+    case sensorSample(RawSensorSample)
+    /// A Bluetooth LE advertising report as received; only to observers that asked for raw inputs.
+    case advert(RecordedAdvert)
 }
 
 /// What one client of the engine wants: the services it runs and their options.

@@ -14,12 +14,15 @@ extension FieldLoc {
     /// `fieldloc record`: raw receiver bytes plus decoded events with timestamps.
     struct Record: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Record a board: the receiver's raw bytes, and the decoded fixes and headings with timestamps.",
+            abstract: "Record a board: the receiver's raw bytes, raw sensor samples and Bluetooth adverts, and the decoded fixes and headings, with timestamps.",
             discussion: """
             Writes OUT (the raw byte stream exactly as read: replay it with 'fieldloc replay OUT', or feed it to \
-            gpsfake) and OUT.events.jsonl (one JSON line per event with "t", seconds since the start on the \
-            board's clock: CHUNK lines give the offset and length of each read, so the timing can be replayed; \
-            FIX and HEADING lines are the decoded values, as 'fieldloc watch' prints them). On a board with a \
+            gpsfake) and OUT.events.jsonl (a RECORDING line with the format version, then one JSON line per \
+            event with "t", seconds since the start on the board's clock: CHUNK lines give the offset and length \
+            of each read, so the timing can be replayed; FIX and HEADING lines are the decoded values, as \
+            'fieldloc watch' prints them; SENSOR lines are the raw accelerometer (g), gyroscope (dps) and \
+            magnetometer (µT) readings before calibration, ADVERT lines the Bluetooth advertising reports: a \
+            replay board ([replay] in a board file) plays them all through the engine again). On a board with a \
             gyroscope (gyro = true) it records headings at 50 Hz and also writes OUT.samples.csv: t_s, the \
             body-frame accelerometer (g) and calibrated magnetometer (µT) and gyro_x_dps,gyro_y_dps,gyro_z_dps \
             of every sample the attitude filter took, which \
@@ -40,86 +43,15 @@ extension FieldLoc {
             guard Simulate.seconds(duration) != nil else { throw ValidationError("--duration '\(duration)' is not like 30s, 5m or 1h") }
         }
 
-        final class Sink: @unchecked Sendable {
-            let lock = NSLock()
-            let raw: FileHandle, events: FileHandle
-            /// The attitude filter's samples (boards with a gyroscope), header written.
-            let samples: FileHandle?
-            var offset = 0
-            var sampleRows = 0
-            var failure: String?
-            let start: MonotonicInstant
-            init(raw: FileHandle, events: FileHandle, samples: FileHandle?, start: MonotonicInstant) {
-                self.raw = raw; self.events = events; self.samples = samples; self.start = start
-            }
-            func write(_ observation: EngineObservation, now: MonotonicInstant) {
-                lock.withLock {
-                    guard failure == nil else { return }
-                    let t = (now - start).secondsDouble
-                    do {
-                        switch observation {
-                        case .bytes(let bytes):
-                            try raw.write(contentsOf: bytes)
-                            try events.write(contentsOf: Data(RecordingEvents.chunk(t: t, offset: offset, length: bytes.count).utf8))
-                            offset += bytes.count
-                        case .fix(let fix, _):
-                            try events.write(contentsOf: Data(RecordingEvents.fix(fix, t: t).utf8))
-                        case .heading(let h):
-                            try events.write(contentsOf: Data(RecordingEvents.heading(h, t: t).utf8))
-                            if let samples, let row = HeadingCSV.recordedRow(h, seconds: (h.takenAt - start).secondsDouble) {
-                                try samples.write(contentsOf: Data((row + "\n").utf8))
-                                sampleRows += 1
-                            }
-                        case .pps(let p):
-                            try events.write(contentsOf: Data(RecordingEvents.pps(p, t: t).utf8))
-                        case .frames:
-                            break  // The raw bytes are recorded as read.
-                        }
-                    } catch {
-                        failure = "\(error)"
-                    }
-                }
-            }
-        }
-
         func run() throws {
             let description: BoardDescription
             do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
             let seconds = Simulate.seconds(duration) ?? 60
             let engine: LocationEngine
             do { engine = try LocationEngine.open(board: description, linux: LinuxPlatform()) } catch { throw ValidationError(error.description) }
-            let eventsPath = out + ".events.jsonl"
-            for path in [out, eventsPath] {
-                guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                    throw ValidationError("\(path): cannot be created (does the folder exist and is it writable?)")
-                }
-            }
-            guard let raw = FileHandle(forWritingAtPath: out), let events = FileHandle(forWritingAtPath: eventsPath) else {
-                throw ValidationError("\(out): cannot be opened for writing")
-            }
-            var samples: FileHandle?
-            let samplesPath = out + ".samples.csv"
-            if description.accelerometer?.gyroscopeRange != nil && engine.headingAvailable {
-                // A heading (and a row) for every sample the attitude filter takes, so a replay
-                // of the rows steps the filter exactly as the engine did.
-                engine.headingPeriod = LocationEngine.gyroscopeSamplePeriod
-                guard FileManager.default.createFile(atPath: samplesPath, contents: Data((HeadingCSV.recordedHeader + "\n").utf8)),
-                      let handle = FileHandle(forWritingAtPath: samplesPath) else {
-                    throw ValidationError("\(samplesPath): cannot be created (does the folder exist and is it writable?)")
-                }
-                _ = try? handle.seekToEnd()
-                samples = handle
-            }
-            let sink = Sink(raw: raw, events: events, samples: samples, start: engine.clock.now())
-            let clock = engine.clock
-            let observer = engine.observe { sink.write($0, now: clock.now()) }
-            let client = engine.register(name: "record") { _ in }.id
-            engine.update(client) { s in
-                s.updatingLocation = true
-                s.pausesAutomatically = false
-                s.updatingHeading = engine.headingAvailable
-                s.headingFilter = nil
-            }
+            let recorder: SessionRecorder
+            do { recorder = try SessionRecorder(out: out, board: description, engine: engine) } catch { throw ValidationError(error.description) }
+            let client = SessionRecorder.registerRecordingClient(on: engine, board: description)
             switch engine.platform.pacing {
             case .manual:
                 engine.advance(by: .seconds(seconds))
@@ -127,17 +59,16 @@ extension FieldLoc {
                 engine.runInBackground()
                 Thread.sleep(forTimeInterval: Double(seconds))
             }
-            engine.removeObserver(observer)
+            let summary: SessionRecorder.Summary
+            do { summary = try recorder.finish() } catch { throw ValidationError(error.description) }
             engine.unregister(client)
             engine.shutdown()
-            try? raw.synchronize(); try? events.synchronize()
-            try? raw.close(); try? events.close()
-            if let samples { try? samples.synchronize(); try? samples.close() }
-            if let failure = sink.lock.withLock({ sink.failure }) { throw ValidationError("\(out): writing failed: \(failure)") }
             let stats = engine.statistics
-            FileHandle.standardError.write(Data("recorded \(sink.offset) bytes, \(stats.fixes) epochs, \(stats.headings) headings to \(out) and \(eventsPath)\n".utf8))
-            if samples != nil {
-                FileHandle.standardError.write(Data("recorded \(sink.lock.withLock { sink.sampleRows }) gyroscope sample rows to \(samplesPath)\n".utf8))
+            var report = "recorded \(summary.bytes) bytes, \(stats.fixes) epochs, \(stats.headings) headings, "
+            report += "\(summary.sensorSamples) sensor samples and \(summary.adverts) Bluetooth adverts to \(out) and \(recorder.eventsPath)\n"
+            FileHandle.standardError.write(Data(report.utf8))
+            if summary.sampleRows > 0 {
+                FileHandle.standardError.write(Data("recorded \(summary.sampleRows) gyroscope sample rows to \(recorder.samplesPath)\n".utf8))
             }
         }
     }

@@ -190,7 +190,7 @@ struct ReplayBoardTests {
         #expect(reads.items.map(\.1) == [13, 13])
         #expect(reads.items.map { FixText.fixed($0.0, 1) } == ["0.5", "1.5"])
         #expect(engine.lastHeading?.trueHeading == 15.25)
-        // [replay] with [sim], on a real board, or with sensors is refused with the key.
+        // [replay] with [sim], on a real board, or with an unknown key is refused with the key.
         let bad = [
             "name = \"x\"\ntitle = \"x\"\nsimulated = false\n[receiver]\nuart = \"/dev/ttyS0\"\nbaud = 9600\nfamily = \"ublox\"\n[replay]\nlog = \"a\"\n",
             "name = \"x\"\ntitle = \"x\"\nsimulated = true\n[sim]\nlatitude = 1\nlongitude = 2\n[replay]\nlog = \"a\"\n",

@@ -69,6 +69,8 @@ final class BeaconSubsystem {
     private(set) var switchedCycle = false
     private var cycleTick = 0
     private var chargedUntil: MonotonicInstant?
+    /// Called with every advertising report received, before it is parsed, for recorders.
+    var onAdvert: ((BluetoothAdvertisingReport) -> Void)?
 
     init(board: BoardDescription, platform: any EnginePlatform) {
         self.board = board
@@ -171,6 +173,7 @@ final class BeaconSubsystem {
         guard running != nil, let scanner else { return nil }
         do {
             _ = try scanner.poll(deadline: now) { report in
+                onAdvert?(report)
                 let result = BeaconParser.parse(report.data)
                 counters.adverts.record(result)
                 guard case .beacon(let frame) = result, let identity = frame.rangingIdentity else { return }

@@ -63,6 +63,8 @@ final class ClientRegistry: @unchecked Sendable {
     private var observers: [Int: @Sendable (EngineObservation) -> Void] = [:]
     /// The observers handed the receiver's frames.
     private var frameObservers: Set<Int> = []
+    /// The observers handed raw sensor samples and advertising reports.
+    private var rawInputObservers: Set<Int> = []
     private var nextID = 1
 
     /// UTC seconds since 1970, for region expiry dates (the monotonic clock places the deadlines).
@@ -128,6 +130,7 @@ final class ClientRegistry: @unchecked Sendable {
         lock.withLock {
             observers.removeValue(forKey: id)
             frameObservers.remove(id)
+            rawInputObservers.remove(id)
         }
     }
 
@@ -142,10 +145,25 @@ final class ClientRegistry: @unchecked Sendable {
     /// Whether some observer wants the receiver's frames.
     var wantsFrames: Bool { lock.withLock { !frameObservers.isEmpty } }
 
+    /// Whether observer `id` is handed raw sensor samples and advertising reports.
+    func setObserver(_ id: Int, wantsRawInputs: Bool) {
+        lock.withLock {
+            guard observers[id] != nil else { return }
+            if wantsRawInputs { rawInputObservers.insert(id) } else { rawInputObservers.remove(id) }
+        }
+    }
+
+    /// Whether some observer wants raw sensor samples and advertising reports.
+    var wantsRawInputs: Bool { lock.withLock { !rawInputObservers.isEmpty } }
+
     /// Hands an observation to every observer (frames only to those that want them).
     func notify(_ observation: EngineObservation) {
         let handlers = lock.withLock { () -> [@Sendable (EngineObservation) -> Void] in
-            if case .frames = observation { return frameObservers.compactMap { observers[$0] } }
+            switch observation {
+            case .frames: return frameObservers.compactMap { observers[$0] }
+            case .sensorSample, .advert: return rawInputObservers.compactMap { observers[$0] }
+            default: break
+            }
             return Array(observers.values)
         }
         for h in handlers { h(observation) }

@@ -44,6 +44,10 @@ public protocol EnginePlatform: Sendable {
     func watchDevices(for board: BoardDescription, onChange: @escaping @Sendable () -> Void) -> (any DeviceWatch)?
     /// Headings that come from a recording instead of sensors (a replay board), or `nil`.
     var recordedHeadings: RecordedHeadingSource? { get }
+    /// Raw sensor samples that come from a recording instead of the board's chips (a replay
+    /// board whose recording has them), or `nil`: the sensor subsystem processes them as it does
+    /// live readings.
+    var recordedSensorSamples: RecordedSensorSamples? { get }
     /// Opens the Bluetooth LE scanner of `board`'s adapter (`bluetooth = "hci0"`) on the
     /// platform's clock; throws ``HardwareError/Kind/unsupported`` where the platform has none.
     func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner
@@ -73,6 +77,8 @@ extension EnginePlatform {
     public func watchDevices(for board: BoardDescription, onChange: @escaping @Sendable () -> Void) -> (any DeviceWatch)? { nil }
     /// No recorded headings: headings come from the board's sensors.
     public var recordedHeadings: RecordedHeadingSource? { nil }
+    /// No recorded samples: the sensor subsystem reads the board's chips.
+    public var recordedSensorSamples: RecordedSensorSamples? { nil }
     /// No network: platforms that do not say otherwise cannot fetch corrections.
     public var network: (any NetworkConnector)? { nil }
     /// Not known: a manual-clock platform that does not say otherwise is paced at the shortest step.

@@ -168,7 +168,7 @@ public final class LocationEngine: @unchecked Sendable {
         timePulseAccuracy = model.entry.timePulseAccuracy
         registry = ClientRegistry(stateDirectory: stateDirectory)
         receiver = ReceiverSubsystem(board: board, platform: platform, initiallyAwake: receiverAwake)
-        sensors = SensorSubsystem(board: board, hardware: platform.hardware)
+        sensors = SensorSubsystem(board: board, hardware: platform.hardware, recorded: platform.recordedSensorSamples)
         timing = TimingSubsystem(board: board, hardware: platform.hardware)
         privacy = PrivacySubsystem(board: board, hardware: platform.hardware)
         beacons = BeaconSubsystem(board: board, platform: platform)
@@ -176,8 +176,23 @@ public final class LocationEngine: @unchecked Sendable {
         nextTick = clock.now()
         createdAt = nextTick
         devices.withLock { $0.capabilities = platform.capabilities(for: board) }
+        tapRawInputs()
         publishState()
         watchDevices()
+    }
+
+    /// Hands every raw sensor burst and advertising report to the observers that asked for raw inputs.
+    private func tapRawInputs() {
+        let registry = registry
+        sensors.onRawSample = { sample in
+            if registry.wantsRawInputs { registry.notify(.sensorSample(sample)) }
+        }
+        beacons.onAdvert = { report in
+            guard registry.wantsRawInputs else { return }
+            registry.notify(.advert(RecordedAdvert(address: report.address, rssi: report.rssi, txPower: report.txPower,
+                                                   isScanResponse: report.isScanResponse, receivedAt: report.timestamp,
+                                                   data: Array(report.data))))
+        }
     }
 
     // MARK: clients
@@ -200,6 +215,11 @@ public final class LocationEngine: @unchecked Sendable {
     /// what the framer split, never framed again). The engine keeps frames only while some observer
     /// wants them; an observer starts without them.
     public func setObserver(_ id: Int, wantsFrames: Bool) { registry.setObserver(id, wantsFrames: wantsFrames) }
+
+    /// Whether observer `id` is handed the raw inputs: every burst of sensor readings before
+    /// calibration (``EngineObservation/sensorSample(_:)``) and every Bluetooth advertising report
+    /// (``EngineObservation/advert(_:)``), as `fieldloc record` writes them. Off when an observer starts.
+    public func setObserver(_ id: Int, wantsRawInputs: Bool) { registry.setObserver(id, wantsRawInputs: wantsRawInputs) }
 
     /// Removes a client: its demand goes; with no clients left the next tick idles the hardware.
     public func unregister(_ id: Int) { registry.unregister(id) }

@@ -34,13 +34,20 @@ public struct BoardSensors {
         let accelerometer = try SensorFactory.openAccelerometer(accKind, bus: bus, address: accDescription.address, clock: platform.clock,
                                                                 gyroscopeRange: accDescription.gyroscopeRange)
         let magnetometer = try SensorFactory.openMagnetometer(magKind, bus: bus, address: magDescription.address, clock: platform.clock)
-        let engine = HeadingEngine(accelerometerMount: Heading.Matrix3(rows: accDescription.orientation),
-                                   magnetometerMount: Heading.Matrix3(rows: magDescription.orientation))
-        let attitude = accDescription.gyroscopeRange.map { _ in
-            AttitudeFilter(gains: AttitudeFilterGains(gnssCourseAid: accDescription.gnssCourseAid))
-        }
+        let (engine, attitude) = processing(magnetometer: magDescription, accelerometer: accDescription)
         return BoardSensors(magnetometer: magnetometer, accelerometer: accelerometer, engine: engine,
                             magnetometerName: magDescription.chip.rawValue, attitude: attitude)
+    }
+
+    /// The heading engine for the two sensors' mounting, and the attitude filter when the
+    /// accelerometer's gyroscope is on.
+    static func processing(magnetometer: SensorDescription, accelerometer: SensorDescription) -> (HeadingEngine, AttitudeFilter?) {
+        let engine = HeadingEngine(accelerometerMount: Heading.Matrix3(rows: accelerometer.orientation),
+                                   magnetometerMount: Heading.Matrix3(rows: magnetometer.orientation))
+        let attitude = accelerometer.gyroscopeRange.map { _ in
+            AttitudeFilter(gains: AttitudeFilterGains(gnssCourseAid: accelerometer.gnssCourseAid))
+        }
+        return (engine, attitude)
     }
 
     /// Reads one pair and returns the raw values in the heading engine's units (g and µT, chip axes).

@@ -60,10 +60,15 @@ final class SensorSubsystem {
     private var calibrationValue: MagnetometerCalibration?
     /// When the last burst went through the attitude filter (boards with a gyroscope).
     private var lastInertialSample: MonotonicInstant?
+    /// A replay board's recorded samples, read in place of the chips at their recorded instants.
+    private let recorded: RecordedSensorSamples?
+    /// Called with every burst of raw readings taken (live or recorded), for recorders.
+    var onRawSample: ((RawSensorSample) -> Void)?
 
-    init(board: BoardDescription, hardware: any HardwarePlatform) {
+    init(board: BoardDescription, hardware: any HardwarePlatform, recorded: RecordedSensorSamples? = nil) {
         self.board = board
         self.hardware = hardware
+        self.recorded = recorded
         clock = hardware.clock
         hasGyroscope = board.accelerometer?.gyroscopeRange != nil
     }
@@ -85,7 +90,10 @@ final class SensorSubsystem {
         let period: Duration? = wantsHeading ? headingSamples : (decision.motionDetection ? .milliseconds(250) : nil)
         if let period {
             if sensors == nil && now >= nextAttempt { open(report: report) }
-            if sensors != nil && nextSample == .distantFuture { nextSample = now.advanced(by: period) }
+            if sensors != nil && nextSample == .distantFuture {
+                // A replay samples when the recording did.
+                nextSample = recorded.map { $0.nextDue(from: now) ?? .distantFuture } ?? now.advanced(by: period)
+            }
         } else {
             nextSample = .distantFuture
             motion.reset()
@@ -96,7 +104,7 @@ final class SensorSubsystem {
     private func open(report: (LocationError) -> Void) {
         let reopening = problem != nil
         do {
-            sensors = try BoardSensors.open(board, platform: hardware)
+            sensors = try recorded == nil ? BoardSensors.open(board, platform: hardware) : BoardSensors.replayed(board)
             lastInertialSample = nil
             if let calibrationValue { sensors?.engine.calibration = calibrationValue }
             problem = nil
@@ -115,13 +123,21 @@ final class SensorSubsystem {
     /// heading, if one was computed.
     func sample(lastLocation: Location?, report: (LocationError) -> Void) -> HeadingUpdate? {
         let now = clock.now()
-        nextSample = interval.map { now.advanced(by: $0) } ?? .distantFuture
+        var replayed: RawSensorSample?
+        if let recorded {
+            replayed = recorded.take(at: now)
+            nextSample = interval == nil ? .distantFuture : recorded.nextDue(from: now) ?? .distantFuture
+            guard replayed != nil else { return nil }
+        } else {
+            nextSample = interval.map { now.advanced(by: $0) } ?? .distantFuture
+        }
         guard var s = sensors else { return nil }
+        var reader = RawReader(replayed: replayed, at: now)
+        defer { if let sample = reader.taken { onRawSample?(sample) } }
         if !wantsHeading {
             do {
-                let a = try s.accelerometer.read().acceleration
-                let g = SensorDrivers.standardGravity
-                motion.add(x: a.x / g, y: a.y / g, z: a.z / g, at: now)
+                let a = try reader.acceleration(&s)
+                motion.add(x: a.x, y: a.y, z: a.z, at: now)
                 problem = nil
                 failuresInRow = 0
                 sensors = s
@@ -135,7 +151,7 @@ final class SensorSubsystem {
             let recent = lastLocation.flatMap { $0.age(at: now) < 2 ? $0 : nil }
             var reading: HeadingReading
             if s.attitude != nil {
-                reading = try fused(&s, at: now, recent: recent)
+                reading = try fused(&s, reader: &reader, at: now, recent: recent)
                 // Every sample feeds the filter; a heading goes out every headingPeriod.
                 guard now >= nextHeadingDue else {
                     sensors = s
@@ -146,7 +162,7 @@ final class SensorSubsystem {
                 nextHeadingDue = nextHeadingDue.advanced(by: headingPeriod)
                 if nextHeadingDue <= now { nextHeadingDue = now.advanced(by: headingPeriod) }
             } else {
-                let (a, m) = try s.readRaw()
+                let (a, m) = try reader.pair(&s)
                 motion.add(x: a.x, y: a.y, z: a.z, at: now)
                 reading = s.engine.process(acceleration: a, field: m)
             }
@@ -173,8 +189,9 @@ final class SensorSubsystem {
     /// ``AttitudeFilter/maximumStep``, starts the filter again from the sensors), and the GNSS
     /// speed and course of a fix under 2 s old go with it (bias learning stops while moving; the
     /// course aids heading when the board says `gnss_course_aid`).
-    private func fused(_ s: inout BoardSensors, at now: MonotonicInstant, recent: Location?) throws(SensorError) -> HeadingReading {
-        let (a, w, m) = try s.readInertial()
+    private func fused(_ s: inout BoardSensors, reader: inout RawReader, at now: MonotonicInstant,
+                       recent: Location?) throws(SensorError) -> HeadingReading {
+        let (a, w, m) = try reader.inertial(&s)
         motion.add(x: a.x, y: a.y, z: a.z, at: now)
         let dt = lastInertialSample.map { (now - $0).secondsDouble } ?? 0
         lastInertialSample = now
