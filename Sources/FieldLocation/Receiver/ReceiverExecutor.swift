@@ -51,12 +51,27 @@ public final class ReceiverExecutor {
     private var settingsRead = false
     private var modelChanged = false
     private var unsaved = false
+    /// Where aiding comes from (the engine: the synchronised system clock and the last fix);
+    /// `nil` (or a `nil` answer): no aiding. See ``aidingAfterSleep``.
+    public var aidingSource: (() -> ReceiverAiding?)?
+    /// A sleep at least this long ends in an aided wake, as does the first wake (a power-up):
+    /// after an hour the ephemerides the receiver kept are on their way out; shorter sleeps end
+    /// in hot starts that aiding cannot shorten.
+    public var aidingAfterSleep: Duration = .seconds(3600)
+    /// Aiding sets sent, and whether the last wake was aided.
+    public private(set) var aidingSent = 0
+    public private(set) var lastWakeAided = false
+    private var asleepSince: MonotonicInstant?
+    private var everWoken = false
+    private var predictionsRequested = false
 
     /// Creates an executor for a receiver that is `awake` or asleep now.
     public init(driver: any ReceiverDriver, clock: any MonotonicClock, awake: Bool) {
         self.driver = driver
         self.clock = clock
         self.awake = awake
+        // A receiver found awake was powered before the executor: its power-up is not ours to aid.
+        self.everWoken = awake
     }
 
     /// Records a fix of the current wake window; a good one (within the accuracy budget) lets a
@@ -75,6 +90,34 @@ public final class ReceiverExecutor {
         awake = true
         windowStart = clock.now()
         windowHasGoodFix = false
+        let longSleep = asleepSince.map { clock.now() - $0 >= aidingAfterSleep } ?? true
+        lastWakeAided = false
+        if longSleep || !everWoken { aid() }
+        everWoken = true
+        asleepSince = nil
+    }
+
+    /// Sends the aiding source's time and position, once the receiver is awake; switches the
+    /// receiver's orbit predictions on with the first aiding (a family without them is not asked
+    /// again). Returns whether anything was sent.
+    @discardableResult
+    public func aid() -> Bool {
+        guard let aidable = driver as? any ReceiverAidable, let aiding = aidingSource?(), !aiding.isEmpty else { return false }
+        if !predictionsRequested {
+            predictionsRequested = true
+            do { try aidable.enablePredictedOrbits() } catch {
+                if case .unsupported = error {} else { failures.append(error) }
+            }
+        }
+        do {
+            try aidable.aid(aiding)
+            aidingSent += 1
+            lastWakeAided = true
+            return true
+        } catch {
+            if case .unsupported = error {} else { failures.append(error) }
+            return false
+        }
     }
 
     func sleep(_ state: SleepState) {
@@ -88,6 +131,7 @@ public final class ReceiverExecutor {
         }
         awake = false
         windowStart = nil
+        asleepSince = clock.now()
         if state == .backup || standbyLosesConfiguration { configurationLost() }
     }
 
