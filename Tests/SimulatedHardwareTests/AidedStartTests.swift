@@ -95,4 +95,60 @@ struct AidedStartTests {
         stale.aid(timeAccuracy: 0.1, positionAccuracy: 1_000)
         #expect(!stale.lastStartAided, "predictions last 72 h")
     }
+
+    /// An emulated receiver that tracked for two minutes, then slept 6 h in backup and was powered again.
+    static func emulator(_ family: ReceiverEmulator.Family, _ profile: ReceiverProfile) -> (ReceiverEmulator, ManualClock) {
+        let clock = ManualClock()
+        let receiver = ReceiverEmulator(family: family, profile: profile,
+                                        trajectory: .legs([.init(duration: 30_000, speed: 0, course: 0)], latitude: 47.4, longitude: 8.5),
+                                        start: clock.now(), tracking: true)
+        clock.advance(by: .seconds(120))
+        _ = receiver.transmit(upTo: clock.now())
+        receiver.setPower(false, at: clock.now())
+        clock.advance(by: .seconds(6 * 3600))
+        receiver.setPower(true, at: clock.now())
+        return (receiver, clock)
+    }
+
+    /// Seconds until the emulator reports a tracking state, stepping its output second by second.
+    static func secondsToTrack(_ receiver: ReceiverEmulator, _ clock: ManualClock) -> Int {
+        for second in 1...120 {
+            clock.advance(by: .seconds(1))
+            _ = receiver.transmit(upTo: clock.now())
+            if receiver.powerState == .tracking { return second }
+        }
+        return -1
+    }
+
+    @Test("the emulator parses MediaTek $PMTK741 (acknowledged) and shortens a warm start to EASY's figure; $PMTK740 alone does not")
+    func mediatekFrames() {
+        let (receiver, clock) = Self.emulator(.mediatek, .mt3339)
+        receiver.receive(Array("$PMTK741,47.400000,8.500000,400,2026,05,01,18,02,00*0F\r\n".utf8), at: clock.now())
+        #expect(receiver.aidingReceived == [], "a wrong checksum is dropped")
+        receiver.receive(Array("$PMTK741,47.400000,8.500000,400,2026,05,01,18,02,00*1B\r\n".utf8), at: clock.now())
+        #expect(receiver.aidingReceived == ["time ±1.00 s", "position ±10000.00 m"])
+        clock.advance(by: .milliseconds(100))
+        #expect(String(decoding: receiver.transmit(upTo: clock.now()), as: UTF8.self).contains("$PMTK001,741,3*"))
+        #expect(receiver.lastStart.aided && receiver.aidedStarts == 1)
+        #expect(abs(Self.secondsToTrack(receiver, clock) - 15) <= 1)
+
+        let (timeOnly, clock2) = Self.emulator(.mediatek, .mt3339)
+        timeOnly.receive(Array("$PMTK740,2026,05,01,18,02,00*38\r\n".utf8), at: clock2.now())
+        #expect(timeOnly.aidingReceived == ["time ±1.00 s"])
+        #expect(!timeOnly.lastStart.aided)
+        #expect(abs(Self.secondsToTrack(timeOnly, clock2) - 35) <= 1)
+    }
+
+    @Test("the emulator parses CASIC AID-INI (position and time variances); the AT6558 has no predictions: a warm start stays warm")
+    func casicFrame() {
+        let (receiver, clock) = Self.emulator(.casic, .ubloxM10)
+        let frame: [UInt8] = """
+            BA CE 38 00 0B 01 00 00 00 00 00 00 3E 40 00 00 00 00 00 00 5E 40 00 00 00 00 00 00 24 40 00 00 00 00 48 BB 17 41 \
+            00 00 00 00 00 40 1C 46 A7 A6 9F 5B 00 00 00 00 00 00 00 00 61 09 00 23 88 AB 9E C7
+            """.split(separator: " ").compactMap { UInt8($0, radix: 16) }
+        receiver.receive(frame, at: clock.now())
+        #expect(receiver.aidingReceived == ["time ±1.00 s", "position ±100.00 m"])
+        #expect(!receiver.predictionsEnabled && !receiver.lastStart.aided)
+    }
 }
+
