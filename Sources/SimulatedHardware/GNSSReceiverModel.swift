@@ -50,8 +50,13 @@ public struct GNSSReceiverModel: Sendable {
     /// Starts of each kind so far.
     public private(set) var starts: [StartKind: Int] = [:]
     /// Whether the receiver grows its own orbit predictions from the ephemerides it collects
-    /// (u-blox AssistNow Autonomous once enabled, MediaTek EASY always).
-    public var predictionsEnabled = false
+    /// (u-blox AssistNow Autonomous once enabled, MediaTek EASY always). Predictions grow only
+    /// while it is on and the receiver tracks: switching it on at a wake helps the next start.
+    public var predictionsEnabled = false {
+        didSet { if predictionsEnabled && !oldValue && state == .tracking { predictionsCollectedAt = ephemerisCollectedAt } }
+    }
+    /// When the ephemerides the orbit predictions grew from were collected (seconds); `nil`: none.
+    public private(set) var predictionsCollectedAt: Double?
     /// Whether the current or last start was shortened by aiding, and how many were.
     public private(set) var lastStartAided = false
     public private(set) var aidedStarts = 0
@@ -149,8 +154,8 @@ public struct GNSSReceiverModel: Sendable {
     /// `positionAccuracy` metres (either `nil` when not given). During an acquisition the start
     /// is recomputed from what the receiver now knows, and only ever shortened: fresh
     /// ephemerides and a time are a hot start as before; a time, a position and valid orbit
-    /// predictions (``predictionsEnabled``, ephemerides younger than the profile's prediction
-    /// lifetime) an aided start (``ReceiverProfile/aidedStart``); a time and a position alone a
+    /// predictions (grown while ``predictionsEnabled`` from ephemerides younger than the profile's
+    /// prediction lifetime) an aided start (``ReceiverProfile/aidedStart``); a time and a position alone a
     /// warm start. A receiver that tracks keeps tracking. The receiver does not trust a position
     /// from before its sleep (it may have been carried): only a given one counts.
     public mutating func aid(timeAccuracy: Double?, positionAccuracy: Double?) {
@@ -160,7 +165,7 @@ public struct GNSSReceiverModel: Sendable {
         var ttff: Double?
         if let age = ephemerisAge, age < ephemerisLifetime {
             ttff = profile.hotStartFromBackup
-        } else if positionGiven, predictionsEnabled, let age = ephemerisAge, age < profile.predictionLifetime, let aided = profile.aidedStart {
+        } else if positionGiven, let grown = predictionsCollectedAt, now - grown < profile.predictionLifetime, let aided = profile.aidedStart {
             ttff = aided
         } else if positionGiven {
             ttff = profile.warmStart
@@ -180,6 +185,7 @@ public struct GNSSReceiverModel: Sendable {
             state = .off
             clockValid = false
             ephemerisCollectedAt = nil
+            predictionsCollectedAt = nil
         }
         acquiredAt = nil
         wokeAt = nil
@@ -201,7 +207,10 @@ public struct GNSSReceiverModel: Sendable {
         }
         guard hasFix else { return nil }
         trackingFor += 1
-        if trackingFor >= ephemerisCollection && state == .tracking { ephemerisCollectedAt = now }
+        if trackingFor >= ephemerisCollection && state == .tracking {
+            ephemerisCollectedAt = now
+            if predictionsEnabled { predictionsCollectedAt = now }
+        }
         let inflation = state == .cyclic ? 1.5 : 1.0
         let extra = wakeError * gaussian()
         wakeError *= Double.exp(-1 / 5)

@@ -56,6 +56,16 @@ struct AidedStartTests {
         #expect(Self.secondsToFix(&model) == Int(ReceiverProfile.ubloxM10.warmStart))
     }
 
+    @Test("predictions switched on only at the wake after the sleep grew from nothing: a warm start")
+    func predictionsTooLate() {
+        var model = Self.slept(.m10, hours: 6, predictions: false)
+        model.wake()
+        model.predictionsEnabled = true
+        model.aid(timeAccuracy: 0.1, positionAccuracy: 1_000)
+        #expect(model.predictionsCollectedAt == nil && !model.lastStartAided)
+        #expect(Self.secondsToFix(&model) == Int(ReceiverProfile.ubloxM10.warmStart))
+    }
+
     @Test("power and backup lost: a cold start; time and position make at best a warm start, which these data sheets put no lower",
           arguments: [ReceiverProfileName.m10, .m8, .mt3339])
     func powerLost(_ name: ReceiverProfileName) {

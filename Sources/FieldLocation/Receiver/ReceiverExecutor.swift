@@ -64,6 +64,7 @@ public final class ReceiverExecutor {
     private var asleepSince: MonotonicInstant?
     private var everWoken = false
     private var predictionsRequested = false
+    private var predictionsUnsupported = false
 
     /// Creates an executor for a receiver that is `awake` or asleep now.
     public init(driver: any ReceiverDriver, clock: any MonotonicClock, awake: Bool) {
@@ -103,12 +104,7 @@ public final class ReceiverExecutor {
     @discardableResult
     public func aid() -> Bool {
         guard let aidable = driver as? any ReceiverAidable, let aiding = aidingSource?(), !aiding.isEmpty else { return false }
-        if !predictionsRequested {
-            predictionsRequested = true
-            do { try aidable.enablePredictedOrbits() } catch {
-                if case .unsupported = error {} else { failures.append(error) }
-            }
-        }
+        requestPredictions()
         do {
             try aidable.aid(aiding)
             aidingSent += 1
@@ -117,6 +113,18 @@ public final class ReceiverExecutor {
         } catch {
             if case .unsupported = error {} else { failures.append(error) }
             return false
+        }
+    }
+
+    /// Switches the receiver's orbit predictions on (u-blox AssistNow Autonomous) where aiding is
+    /// in use, once per loss of configuration: while the receiver is awake and aiding can be given
+    /// (a synchronised clock and a last fix), or with the first aiding. They grow while
+    /// the receiver tracks, for the next long sleep's start. A family without them is not asked again.
+    func requestPredictions() {
+        guard aidingSource != nil, !predictionsRequested, let aidable = driver as? any ReceiverAidable else { return }
+        predictionsRequested = true
+        do { try aidable.enablePredictedOrbits() } catch {
+            if case .unsupported = error { predictionsUnsupported = true } else { failures.append(error) }
         }
     }
 
@@ -145,6 +153,7 @@ public final class ReceiverExecutor {
     /// The receiver lost its RAM configuration (a backup, a power cycle): outputs, rate and dynamic
     /// model are sent again once it is awake.
     public func configurationLost() {
+        if !predictionsUnsupported { predictionsRequested = false }
         outputsSent = false
         rateSent = nil
         dynamicModelSent = nil
@@ -262,6 +271,8 @@ public final class ReceiverExecutor {
             }
         }
         configure(activity: decision.activity)
+        // Orbit predictions grow while the receiver tracks: on as soon as aiding can be given.
+        if awake && !predictionsRequested && aidingSource?() != nil { requestPredictions() }
         setRate(rate)
         if configMode == .persist && unsaved && awake { saveSettings() }
     }
