@@ -98,9 +98,8 @@ public final class ReceiverExecutor {
         asleepSince = nil
     }
 
-    /// Sends the aiding source's time and position, once the receiver is awake; switches the
-    /// receiver's orbit predictions on with the first aiding (a family without them is not asked
-    /// again). Returns whether anything was sent.
+    /// Sends the aiding source's time and position, once the receiver is awake, switching the
+    /// receiver's orbit predictions on first if they are not on yet. Returns whether anything was sent.
     @discardableResult
     public func aid() -> Bool {
         guard let aidable = driver as? any ReceiverAidable, let aiding = aidingSource?(), !aiding.isEmpty else { return false }
