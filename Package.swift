@@ -28,7 +28,7 @@
 //   BluetoothHCI         ──► HardwareInterfaces
 //   DBusWire             ──►
 // C (the only target that touches the C library; CI2C and CGPIOD are the module maps of libi2c and libgpiod,
-// CRefclock declares chrony's SOCK sample and ntpd's SHM segment with the platform's C types,
+// CRefclock declares chrony's SOCK sample and ntpd's SHM segment with the platform's C types and brings adjtimex,
 // CBluetooth the kernel's HCI socket structures and ioctls):
 //   LinuxHardware        ──► HardwareInterfaces, BluetoothHCI, DBusWire, CI2C, CGPIOD, CRefclock, CBluetooth, Glibc
 // Foundation (the engine, the CLI's output, the client socket's protocol and client, the daemon and the two programs; SwiftNIO only in
@@ -259,7 +259,7 @@ let package = Package(
         .testTarget(name: "HeadingTests", dependencies: ["Heading"]),
         .testTarget(name: "HardwareInterfacesTests", dependencies: ["HardwareInterfaces"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig", "HardwareInterfaces", "Devices"]),
-        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA", "SensorDrivers", "Devices"]),
+        .testTarget(name: "SimulatedHardwareTests", dependencies: ["SimulatedHardware", "HardwareInterfaces", "Heading", "NMEA", "SensorDrivers", "Devices", "PowerPolicy"]),
         .testTarget(name: "SensorDriversTests", dependencies: ["SensorDrivers", "HardwareInterfaces", "Devices"]),
         .testTarget(name: "ReceiverProtocolsTests", dependencies: ["ReceiverProtocols", "HardwareInterfaces", "Devices"]),
         .testTarget(name: "PowerPolicyTests", dependencies: ["PowerPolicy"]),

@@ -9,6 +9,7 @@
 // chrony's `refclock SHM` reads too: segment key 0x4e545030 + unit, mode 1 protocol
 // (writer: valid = 0; count++; barrier; fields; barrier; count++; valid = 1).
 #include <sys/time.h>
+#include <sys/timex.h>   // adjtimex: whether the system clock is synchronised (receiver aiding)
 #include <time.h>
 
 #define FIELDLOC_SOCK_MAGIC 0x534f434b

@@ -32,6 +32,10 @@ public struct HardwareEnginePlatform: EnginePlatform {
     }
     public func measuredReceiverEnergy() -> EnergyLedger? { nil }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { Date().timeIntervalSince1970 }
+    /// The kernel's word (``SystemWallClock/synchronised()``).
+    public func synchronisedTime(at instant: MonotonicInstant) -> (utcSeconds: Double, maximumError: Double)? {
+        SystemWallClock.synchronised()
+    }
     /// Each service from its device node, as it is now (``DeviceAccess``).
     public func capabilities(for board: BoardDescription) -> DeviceCapabilities { DeviceAccess.capabilities(for: board, folders: folders) }
     /// An inotify watch on the folders of the board's device nodes (``DeviceWatcher``).
@@ -86,6 +90,9 @@ public struct SimulatedEnginePlatform: EnginePlatform {
     /// The simulated calendar: seconds since 1970 UTC at instant zero of the manual clock (the
     /// emulator dates its sentences 2026-05-01).
     public var utcAtZero: Double = 1_777_593_600
+    /// Whether the simulated system clock counts as synchronised (to 10 ms), so that receiver
+    /// aiding has a time; off by default: the simulated calendar is not a synchronised clock.
+    public var systemClockSynchronised = false
 
     /// The simulated Bluetooth radio, when the board has beacons in its world.
     public let beaconScanner: SimulatedBeaconScanner?
@@ -114,6 +121,10 @@ public struct SimulatedEnginePlatform: EnginePlatform {
         return receiver.nextTransmission(after: instant)
     }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }
+    /// The simulated calendar, to 10 ms, when ``systemClockSynchronised``.
+    public func synchronisedTime(at instant: MonotonicInstant) -> (utcSeconds: Double, maximumError: Double)? {
+        systemClockSynchronised ? (utcSeconds(at: instant), 0.01) : nil
+    }
     /// The host's network: a simulated receiver takes real corrections (from a local caster in tests).
     public var network: (any NetworkConnector)? { LinuxNetwork() }
     public func bluetoothScanner(for board: BoardDescription) throws(HardwareError) -> any BluetoothLEScanner {

@@ -18,7 +18,11 @@ public enum HealthView {
         var out: [String] = []
         let ttff = h.timeToFirstFix.map { FixText.fixed($0, 1) + " s" } ?? "—"
         let receiverTTFF = h.receiverTimeToFirstFix.map { " (receiver says \(FixText.fixed($0, 1)) s)" } ?? ""
-        out.append("Health     TTFF \(ttff)\(receiverTTFF), \(h.acquisitions) acquisition(s)   fixes \(h.fixes), \(f(h.fixRate, 2, "/s"))")
+        out.append("Health     TTFF \(ttff)\(h.lastAcquisitionAided ? " aided" : "")\(receiverTTFF), \(h.acquisitions) acquisition(s)   fixes \(h.fixes), \(f(h.fixRate, 2, "/s"))")
+        if h.aidedAcquisitions > 0 {
+            out.append("           aided starts \(h.aidedAcquisitions) (last TTFF \(f(h.aidedTimeToFirstFix, 1, " s"))), unaided \(h.acquisitions - h.aidedAcquisitions)"
+                       + " (last TTFF \(f(h.unaidedTimeToFirstFix, 1, " s")))")
+        }
         out.append("           sentences \(h.sentencesAccepted) accepted, \(h.sentencesRejected) rejected, \(h.garbageBytes) garbage bytes")
         do {
             out.append("           watchdog \(h.watchdogWakes) wakes, \(h.powerCycles) power cycles, autobaud \(h.autobaudRecoveries)/\(h.autobaudRuns)"

@@ -1,3 +1,4 @@
+import CRefclock
 import Glibc
 import HardwareInterfaces
 
@@ -30,5 +31,20 @@ public enum SystemWallClock {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}
+
+extension SystemWallClock {
+    /// The wall clock's UTC and the kernel's bound on its error (seconds), when the kernel says
+    /// the clock is synchronised: `adjtimex` (read only) returns no `TIME_ERROR` and `STA_UNSYNC`
+    /// is clear, as an NTP, chrony or PTP daemon (or FieldLocation's time service) leaves it. `nil`
+    /// otherwise: a clock set only from an RTC or by hand is not trusted for aiding.
+    public static func synchronised() -> (utcSeconds: Double, maximumError: Double)? {
+        var tx = timex()
+        tx.modes = 0
+        let state = adjtimex(&tx)
+        guard state >= 0, state != TIME_ERROR, tx.status & STA_UNSYNC == 0 else { return nil }
+        let now = Double(nanosecondsSinceEpoch()) / 1e9
+        return (now, Double(max(0, tx.maxerror)) / 1e6)
     }
 }

@@ -21,6 +21,13 @@ public struct UnitHealth: Sendable, Equatable {
     public var receiverTimeToFirstFix: Double?
     /// Starts and wakes that reached a fix with a position.
     public var acquisitions = 0
+    /// Of those, the ones after a wake the host aided (time and position sent to the receiver).
+    public var aidedAcquisitions = 0
+    /// The last time to first fix of an aided and of an unaided acquisition, seconds.
+    public var aidedTimeToFirstFix: Double?
+    public var unaidedTimeToFirstFix: Double?
+    /// Whether the last acquisition (``timeToFirstFix``) was aided.
+    public var lastAcquisitionAided = false
     /// Fixes (epochs) assembled in all.
     public var fixes = 0
     /// Fixes a second over the last measured interval (at least 5 s), `nil` before one was measured.

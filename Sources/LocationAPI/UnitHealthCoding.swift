@@ -9,6 +9,8 @@ import NMEA
 extension UnitHealth: Codable {
     enum CodingKeys: String, CodingKey {
         case uptime = "uptime_s", timeToFirstFix = "ttff_s", receiverTimeToFirstFix = "receiver_ttff_s", acquisitions, fixes
+        case aidedAcquisitions = "acquisitions_aided", aidedTimeToFirstFix = "ttff_aided_s", unaidedTimeToFirstFix = "ttff_unaided_s"
+        case lastAcquisitionAided = "ttff_last_aided"
         case fixRate = "fix_rate_hz", fixAge = "fix_age_s", sentencesAccepted = "sentences_accepted"
         case sentencesRejected = "sentences_rejected", garbageBytes = "garbage_bytes", bytes
         case portFailures = "port_failures", portReopens = "port_reopens", watchdogWakes = "watchdog_wakes"
@@ -32,6 +34,10 @@ extension UnitHealth: Codable {
         try number(timeToFirstFix, .timeToFirstFix)
         try number(receiverTimeToFirstFix, .receiverTimeToFirstFix)
         try c.encode(acquisitions, forKey: .acquisitions)
+        try c.encode(aidedAcquisitions, forKey: .aidedAcquisitions)
+        try number(aidedTimeToFirstFix, .aidedTimeToFirstFix)
+        try number(unaidedTimeToFirstFix, .unaidedTimeToFirstFix)
+        try c.encode(lastAcquisitionAided, forKey: .lastAcquisitionAided)
         try c.encode(fixes, forKey: .fixes)
         try number(fixRate, .fixRate)
         try number(fixAge, .fixAge)
@@ -76,6 +82,10 @@ extension UnitHealth: Codable {
         timeToFirstFix = try c.decodeIfPresent(Double.self, forKey: .timeToFirstFix)
         receiverTimeToFirstFix = try c.decodeIfPresent(Double.self, forKey: .receiverTimeToFirstFix)
         acquisitions = try c.decodeIfPresent(Int.self, forKey: .acquisitions) ?? 0
+        aidedAcquisitions = try c.decodeIfPresent(Int.self, forKey: .aidedAcquisitions) ?? 0
+        aidedTimeToFirstFix = try c.decodeIfPresent(Double.self, forKey: .aidedTimeToFirstFix)
+        unaidedTimeToFirstFix = try c.decodeIfPresent(Double.self, forKey: .unaidedTimeToFirstFix)
+        lastAcquisitionAided = try c.decodeIfPresent(Bool.self, forKey: .lastAcquisitionAided) ?? false
         fixes = try c.decodeIfPresent(Int.self, forKey: .fixes) ?? 0
         fixRate = try c.decodeIfPresent(Double.self, forKey: .fixRate)
         fixAge = try c.decodeIfPresent(Double.self, forKey: .fixAge)

@@ -49,6 +49,20 @@ public struct GNSSReceiverModel: Sendable {
     public private(set) var lastStart: StartKind?
     /// Starts of each kind so far.
     public private(set) var starts: [StartKind: Int] = [:]
+    /// Whether the receiver grows its own orbit predictions from the ephemerides it collects
+    /// (u-blox AssistNow Autonomous once enabled, MediaTek EASY always). Predictions grow only
+    /// while it is on and the receiver tracks: switching it on at a wake helps the next start.
+    public var predictionsEnabled = false {
+        didSet { if predictionsEnabled && !oldValue && state == .tracking { predictionsCollectedAt = ephemerisCollectedAt } }
+    }
+    /// When the ephemerides the orbit predictions grew from were collected (seconds); `nil`: none.
+    public private(set) var predictionsCollectedAt: Double?
+    /// Whether the current or last start was shortened by aiding, and how many were.
+    public private(set) var lastStartAided = false
+    public private(set) var aidedStarts = 0
+    /// When the current acquisition began (seconds), and what the host gave it: a time and a position.
+    private var wokeAt: Double?
+    private var positionGiven = false
     /// Seconds of uninterrupted tracking so far (for ephemeris collection).
     public private(set) var trackingFor: Double = 0
     /// Per-axis 1σ of the steady-state position error, metres: 1.5 m gives a horizontal CEP50
@@ -121,9 +135,45 @@ public struct GNSSReceiverModel: Sendable {
             starts[kind, default: 0] += 1
             state = .acquiring
             acquiredAt = now + ttff
+            wokeAt = now
+            positionGiven = false
+            lastStartAided = false
             trackingFor = 0
             wakeError = kind == .hot ? 4 : 8
         }
+    }
+
+    /// A time given is used when it is within this many seconds (the search window a known time
+    /// narrows); a coarser one is ignored.
+    public static let usefulTimeAccuracy = 10.0
+    /// A position given is used when it is within this many metres: a few hundred kilometres
+    /// still tell the receiver which satellites are up and their Doppler.
+    public static let usefulPositionAccuracy = 300_000.0
+
+    /// The host's aiding arrives: a time with `timeAccuracy` seconds and a position with
+    /// `positionAccuracy` metres (either `nil` when not given). During an acquisition the start
+    /// is recomputed from what the receiver now knows, and only ever shortened: fresh
+    /// ephemerides and a time are a hot start as before; a time, a position and valid orbit
+    /// predictions (grown while ``predictionsEnabled`` from ephemerides younger than the profile's
+    /// prediction lifetime) an aided start (``ReceiverProfile/aidedStart``); a time and a position alone a
+    /// warm start. A receiver that tracks keeps tracking. The receiver does not trust a position
+    /// from before its sleep (it may have been carried): only a given one counts.
+    public mutating func aid(timeAccuracy: Double?, positionAccuracy: Double?) {
+        if let t = timeAccuracy, t.isFinite, t >= 0, t <= Self.usefulTimeAccuracy { clockValid = true }
+        if let p = positionAccuracy, p.isFinite, p >= 0, p <= Self.usefulPositionAccuracy { positionGiven = true }
+        guard state == .acquiring, let woke = wokeAt, let at = acquiredAt, clockValid else { return }
+        var ttff: Double?
+        if let age = ephemerisAge, age < ephemerisLifetime {
+            ttff = profile.hotStartFromBackup
+        } else if positionGiven, let grown = predictionsCollectedAt, now - grown < profile.predictionLifetime, let aided = profile.aidedStart {
+            ttff = aided
+        } else if positionGiven {
+            ttff = profile.warmStart
+        }
+        guard let ttff, woke + ttff < at else { return }
+        acquiredAt = max(now, woke + ttff)
+        if !lastStartAided { aidedStarts += 1 }
+        lastStartAided = true
     }
 
     /// Sends the receiver to sleep in `sleep` (standby or backup), or switches it off.
@@ -135,8 +185,10 @@ public struct GNSSReceiverModel: Sendable {
             state = .off
             clockValid = false
             ephemerisCollectedAt = nil
+            predictionsCollectedAt = nil
         }
         acquiredAt = nil
+        wokeAt = nil
         trackingFor = 0
     }
 
@@ -155,7 +207,10 @@ public struct GNSSReceiverModel: Sendable {
         }
         guard hasFix else { return nil }
         trackingFor += 1
-        if trackingFor >= ephemerisCollection && state == .tracking { ephemerisCollectedAt = now }
+        if trackingFor >= ephemerisCollection && state == .tracking {
+            ephemerisCollectedAt = now
+            if predictionsEnabled { predictionsCollectedAt = now }
+        }
         let inflation = state == .cyclic ? 1.5 : 1.0
         let extra = wakeError * gaussian()
         wakeError *= Double.exp(-1 / 5)

@@ -66,6 +66,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var utcAnchor: (instant: MonotonicInstant, utc: Int64)?
         /// RTCM 3 corrections received (ReceiverEmulatorCorrections.swift).
         var corrections = EmulatedCorrections()
+        /// Aiding received, as text (ReceiverEmulatorAiding.swift).
+        var aidingReceived: [String] = []
     }
 
     let state: Mutex<State>
@@ -77,6 +79,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     public init(family: Family, profile: ReceiverProfile, trajectory: Trajectory, start: MonotonicInstant,
                 awake: Bool = true, tracking: Bool = false, seed: UInt64 = 1) {
         var model = GNSSReceiverModel(profile: profile, state: tracking ? .tracking : .backup, hasEphemeris: true, seed: seed)
+        // MediaTek EASY runs by default; u-blox AssistNow Autonomous waits to be switched on.
+        model.predictionsEnabled = family == .mediatek
         if awake && !tracking { model.wake() }
         state = Mutex(State(family: family, model: model, trajectory: trajectory, start: start,
                             nextEpoch: start.advanced(by: .seconds(1)), lastAccounted: start, random: SplitMix64(seed: seed ^ 0x5A5A)))
@@ -366,6 +370,10 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             s.powerSave = p[1] == 1
             applyPowerSave(&s)
             ack(&s, c, i, ok: true, at: at)
+        case (0x13, 0x40):  // MGA-INI: not acknowledged unless MGA-ACK is asked for
+            handleMGAInitial(&s, p)
+        case (0x06, 0x23):  // CFG-NAVX5
+            handleNavigationExpert(&s, p, at: at)
         case (0x06, 0x24):  // CFG-NAV5
             setNavigationEngine(&s, p, m10: m10, at: at)
         case (0x06, 0x3B), (0x06, 0x86), (0x06, 0x09):  // CFG-PM2, CFG-PMS, CFG-CFG
@@ -384,6 +392,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
                 switch key {
                 case 0x3021_0001: setInterval(&s, .milliseconds(Int(value)), at: at)
                 case 0x2011_0021: s.dynamicModel = Int(value)
+                case 0x1023_0001: s.model.predictionsEnabled = value != 0  // CFG-ANA-USE_ANA
                 case 0x20D0_0001:
                     s.powerSave = value == 2
                     applyPowerSave(&s)

@@ -70,6 +70,7 @@ extension ReceiverEmulator {
     func handleCASIC(_ s: inout State, _ c: UInt8, _ i: UInt8, _ p: [UInt8]) {
         guard s.family == .casic else { return }
         s.commands.append("CASIC \(c) \(i)")
+        if c == 0x0B, i == 0x01 { handleCASICAiding(&s, p); return }
         guard c == 0x06, i == 0x01, p.count >= 4, p[0] == 0x01 else { return }
         let names: [UInt8: String] = [0x03: "NAV-PV", 0x10: "NAV-TIMEUTC", 0x20: "NAV-GPSINFO", 0x21: "NAV-BDSINFO", 0x22: "NAV-GLNINFO"]
         guard let name = names[p[1]] else { return }

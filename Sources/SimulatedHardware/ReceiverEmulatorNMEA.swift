@@ -40,6 +40,8 @@ extension ReceiverEmulator {
                 return
             case "886":
                 flag = setMediaTekMode(&s, fields)
+            case "740", "741":
+                flag = handleMediaTekAiding(&s, fields)
             case "414", "400":
                 s.pending.append((at, mediaTekQueryReply(s, number)))
                 return

@@ -2,6 +2,7 @@ import ArgumentParser
 import EnginePlatforms
 import FieldLocation
 import FieldLocationOutput
+import LocationAPI
 import Foundation
 import PowerPolicy
 import SimulatedHardware
@@ -44,12 +45,19 @@ extension FieldLoc {
         @Flag(help: "Print JSON.")
         var json = false
 
+        @Option(name: .customLong("aided-start"),
+                help: "Instead of the scenario: the receiver's time to first fix after this long in backup (6h), without and with aiding.")
+        var aidedStart: String?
+
         func validate() throws {
             guard DesiredAccuracy(rawValue: accuracy) != nil else {
                 throw ValidationError("--accuracy '\(accuracy)' is not one of \(DesiredAccuracy.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             guard ReceiverProfile.named[receiver] != nil else {
                 throw ValidationError("--receiver '\(receiver)' is not one of \(ReceiverProfile.named.keys.sorted().joined(separator: ", "))")
+            }
+            if let aidedStart, Self.seconds(aidedStart) == nil {
+                throw ValidationError("--aided-start '\(aidedStart)' is not like 3600, 90s, 45m or 6h (1 s to 48 h)")
             }
             guard Self.seconds(duration) != nil else { throw ValidationError("--duration '\(duration)' is not like 3600, 90s, 45m or 1h (1 s to 48 h)") }
             if let d = distanceFilter, !(d.isFinite && d >= 0) { throw ValidationError("--distance-filter must be a non-negative number of metres") }
@@ -74,6 +82,9 @@ extension FieldLoc {
         func run() throws {
             guard let profile = ReceiverProfile.named[receiver], let level = DesiredAccuracy(rawValue: accuracy),
                   let seconds = Self.seconds(duration) else { return }
+            if let aidedStart, let sleep = Self.seconds(aidedStart) {
+                return try runAidedStart(profile: profile, sleepSeconds: sleep)
+            }
             let trajectory: Trajectory
             var name = scenario
             if let track {
@@ -105,6 +116,32 @@ extension FieldLoc {
             let continuous = level == .best ? result : try simulate(.best)
             let out = SimulationReport(result: result, continuousEnergy: continuous.energy)
             print(json ? out.json : out.text)
+        }
+
+        /// `--aided-start`: the trial twice (system clock not synchronised, then synchronised).
+        func runAidedStart(profile: ReceiverProfile, sleepSeconds: Int) throws {
+            let trial = AidedStartTrial(profile: profile, sleepHours: Double(sleepSeconds) / 3600)
+            let runs: [AidedStartTrial.Result]
+            do {
+                runs = [try trial.run(synchronised: false), try trial.run(synchronised: true)]
+            } catch {
+                throw ValidationError("the simulated board: \(error)")
+            }
+            func ttff(_ h: UnitHealth) -> Double? { h.timeToFirstFix }
+            if json {
+                let items = zip(["unaided", "aided"], runs).map { name, r in
+                    "\"\(name)\":{\"ttff_s\":\(ttff(r.health).map { String($0) } ?? "null"),\"aided\":\(r.health.lastAcquisitionAided),"
+                        + "\"aiding\":[\(r.aidingReceived.map { "\"\($0)\"" }.joined(separator: ","))]}"
+                }
+                print("{\"receiver\":\"\(profile.name)\",\"sleep_s\":\(sleepSeconds),\(items.joined(separator: ","))}")
+                return
+            }
+            print("\(profile.name), emulated: time to first fix after \(aidedStart ?? "") in backup (data sheet: warm \(Int(profile.warmStart)) s, aided \(profile.aidedStart.map { "\(Int($0)) s" } ?? "none"))")
+            for (name, r) in zip(["without aiding (clock not synchronised)", "with aiding (clock synchronised)"], runs) {
+                let t = ttff(r.health).map { FixText.fixed($0, 1) + " s" } ?? "no fix"
+                let given = r.aidingReceived.isEmpty ? "nothing sent" : r.aidingReceived.joined(separator: ", ")
+                print("  \(name): TTFF \(t)\(r.health.lastAcquisitionAided ? " (aided)" : ""); \(given)")
+            }
         }
     }
 }

@@ -23,6 +23,8 @@ extension UnitHealth {
         h.uptime = uptime
         h.timeToFirstFix = c.timeToFirstFix
         h.acquisitions = c.acquisitions
+        (h.aidedAcquisitions, h.aidedTimeToFirstFix, h.unaidedTimeToFirstFix, h.lastAcquisitionAided)
+            = (c.aidedAcquisitions, c.aidedTimeToFirstFix, c.unaidedTimeToFirstFix, c.lastAcquisitionAided)
         h.fixes = c.fixes
         h.fixAge = fixAge
         (h.sentencesAccepted, h.sentencesRejected, h.garbageBytes, h.bytes) = (c.sentencesAccepted, c.sentencesRejected, c.garbageBytes, c.bytes)

@@ -36,6 +36,10 @@ public protocol EnginePlatform: Sendable {
     /// Seconds since 1970-01-01 UTC at `instant` of the platform's clock, for work that needs a
     /// date before a fix gives one (the magnetic model's epoch).
     func utcSeconds(at instant: MonotonicInstant) -> Double
+    /// UTC at `instant` and the clock's error bound (seconds), only when the system clock is
+    /// synchronised (an NTP, chrony or PTP daemon, or the time service, says so); `nil` when it is
+    /// not or the platform cannot tell. Receiver aiding sends a time only from here.
+    func synchronisedTime(at instant: MonotonicInstant) -> (utcSeconds: Double, maximumError: Double)?
     /// Each service of `board` with whether its device can be used now (missing node, no
     /// permission, kernel interface not enabled), for every client; authorisation is not affected.
     func capabilities(for board: BoardDescription) -> DeviceCapabilities
@@ -75,6 +79,8 @@ extension EnginePlatform {
     }
     /// Nothing to watch.
     public func watchDevices(for board: BoardDescription, onChange: @escaping @Sendable () -> Void) -> (any DeviceWatch)? { nil }
+    /// Not known: no aiding time.
+    public func synchronisedTime(at instant: MonotonicInstant) -> (utcSeconds: Double, maximumError: Double)? { nil }
     /// No recorded headings: headings come from the board's sensors.
     public var recordedHeadings: RecordedHeadingSource? { nil }
     /// No recorded samples: the sensor subsystem reads the board's chips.

@@ -90,6 +90,8 @@ public final class LocationEngine: @unchecked Sendable {
             (c.watchdogWakes, c.powerCycles) = (r.watchdogWakes, r.powerCycles)
             (c.autobaudRuns, c.autobaudRecoveries) = (r.autobaudRuns, r.autobaudRecoveries)
             (c.timeToFirstFix, c.acquisitions) = (r.timeToFirstFix, r.acquisitions)
+            (c.aidedAcquisitions, c.aidedTimeToFirstFix, c.unaidedTimeToFirstFix, c.lastAcquisitionAided)
+                = (r.aidedAcquisitions, r.aidedTimeToFirstFix, r.unaidedTimeToFirstFix, r.lastAcquisitionAided)
             let s = sensorCounters
             (c.headingFailures, c.sensorFailures, c.sensorReopens) = (s.headingFailures, s.sensorFailures, s.sensorReopens)
             return c
@@ -152,6 +154,12 @@ public final class LocationEngine: @unchecked Sendable {
         public var timeToFirstFix: Double?
         /// Starts and wakes that reached a fix with a position.
         public var acquisitions = 0
+        /// Of those, the ones the host aided (time and position sent), the last aided and the last
+        /// unaided time to first fix, and whether the last acquisition was aided.
+        public var aidedAcquisitions = 0
+        public var aidedTimeToFirstFix: Double?
+        public var unaidedTimeToFirstFix: Double?
+        public var lastAcquisitionAided = false
 
         /// All zero.
         public init() {}
@@ -179,6 +187,7 @@ public final class LocationEngine: @unchecked Sendable {
         tapRawInputs()
         publishState()
         watchDevices()
+        receiver.aidingSource = { [weak self] in self?.aidingData() }
     }
 
     /// Hands every raw sensor burst and advertising report to the observers that asked for raw inputs.

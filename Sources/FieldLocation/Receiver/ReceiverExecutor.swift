@@ -51,12 +51,28 @@ public final class ReceiverExecutor {
     private var settingsRead = false
     private var modelChanged = false
     private var unsaved = false
+    /// Where aiding comes from (the engine: the synchronised system clock and the last fix);
+    /// `nil` (or a `nil` answer): no aiding. See ``aidingAfterSleep``.
+    public var aidingSource: (() -> ReceiverAiding?)?
+    /// A sleep at least this long ends in an aided wake, as does the first wake (a power-up):
+    /// after an hour the ephemerides the receiver kept are on their way out; shorter sleeps end
+    /// in hot starts that aiding cannot shorten.
+    public var aidingAfterSleep: Duration = .seconds(3600)
+    /// Aiding sets sent, and whether the last wake was aided.
+    public private(set) var aidingSent = 0
+    public private(set) var lastWakeAided = false
+    private var asleepSince: MonotonicInstant?
+    private var everWoken = false
+    private var predictionsRequested = false
+    private var predictionsUnsupported = false
 
     /// Creates an executor for a receiver that is `awake` or asleep now.
     public init(driver: any ReceiverDriver, clock: any MonotonicClock, awake: Bool) {
         self.driver = driver
         self.clock = clock
         self.awake = awake
+        // A receiver found awake was powered before the executor: its power-up is not ours to aid.
+        self.everWoken = awake
     }
 
     /// Records a fix of the current wake window; a good one (within the accuracy budget) lets a
@@ -75,6 +91,40 @@ public final class ReceiverExecutor {
         awake = true
         windowStart = clock.now()
         windowHasGoodFix = false
+        let longSleep = asleepSince.map { clock.now() - $0 >= aidingAfterSleep } ?? true
+        lastWakeAided = false
+        if longSleep || !everWoken { aid() }
+        everWoken = true
+        asleepSince = nil
+    }
+
+    /// Sends the aiding source's time and position, once the receiver is awake, switching the
+    /// receiver's orbit predictions on first if they are not on yet. Returns whether anything was sent.
+    @discardableResult
+    public func aid() -> Bool {
+        guard let aidable = driver as? any ReceiverAidable, let aiding = aidingSource?(), !aiding.isEmpty else { return false }
+        requestPredictions()
+        do {
+            try aidable.aid(aiding)
+            aidingSent += 1
+            lastWakeAided = true
+            return true
+        } catch {
+            if case .unsupported = error {} else { failures.append(error) }
+            return false
+        }
+    }
+
+    /// Switches the receiver's orbit predictions on (u-blox AssistNow Autonomous) where aiding is
+    /// in use, once per loss of configuration: while the receiver is awake and aiding can be given
+    /// (a synchronised clock and a last fix), or with the first aiding. They grow while
+    /// the receiver tracks, for the next long sleep's start. A family without them is not asked again.
+    func requestPredictions() {
+        guard aidingSource != nil, !predictionsRequested, let aidable = driver as? any ReceiverAidable else { return }
+        predictionsRequested = true
+        do { try aidable.enablePredictedOrbits() } catch {
+            if case .unsupported = error { predictionsUnsupported = true } else { failures.append(error) }
+        }
     }
 
     func sleep(_ state: SleepState) {
@@ -88,6 +138,7 @@ public final class ReceiverExecutor {
         }
         awake = false
         windowStart = nil
+        asleepSince = clock.now()
         if state == .backup || standbyLosesConfiguration { configurationLost() }
     }
 
@@ -101,6 +152,7 @@ public final class ReceiverExecutor {
     /// The receiver lost its RAM configuration (a backup, a power cycle): outputs, rate and dynamic
     /// model are sent again once it is awake.
     public func configurationLost() {
+        if !predictionsUnsupported { predictionsRequested = false }
         outputsSent = false
         rateSent = nil
         dynamicModelSent = nil
@@ -218,6 +270,8 @@ public final class ReceiverExecutor {
             }
         }
         configure(activity: decision.activity)
+        // Orbit predictions grow while the receiver tracks: on as soon as aiding can be given.
+        if awake && !predictionsRequested && aidingSource?() != nil { requestPredictions() }
         setRate(rate)
         if configMode == .persist && unsaved && awake { saveSettings() }
     }

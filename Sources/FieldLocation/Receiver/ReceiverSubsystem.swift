@@ -31,6 +31,12 @@ final class ReceiverSubsystem {
         /// (time to first fix as the host saw it), and how many such acquisitions there were.
         var timeToFirstFix: Double?
         var acquisitions = 0
+        /// Acquisitions after an aided wake, the last aided and unaided times to first fix, and
+        /// whether the last acquisition was aided.
+        var aidedAcquisitions = 0
+        var aidedTimeToFirstFix: Double?
+        var unaidedTimeToFirstFix: Double?
+        var lastAcquisitionAided = false
     }
 
     /// What the policy needs to know about recent fixes.
@@ -61,6 +67,10 @@ final class ReceiverSubsystem {
     private(set) var portProblem: String?
     /// The executor of the policy's decisions; `nil` for a receiver without a command set.
     private(set) var executor: ReceiverExecutor?
+    /// What the executor aids the receiver with (the engine's synchronised time and last fix).
+    var aidingSource: (() -> ReceiverAiding?)? {
+        didSet { executor?.aidingSource = aidingSource }
+    }
     /// When the last fix with a position arrived.
     private(set) var lastFixAt: MonotonicInstant?
     private var nextPortAttempt = MonotonicInstant.zero
@@ -152,6 +162,7 @@ final class ReceiverSubsystem {
         let executor = ReceiverExecutor(driver: driver, clock: clock, awake: awake)
         executor.binaryOutput = BinaryOutputMode(rawValue: board.receiver?.output.rawValue ?? "") ?? .nmea
         executor.configMode = board.receiver?.configMode ?? .ram
+        executor.aidingSource = aidingSource
         return executor
     }
 
@@ -235,6 +246,14 @@ final class ReceiverSubsystem {
             let timeToFix = (now - since).secondsDouble
             counters.timeToFirstFix = timeToFix
             counters.acquisitions += 1
+            let aided = acquiringFromWake && executor?.lastWakeAided == true
+            counters.lastAcquisitionAided = aided
+            if aided {
+                counters.aidedAcquisitions += 1
+                counters.aidedTimeToFirstFix = timeToFix
+            } else {
+                counters.unaidedTimeToFirstFix = timeToFix
+            }
             acquiringSince = nil
             if acquiringFromWake && timeToFix > hotStartLimit {
                 ephemerisCollectedAt = nil
@@ -283,10 +302,13 @@ final class ReceiverSubsystem {
     /// Carries out a decision. Silence counts from a wake: a receiver that slept has said nothing
     /// for good reason.
     func apply(_ decision: PowerDecision, ephemerisFresh: Bool) {
+        // The time to first fix counts from the wake command, not from after the boot wait and
+        // the commands (aiding among them) that follow it.
+        let commanded = clock.now()
         executor?.apply(decision, lastFix: lastFixAt, ephemerisFresh: ephemerisFresh)
         if let executor, !executor.awake { trackingSince = nil }
         let awakeNow = executor?.awake ?? true
-        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0; acquiringSince = clock.now(); acquiringFromWake = true }
+        if awakeNow && !wasAwake { lastByteAt = clock.now(); lastValidAt = clock.now(); watchdogStage = 0; acquiringSince = commanded; acquiringFromWake = true }
         wasAwake = awakeNow
     }
 
