@@ -9,8 +9,8 @@
 #   regions      `fieldloc regions add r<i> LAT LON RADIUS --client trial`, each write one more region;
 #                the stored file is regions-trial.json
 #   monitor      events queued while the client is away, across kills of both sides (see "Monitor
-#                trials" below): trials of 200 events each, N of them but at most 10 (about 10 s
-#                each; $MONITOR_TRIALS overrides)
+#                trials" below): trials of 200 events each, N of them but at most 8 (about 11 s
+#                each, so CI stays under 2 minutes; $MONITOR_TRIALS overrides)
 # A new kind needs: a writer (write_KIND I: the I-th write), an expectation
 # (expected_KIND I: what a reader must see after write I), a reader (read_KIND: what the real loader
 # sees now, failing on a file it refuses) and a stored-file path (file_KIND).
@@ -216,7 +216,7 @@ kill_trials() {
 # nothing is left queued.
 monitor_trials() {
     local i ok=0 bad=0 producer_kills=0 consumer_kills=0 duplicates=0 temps=0 restarts pid status
-    local trials=${MONITOR_TRIALS:-$(( trials < 10 ? trials : 10 ))}
+    local trials=${MONITOR_TRIALS:-$(( trials < 8 ? trials : 8 ))}
     echo "persistence: monitor: $trials kill -9 trials of 200 events"
     for ((i = 1; i <= trials; i++)); do
         trial="$work/monitor/trial$i"; state="$trial/state"; mkdir -p "$state"
@@ -253,10 +253,11 @@ monitor_trials() {
                   st = $0; sub(/.*"state":"/, "", st); sub(/".*/, "", st)
                   want_id = seq % 2 == 1 ? "walk" : "dock"; k = int((seq + 1) / 2)
                   want_st = k % 2 == 1 ? "satisfied" : "unsatisfied"
-                  if (id != want_id || st != want_st) { print "seq " seq " is " id " " st ", made as " want_id " " want_st; exit }
-                  if (seq in seen) { dup++; if (seen[seq] != id st) { print "seq " seq " printed twice differently"; exit } }
+                  if (id != want_id || st != want_st) { print "seq " seq " is " id " " st ", made as " want_id " " want_st; bad = 1; exit }
+                  if (seq in seen) { dup++; if (seen[seq] != id st) { print "seq " seq " printed twice differently"; bad = 1; exit } }
                   seen[seq] = id st }
-                END { for (s = 1; s <= 200; s++) if (!(s in seen)) { print "seq " s " lost"; exit }
+                END { if (bad) exit
+                      for (s = 1; s <= 200; s++) if (!(s in seen)) { print "seq " s " lost"; exit }
                       n = 0; for (s in seen) n++
                       if (n != 200) { print n " distinct seqs, not 200"; exit }
                       if (dup > kills) { print dup " repeats from " kills " consumer kills"; exit }
