@@ -3,11 +3,14 @@
 #
 #   .ci/persistence-trials.sh [N] [KIND...]        N trials per kind (default 200)
 #
-# KIND (default: calibration regions):
+# KIND (default: calibration regions monitor):
 #   calibration  `fieldloc calibrate --samples Si.csv --sensor trial --save --force --json`, each write a
 #                different calibration; the stored file is sim.trial.calibration.json
 #   regions      `fieldloc regions add r<i> LAT LON RADIUS --client trial`, each write one more region;
 #                the stored file is regions-trial.json
+#   monitor      events queued while the client is away, across kills of both sides (see "Monitor
+#                trials" below): trials of 200 events each, N of them but at most 8 (about 11 s
+#                each, so CI stays under 2 minutes; $MONITOR_TRIALS overrides)
 # A new kind needs: a writer (write_KIND I: the I-th write), an expectation
 # (expected_KIND I: what a reader must see after write I), a reader (read_KIND: what the real loader
 # sees now, failing on a file it refuses) and a stored-file path (file_KIND).
@@ -47,10 +50,10 @@ trials=${1:-200}
 [[ "$trials" =~ ^[0-9]+$ ]] || { echo "usage: .ci/persistence-trials.sh [N] [calibration|regions ...] | --self-test [N]"; exit 2; }
 [ $# -gt 0 ] && shift
 kinds=("$@")
-[ ${#kinds[@]} -gt 0 ] || kinds=(calibration regions)
+[ ${#kinds[@]} -gt 0 ] || kinds=(calibration regions monitor)
 for k in "${kinds[@]}"; do
-    case "$k" in calibration|regions) ;; torn) [ "$self_test" -eq 1 ] || { echo "persistence: 'torn' is for --self-test"; exit 2; } ;;
-    *) echo "persistence: unknown kind '$k' (calibration, regions)"; exit 2 ;; esac
+    case "$k" in calibration|regions|monitor) ;; torn) [ "$self_test" -eq 1 ] || { echo "persistence: 'torn' is for --self-test"; exit 2; } ;;
+    *) echo "persistence: unknown kind '$k' (calibration, regions, monitor)"; exit 2 ;; esac
 done
 
 if [ -z "${FIELDLOC_BIN:-}" ]; then
@@ -199,6 +202,82 @@ kill_trials() {
     [ "$corrupted" -eq 0 ] && [ "$lost" -eq 0 ] && [ "$failed_writes" -eq 0 ]
 }
 
+# --- monitor trials ------------------------------------------------------------------------------
+# One trial: 200 events of a named monitor (monitor-trial.json), made while no client consumes them by
+# `fieldloc monitor exercise` (the producer, standing in for the daemon: a circle condition and a beacon
+# identity condition, each event written atomically before the next), which gets SIGKILL to its process
+# group after a random 0.05 to 0.6 s and is started again on the same folder until it exits 0 with all
+# 200 made. Then the client comes back: `fieldloc monitor events --json` prints the queued events and
+# acknowledges each once printed; it too is killed after a random 0 to 0.3 s and started again until it
+# exits 0, its lines appended to one file. Must hold: the distinct seqs are exactly 1...200 (0 lost), each
+# event is the one the producer made (odd seq the circle `walk`, even the beacon `dock`, each condition
+# satisfied and unsatisfied in turn), a seq printed twice is the same event both times and repeats number
+# at most one per consumer kill (at least once: killed between printing and acknowledging), and at the end
+# nothing is left queued.
+monitor_trials() {
+    local i ok=0 bad=0 producer_kills=0 consumer_kills=0 duplicates=0 temps=0 restarts pid status
+    local trials=${MONITOR_TRIALS:-$(( trials < 8 ? trials : 8 ))}
+    echo "persistence: monitor: $trials kill -9 trials of 200 events"
+    for ((i = 1; i <= trials; i++)); do
+        trial="$work/monitor/trial$i"; state="$trial/state"; mkdir -p "$state"
+        local detail="" pk=0 ck=0
+        for ((restarts = 0; restarts < 400; restarts++)); do
+            setsid "$FIELDLOC_BIN" monitor exercise --name trial --until 200 --state-dir "$state" > /dev/null 2>> "$trial/producer.err" &
+            pid=$!
+            sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.3f", 0.05 + (r % 550) / 1000 }')"
+            kill -9 -- "-$pid" 2>/dev/null || true
+            status=0; wait "$pid" 2>/dev/null || status=$?
+            if ls -A "$state" | grep -q '\.tmp-'; then temps=$((temps + 1)); fi
+            [ "$status" -eq 0 ] && break
+            [ "$status" -eq 137 ] || { detail="the producer failed (exit $status): $(tail -c 300 "$trial/producer.err")"; break; }
+            pk=$((pk + 1))
+        done
+        : > "$trial/got"
+        if [ -z "$detail" ]; then
+            for ((restarts = 0; restarts < 400; restarts++)); do
+                setsid "$FIELDLOC_BIN" monitor events --json --name trial --state-dir "$state" >> "$trial/got" 2>> "$trial/consumer.err" &
+                pid=$!
+                sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.3f", (r % 300) / 1000 }')"
+                kill -9 -- "-$pid" 2>/dev/null || true
+                status=0; wait "$pid" 2>/dev/null || status=$?
+                [ "$status" -eq 0 ] && break
+                [ "$status" -eq 137 ] || { detail="the consumer failed (exit $status): $(tail -c 300 "$trial/consumer.err")"; break; }
+                ck=$((ck + 1))
+            done
+        fi
+        producer_kills=$((producer_kills + pk)); consumer_kills=$((consumer_kills + ck))
+        if [ -z "$detail" ]; then
+            detail=$(awk -v kills="$ck" -F'"' '
+                { seq = $0; sub(/.*"seq":/, "", seq); sub(/,.*/, "", seq); seq += 0
+                  id = $0; sub(/.*"identifier":"/, "", id); sub(/".*/, "", id)
+                  st = $0; sub(/.*"state":"/, "", st); sub(/".*/, "", st)
+                  want_id = seq % 2 == 1 ? "walk" : "dock"; k = int((seq + 1) / 2)
+                  want_st = k % 2 == 1 ? "satisfied" : "unsatisfied"
+                  if (id != want_id || st != want_st) { print "seq " seq " is " id " " st ", made as " want_id " " want_st; bad = 1; exit }
+                  if (seq in seen) { dup++; if (seen[seq] != id st) { print "seq " seq " printed twice differently"; bad = 1; exit } }
+                  seen[seq] = id st }
+                END { if (bad) exit
+                      for (s = 1; s <= 200; s++) if (!(s in seen)) { print "seq " s " lost"; exit }
+                      n = 0; for (s in seen) n++
+                      if (n != 200) { print n " distinct seqs, not 200"; exit }
+                      if (dup > kills) { print dup " repeats from " kills " consumer kills"; exit }
+                      print "ok " dup + 0 }' "$trial/got")
+            if [[ "$detail" == ok* ]]; then
+                duplicates=$((duplicates + ${detail#ok }))
+                local left
+                left=$("$FIELDLOC_BIN" monitor events --json --keep --name trial --state-dir "$state" 2>&1 | wc -l)
+                [ "$left" -eq 0 ] && detail="" || detail="$left events still queued after the client read them all"
+            fi
+        fi
+        if [ -z "$detail" ]; then ok=$((ok + 1)); rm -rf "$trial"
+        else bad=$((bad + 1)); echo "persistence: monitor: trial $i FAILED: $detail (kept in $trial)"; fi
+    done
+    echo "persistence: monitor: $trials trials of 200 events: $ok with all 200 delivered, $bad failed;" \
+         "$producer_kills producer kills, $consumer_kills consumer kills, $duplicates events delivered twice," \
+         "$temps kills left a temporary file"
+    [ "$bad" -eq 0 ]
+}
+
 # --- full disk ---------------------------------------------------------------------------------
 # full_disk KIND HOW STATE-FOLDER: for HOW=tmpfs the folder is on the small tmpfs; the trial's own
 # files stay in $work.
@@ -252,7 +331,7 @@ if [ "$self_test" -eq 1 ]; then
     echo "persistence: self-test passed: the checker caught the torn writer"; exit 0
 fi
 for kind in "${kinds[@]}"; do
-    kill_trials "$kind" || failed=1
+    if [ "$kind" = monitor ]; then monitor_trials || failed=1; else kill_trials "$kind" || failed=1; fi
 done
 
 small=""
@@ -268,6 +347,7 @@ else
     echo "persistence: not root: no tmpfs can be mounted; RLIMIT_FSIZE (EFBIG) stands in for a full disk"
 fi
 for kind in "${kinds[@]}"; do
+    [ "$kind" = monitor ] && continue  # the monitor's file is written by the same AtomicFile the other kinds check
     if [ -n "$small" ]; then
         mkdir -p "$small/$kind"
         full_disk "$kind" tmpfs "$small/$kind/state" || failed=1

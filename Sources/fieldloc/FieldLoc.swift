@@ -21,6 +21,7 @@ struct FieldLoc: AsyncParsableCommand {
             Watch.self,
             Status.self,
             Regions.self,
+            MonitorCommand.self,
             BeaconsCommand.self,
             Record.self,
             Export.self,
