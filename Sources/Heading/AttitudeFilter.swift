@@ -11,8 +11,9 @@ import RealModule
 ///   vertical. Linear and centripetal accelerations of bounded velocity average out in that frame,
 ///   gravity does not, so there is no gate on |a| that fast motion would keep shut;
 /// - **heading**: a rotation about the vertical, pulled toward the field's horizontal direction
-///   over ``AttitudeFilterGains/fieldTimeConstant`` seconds, only while the field agrees with a
-///   *learnt* reference norm and dip. The field never tilts the attitude.
+///   over ``AttitudeFilterGains/fieldTimeConstant`` seconds, only once the field has agreed with
+///   a *learnt* reference norm and dip for ``AttitudeFilterGains/fieldSettleTime`` seconds without
+///   a break. The field never tilts the attitude.
 ///
 /// The gyroscope bias is learnt quickly while the unit is still (rates, specific force *and* the
 /// field's direction in the body steady, so a slow turn is not taken for bias) and slowly from
@@ -58,6 +59,8 @@ public struct AttitudeFilter: Sendable {
     // Elapsed times for the running-mean start of the two corrections, seconds.
     private var accelerationTime = 0.0
     private var fieldTime = 0.0
+    // How long the field has agreed with the reference without a break, seconds.
+    private var settleTime = 0.0
     // The field reference (horizontal and vertical parts, µT), and a candidate for a new one.
     private var fieldH = 0.0, fieldV = 0.0
     private var referenceConfirmed = false
@@ -330,11 +333,14 @@ extension AttitudeFilter {
         let level = bodyToLevel.rotate(m)
         let h = (level.x * level.x + level.y * level.y).squareRoot(), v = level.z
         if agrees(h, v, lengthSquared, fieldH, fieldV) {
+            candidateTime = 0
+            settleTime += dt
+            // Not yet settled: a sample agreeing amid a disturbance is chance, not the earth's field.
+            guard settleTime >= gains.fieldSettleTime else { return false }
             let kReference = step.reference
             fieldH += (h - fieldH) * kReference
             fieldV += (v - fieldV) * kReference
             referenceConfirmed = true
-            candidateTime = 0
             guard h * h > 1e-18 * lengthSquared else { return false }
             fieldTime += dt
             // The field's horizontal direction after the heading factor: north when right.
@@ -353,6 +359,7 @@ extension AttitudeFilter {
             }
             return true
         }
+        settleTime = 0
         // Disturbed. A different field that stays steady (while turning, once the first
         // reference is confirmed) long enough, and points where the attitude says north is,
         // becomes the reference: the earth's field somewhere else, not a magnet beside the unit.
@@ -427,6 +434,7 @@ extension AttitudeFilter {
         rateAverage = gyroscopeBias
         accelerationTime = 0
         fieldTime = 0
+        settleTime = gains.fieldSettleTime
         stillTimer = 0
         candidateTime = 0
         let level = q.rotate(m)

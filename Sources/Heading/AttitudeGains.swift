@@ -37,6 +37,10 @@ public struct AttitudeFilterGains: Sendable, Hashable {
     /// Largest deviation of the dip from the learnt reference before the field counts as
     /// disturbed, degrees.
     public var dipTolerance: Double
+    /// How long the field must agree with the reference without a break before it corrects the
+    /// heading (and the reference follows it), seconds: amid a disturbance that sweeps through
+    /// every norm and dip, single samples pass both tests by chance and point anywhere.
+    public var fieldSettleTime: Double
     /// Time constant with which the reference norm and dip follow an undisturbed field, seconds.
     public var referenceTimeConstant: Double
     /// How long a different but steady field must be seen, while turning, before it becomes the
@@ -65,7 +69,8 @@ public struct AttitudeFilterGains: Sendable, Hashable {
                 fieldRecoveryAngle: Double = 20, motionBiasTimeConstant: Double = 10,
                 biasTimeConstant: Double = 3, biasLimit: Double = 5, stillRateThreshold: Double = 2,
                 stillAccelerationThreshold: Double = 0.04, stillFieldThreshold: Double = 1, stillTime: Double = 1.5,
-                fieldMagnitudeTolerance: Double = 0.1, dipTolerance: Double = 10, referenceTimeConstant: Double = 20,
+                fieldMagnitudeTolerance: Double = 0.1, dipTolerance: Double = 10, fieldSettleTime: Double = 0.5,
+                referenceTimeConstant: Double = 20,
                 newFieldTime: Double = 20, newFieldFirstTime: Double = 5, newFieldAngle: Double = 15, newFieldRate: Double = 20,
                 gnssCourseAid: Bool = false, courseAidMinimumSpeed: Double = 5, courseGain: Double = 0.1) {
         self.accelerationTimeConstant = accelerationTimeConstant
@@ -81,6 +86,7 @@ public struct AttitudeFilterGains: Sendable, Hashable {
         self.stillTime = stillTime
         self.fieldMagnitudeTolerance = fieldMagnitudeTolerance
         self.dipTolerance = dipTolerance
+        self.fieldSettleTime = fieldSettleTime
         self.referenceTimeConstant = referenceTimeConstant
         self.newFieldTime = newFieldTime
         self.newFieldFirstTime = newFieldFirstTime

@@ -166,6 +166,34 @@ struct AttitudeMotionTests {
         #expect(result.filter.peak <= 5)
     }
 
+    @Test("Chance agreeing samples amid a disturbance do not turn the heading (FIUMARGDB's steel bars)")
+    func chanceAgreement() {
+        var world = MotionWorld(seed: 33_008)
+        world.gyroscopeBias = Vector3(0.3, -0.2, 0.3)
+        let r = MotionWorld.reference
+        let earth = nedField(declination: r.declination, inclination: r.inclination, total: r.totalIntensity)
+        // The earth's field turned 90° about down: the reference's norm and dip, pointing east.
+        let east = Vector3(-earth.y, earth.x, earth.z) - earth
+        let strong = Vector3(30, 25, -20)
+        // From 20 s to 40 s a strong disturbance, but for 0.25 s in the middle of every second the
+        // total field has the reference's norm and dip and points 90° from north.
+        let samples = world.run(duration: 60) { t in
+            let inside = t >= 20 && t < 40
+            let phase = t - t.rounded(.down)
+            let chance = inside && phase >= 0.5 && phase < 0.75
+            return MotionState(yaw: 80 + 20 * sin(2 * .pi * t / 20), pitch: 8, roll: -6,
+                               disturbance: chance ? east : (inside ? strong : .zero))
+        }
+        for place in [MotionWorld.reference, nil] as [ReferenceField?] {
+            let result = compare(samples, from: 5, reference: place)
+            let unsettled = compare(samples, from: 5, gains: AttitudeFilterGains(fieldSettleTime: 0), reference: place)
+            print("held-out chance agreement, place \(place != nil): tilt \(result.tilt); filter \(result.filter); "
+                + "without settling \(unsettled.filter)")
+            #expect(result.filter.peak <= 3)
+            #expect(unsettled.filter.peak > 20)
+        }
+    }
+
     @Test("A saturating gyroscope and absurd samples: no NaN, back within 2° in 15 s")
     func saturation() {
         var world = MotionWorld(seed: 33_007)
