@@ -49,6 +49,27 @@ public struct MotionDetector: Sendable {
         return max(0, (now - since).secondsDouble)
     }
 
+    /// Adds the verdict of an interval the accelerometer chip watched by itself (its motion latch,
+    /// armed or last read at `start` and read and cleared at `end`), in place of samples.
+    ///
+    /// `moved`: the chip saw motion at some instant in the interval; not knowing when, the
+    /// detector takes the latest, `end` (the unit counts as moving now and its stillness starts
+    /// again from there). Not moved: the unit was still for the whole interval, so a stillness
+    /// already under way goes on, and one after motion (or with no verdict yet) starts at `start`.
+    /// Either way the sample window is emptied: samples that follow start a new window, and the
+    /// verdict stands until that window is full.
+    public mutating func addLatched(moved: Bool, from start: MonotonicInstant, to end: MonotonicInstant) {
+        samples.removeAll()
+        if moved {
+            lastMotion = max(end, lastMotion ?? end)
+            stillSince = nil
+            moving = true
+        } else if moving != false || stillSince == nil {
+            stillSince = start
+            moving = false
+        }
+    }
+
     /// Forgets the window (after a gap in sampling).
     public mutating func reset() { samples.removeAll() }
 }

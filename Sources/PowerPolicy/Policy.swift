@@ -83,6 +83,11 @@ public struct PowerDecision: Sendable, Hashable {
     /// The activity the receiver's dynamic model is set for: the most dynamic of the clients that
     /// want locations (``ActivityType/merged(_:)``); `nil` when none does.
     public var activity: ActivityType? = nil
+    /// Whether motion detection may be left to the accelerometer chip's own motion latch, read
+    /// every few seconds: no client wants locations, so no position is served on the strength of
+    /// a stillness verdict until one comes (a paused client keeps fine-grained sampling: it is
+    /// waiting for the motion to resume it).
+    public var motionLatchSuffices = false
 
     /// The mean receiver current this decision costs in its steady state with `profile`, mA:
     /// the schedule plus ``upkeepPerHour`` of tracking spread over the hour.
@@ -284,7 +289,8 @@ public struct PowerPolicy: Sendable {
                              motionDetection: idle || paused || !location.isEmpty,
                              samplingPeriod: period.flatMap { $0.isInfinite ? nil : $0 },
                              ephemerisUpkeep: upkeep, paused: paused, upkeepPerHour: upkeepPerHour,
-                             governingClient: governing, reasons: reasons, activity: .merged(location))
+                             governingClient: governing, reasons: reasons, activity: .merged(location),
+                             motionLatchSuffices: location.isEmpty)
     }
 }
 

@@ -139,6 +139,8 @@ public struct LSM303AGRAccelerometer: Accelerometer {
     public private(set) var ctrl4: UInt8 = 0x00
     /// The configuration last written.
     public private(set) var configuration = Configuration(dataRate: nil)
+    /// The configuration to go back to when the motion latch is disarmed; `nil` while it is not armed.
+    var configurationBeforeLatch: Configuration?
 
     /// The chip.
     public var chip: SensorChip { .lsm303agrAccelerometer }

@@ -123,6 +123,8 @@ public struct LSM6DSOX: Gyroscope {
     public private(set) var ctrl: [UInt8] = [0x00, 0x00, 0x04]
     /// The configuration last written.
     public private(set) var configuration = Configuration(dataRate: nil)
+    /// The configuration to go back to when the motion latch is disarmed; `nil` while it is not armed.
+    var configurationBeforeLatch: Configuration?
 
     /// The chip.
     public var chip: SensorChip { .lsm6dsox }

@@ -34,108 +34,6 @@ public enum STChipFacts {
     public static let lsm6dsoxTemperatureLSBPerDegree = 256.0
 }
 
-/// The LSM303AGR accelerometer die (0x19): WHO_AM_I_A 0x0F = 0x33, left-justified 8/10/12-bit
-/// data at 0x28, multi-byte reads only with bit 7 of the sub-address, ZYXDA in STATUS_REG_A
-/// cleared by reading the data, relative temperature at 0x0C.
-public struct LSM303AGRAccelerometerModel: RegisterChipModel {
-    /// Register addresses and identity.
-    public enum Register {
-        /// STATUS_REG_AUX_A (bit 2 TDA).
-        public static let statusAux: UInt8 = 0x07
-        /// OUT_TEMP_L_A.
-        public static let outTempL: UInt8 = 0x0C
-        /// WHO_AM_I_A.
-        public static let whoAmI: UInt8 = 0x0F
-        /// WHO_AM_I_A value.
-        public static let identity: UInt8 = 0x33
-        /// TEMP_CFG_REG_A.
-        public static let tempCfg: UInt8 = 0x1F
-        /// CTRL_REG1_A.
-        public static let ctrl1: UInt8 = 0x20
-        /// CTRL_REG4_A.
-        public static let ctrl4: UInt8 = 0x23
-        /// STATUS_REG_A (bit 3 ZYXDA, bit 7 ZYXOR).
-        public static let status: UInt8 = 0x27
-        /// OUT_X_L_A.
-        public static let outXL: UInt8 = 0x28
-    }
-
-    /// The register map.
-    public static let definitions: [RegisterDefinition] = [
-        .init("STATUS_REG_AUX_A", 0x07), .init("OUT_TEMP_L_A", 0x0C), .init("OUT_TEMP_H_A", 0x0D),
-        .init("WHO_AM_I_A", 0x0F, reset: 0x33),
-        .init("TEMP_CFG_REG_A", 0x1F, writeMask: 0xC0), .init("CTRL_REG1_A", 0x20, reset: 0x07, writeMask: 0xFF),
-        .init("CTRL_REG2_A", 0x21, writeMask: 0xFF), .init("CTRL_REG3_A", 0x22, writeMask: 0xFE),
-        .init("CTRL_REG4_A", 0x23, writeMask: 0xFF), .init("CTRL_REG5_A", 0x24, writeMask: 0xCF),
-        .init("STATUS_REG_A", 0x27),
-        .init("OUT_X_L_A", 0x28), .init("OUT_X_H_A", 0x29), .init("OUT_Y_L_A", 0x2A),
-        .init("OUT_Y_H_A", 0x2B), .init("OUT_Z_L_A", 0x2C), .init("OUT_Z_H_A", 0x2D),
-    ]
-
-    /// `LSM303AGR accelerometer`.
-    public static let chipName = "LSM303AGR accelerometer"
-    /// The registers.
-    public var registers = RegisterMap(definitions)
-    /// Bit 7 of the sub-address.
-    public let autoIncrement = AutoIncrementRule.subAddressBit7
-    /// The acceleration in the chip's axes, m/s².
-    public var acceleration: PhysicalSource
-    /// The die temperature, °C.
-    public var temperature: Double
-    /// The sample timer.
-    public private(set) var timer = SampleTimer()
-
-    /// Creates the die with `acceleration` (default 1 g up the z axis) at `temperature`.
-    public init(acceleration: PhysicalSource = .level, temperature: Double = 25) {
-        self.acceleration = acceleration
-        self.temperature = temperature
-    }
-
-    /// 0 high-resolution, 1 normal, 2 low-power.
-    var modeIndex: Int {
-        if registers[Register.ctrl1] & 0x08 != 0 { return 2 }
-        return registers[Register.ctrl4] & 0x08 != 0 ? 0 : 1
-    }
-
-    /// The sample rate in Hz (0 in power-down).
-    public var dataRate: Double {
-        let odr = Int(registers[Register.ctrl1] >> 4)
-        return odr < STChipFacts.lsm303agrAccelerometerRates.count ? STChipFacts.lsm303agrAccelerometerRates[odr] : 0
-    }
-
-    /// Samples when due.
-    public mutating func advance(to now: MonotonicInstant) {
-        let rate = dataRate
-        if rate > 0 { timer.start(every: RawCounts.period(hertz: rate), at: now) } else { timer.stop() }
-        guard let (instant, count) = timer.take(upTo: now) else { return }
-        let fs = Int(registers[Register.ctrl4] >> 4 & 0x03)
-        let mode = modeIndex
-        let scale = STChipFacts.lsm303agrAccelerometerMilligPerDigit[mode][fs] * PhysicalSource.standardGravity / 1000
-        let bits = STChipFacts.lsm303agrAccelerometerBits[mode]
-        let limit = 1 << (bits - 1)
-        let a = acceleration.value(at: instant)
-        let raw = [a.x, a.y, a.z].map { RawCounts.counts($0, unitsPerCount: scale, range: -limit...(limit - 1)).value << (16 - bits) }
-        RawCounts.store(raw, at: Register.outXL, bigEndian: registers[Register.ctrl4] & 0x40 != 0, in: &registers)
-        let overrun = count > 1 || registers[Register.status] & 0x08 != 0
-        registers.set(0x08, in: Register.status)
-        registers.set(0x80, in: Register.status, to: overrun)
-        if registers[Register.tempCfg] & 0xC0 == 0xC0 {
-            // Left-justified, 1 digit per °C in the high byte; zero near 25 °C (a relative reading).
-            RawCounts.store(Int(((temperature - 25) * 256).rounded()), at: Register.outTempL,
-                            bigEndian: registers[Register.ctrl4] & 0x40 != 0, in: &registers)
-            registers.set(0x04, in: Register.statusAux)
-        }
-    }
-
-    /// Reading the data clears ZYXDA and ZYXOR; reading the temperature clears TDA.
-    public mutating func read(_ register: UInt8, now: MonotonicInstant) -> UInt8 {
-        let value = registers[register]
-        if (0x28...0x2D).contains(register) { registers.set(0x88, in: Register.status, to: false) }
-        if register == 0x0C || register == 0x0D { registers.set(0x04, in: Register.statusAux, to: false) }
-        return value
-    }
-}
-
 /// The LSM303AGR magnetometer die (0x1E, the LIS2MDL core): WHO_AM_I_M 0x4F = 0x40, 0.15 µT/LSB
 /// little-endian data at 0x68 (big-endian with BLE), auto-increment always, continuous, single
 /// (back to idle after one sample) and idle modes, hard-iron offset registers subtracted.
@@ -356,7 +254,8 @@ public struct LIS3MDLModel: RegisterChipModel {
 /// The LSM6DSOX accelerometer and gyroscope (0x6A/0x6B): WHO_AM_I 0x0F = 0x6C, accelerometer
 /// at 0x28 and gyroscope at 0x22 little-endian, temperature at 0x20 (256 LSB/°C, 0 at 25 °C),
 /// bursts walk registers only while CTRL3_C IF_INC is set (the default), XLDA/GDA/TDA in
-/// STATUS_REG cleared by reading the data.
+/// STATUS_REG cleared by reading the data; and the wake-up interrupt (the motion latch, in
+/// LSM6DSOXWakeUp.swift).
 public struct LSM6DSOXModel: RegisterChipModel {
     /// Register addresses and identity.
     public enum Register {
@@ -388,8 +287,12 @@ public struct LSM6DSOXModel: RegisterChipModel {
         for (i, name) in ["CTRL4_C", "CTRL5_C", "CTRL6_C", "CTRL7_G", "CTRL8_XL", "CTRL9_XL", "CTRL10_C"].enumerated() {
             d.append(.init(name, 0x13 + UInt8(i), reset: name == "CTRL9_XL" ? 0xE0 : 0, writeMask: 0xFF))
         }
+        d.append(.init("WAKE_UP_SRC", 0x1B))
         d.append(.init("STATUS_REG", 0x1E))
         for r in UInt8(0x20)...0x2D { d.append(.init("OUT_\(hex(r))", r)) }
+        for (name, r) in [("TAP_CFG0", 0x56), ("TAP_CFG2", 0x58), ("WAKE_UP_THS", 0x5B), ("WAKE_UP_DUR", 0x5C), ("MD1_CFG", 0x5E)] {
+            d.append(.init(name, UInt8(r), writeMask: 0xFF))
+        }
         return d
     }()
 
@@ -411,6 +314,10 @@ public struct LSM6DSOXModel: RegisterChipModel {
     public private(set) var accelerometerTimer = SampleTimer()
     /// The gyroscope's sample timer.
     public private(set) var gyroTimer = SampleTimer()
+    /// The wake-up's high-pass filter: its last input and output, g (`nil` until the first sample).
+    var wakeUpFilter: (input: SIMD3<Double>, output: SIMD3<Double>)?
+    /// Consecutive samples above the wake-up threshold (against WAKE_DUR).
+    var wakeUpSamples = 0
 
     /// Creates the chip (default 1 g up the z axis, no rotation, 25 °C).
     public init(acceleration: PhysicalSource = .level,
@@ -433,9 +340,13 @@ public struct LSM6DSOXModel: RegisterChipModel {
         let gRate = Self.rate(registers[Register.ctrl2G])
         if gRate > 0 { gyroTimer.start(every: RawCounts.period(hertz: gRate), at: now) } else { gyroTimer.stop() }
         var sampled = false
-        if let (instant, _) = accelerometerTimer.take(upTo: now) {
+        if !wakeUpEnabled {
+            wakeUpFilter = nil
+            wakeUpSamples = 0
+        }
+        if let (instant, count) = accelerometerTimer.take(upTo: now) {
             let mg = STChipFacts.lsm6dsoxAccelerometerMilligPerLSB[Int(registers[Register.ctrl1XL] >> 2 & 0x03)]
-            let a = acceleration.value(at: instant)
+            let a = wakeUpEnabled ? evaluateWakeUp(upTo: instant, count: count, rate: xlRate) : acceleration.value(at: instant)
             let raw = [a.x, a.y, a.z].map { RawCounts.counts($0, unitsPerCount: mg * PhysicalSource.standardGravity / 1000).value }
             RawCounts.store(raw, at: Register.outXLA, bigEndian: bigEndian, in: &registers)
             registers.set(0x01, in: Register.status)
@@ -477,6 +388,7 @@ public struct LSM6DSOXModel: RegisterChipModel {
         case 0x20...0x21: registers.set(0x04, in: Register.status, to: false)
         case 0x22...0x27: registers.set(0x02, in: Register.status, to: false)
         case 0x28...0x2D: registers.set(0x01, in: Register.status, to: false)
+        case Self.wakeUpSourceRegister where registers[0x56] & 0x01 != 0: registers[Self.wakeUpSourceRegister] = 0
         default: break
         }
         return value

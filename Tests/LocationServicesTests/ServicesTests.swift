@@ -152,6 +152,28 @@ func location(north: Double = 0, east: Double = 0, accuracy: Double = 3, t: Doub
         #expect(d.stillFor(at: at(t)) == 0)
     }
 
+    @Test("latched intervals continue a stillness, restart it after motion, and samples after them keep the verdict until a window is full")
+    func motionDetectorTakesLatchedIntervals() {
+        var d = MotionDetector()
+        d.addLatched(moved: false, from: at(0), to: at(5))
+        #expect(d.moving == false && d.stillSince == at(0) && d.stillFor(at: at(5)) == 5)
+        for k in 1..<120 { d.addLatched(moved: false, from: at(Double(5 * k)), to: at(Double(5 * k + 5))) }
+        #expect(d.stillFor(at: at(600)) == 600, "ten minutes of quiet reads: still since the latch was armed")
+        // Samples after the latch: the verdict stands while the window fills, then the stillness goes on.
+        var t = 600.0
+        for _ in 0..<12 { d.add(x: 0, y: 0, z: 1.001, at: at(t)); t += 0.25 }
+        #expect(d.moving == false && d.stillSince == at(0))
+        // Motion somewhere in an interval counts at its end: no stillness claimed across it.
+        d.addLatched(moved: true, from: at(603), to: at(608))
+        #expect(d.moving == true && d.lastMotion == at(608) && d.stillFor(at: at(608)) == 0)
+        d.addLatched(moved: false, from: at(608), to: at(613))
+        #expect(d.moving == false && d.stillFor(at: at(613)) == 5, "stillness starts again where the quiet interval began")
+        // A moving verdict is not undone by samples before their window is full.
+        d.addLatched(moved: true, from: at(613), to: at(618))
+        d.add(x: 0, y: 0, z: 1, at: at(618.25))
+        #expect(d.moving == true)
+    }
+
     @Test func reducedLocationsAreCoarse() {
         let r = location(north: 1234, east: 567, t: 0).reduced()
         #expect(r.isReduced && r.horizontalAccuracy >= 5000 && r.speed == nil)

@@ -33,11 +33,11 @@ final class SensorSubsystem {
     private let clock: any MonotonicClock
     private(set) var counters = Counters()
     /// The opened sensors; `nil` before the first need and after three failed reads in a row.
-    private(set) var sensors: BoardSensors?
+    var sensors: BoardSensors?
     /// Why the sensors are not working now.
-    private(set) var problem: String?
+    var problem: String?
     /// Stillness from the accelerometer.
-    private(set) var motion = MotionDetector()
+    var motion = MotionDetector()
     /// When the next sample is due (`distantFuture` while the policy wants none).
     private(set) var nextSample = MonotonicInstant.distantFuture
     /// The period between headings while headings are wanted (and between samples, except on a
@@ -55,7 +55,7 @@ final class SensorSubsystem {
     private var interval: Duration?
     private var wantsHeading = false
     private var nextAttempt = MonotonicInstant.zero
-    private var failuresInRow = 0
+    var failuresInRow = 0
     private var referencePosition: (Double, Double)?
     private var calibrationValue: MagnetometerCalibration?
     /// When the last burst went through the attitude filter (boards with a gyroscope).
@@ -64,6 +64,26 @@ final class SensorSubsystem {
     private let recorded: RecordedSensorSamples?
     /// Called with every burst of raw readings taken (live or recorded), for recorders.
     var onRawSample: ((RawSensorSample) -> Void)?
+    /// How often the motion latch is read while it stands in for sampling.
+    ///
+    /// 5 s: twelve short reads a minute instead of 240, and no motion between two reads is missed
+    /// (the chip latches it). The period bounds only how late a motion is noted, and nothing is
+    /// served on the strength of the verdict while the latch is in use (no client wants
+    /// locations); a client that arrives has the latch read at once, so it finds the motion the
+    /// chip latched up to that instant. Longer periods save little more: the daemon's own
+    /// once-a-second tick already dominates its idle wakes.
+    static let latchReadPeriod = Duration.seconds(5)
+    /// The threshold the motion latch is armed with, g: the high-pass-filtered deviation of one
+    /// axis. The motion detector counts a standard deviation of |a| above its threshold
+    /// (0.015 g) over its window as motion; a sinusoidal motion with that standard deviation
+    /// peaks at √2 times it (0.021 g), which the chip rounds down to its step (16 mg at ±2 g on an
+    /// LSM303AGR): the chip fires on any motion the detector would call motion along an axis,
+    /// and, at eight times the sensor noise (2 mg), not on a still unit.
+    var latchThreshold: Double { motion.threshold * 2.0.squareRoot() }
+    /// Since when the armed motion latch covers the unit (armed, or last read); `nil` while not armed.
+    var latchArmedAt: MonotonicInstant?
+    /// Whether the accelerometer's motion latch may be used (false after it failed to arm, until the sensors reopen).
+    var latchUsable = true
 
     init(board: BoardDescription, hardware: any HardwarePlatform, recorded: RecordedSensorSamples? = nil) {
         self.board = board
@@ -83,18 +103,27 @@ final class SensorSubsystem {
     }
 
     /// Follows a decision: headings at ``headingPeriod`` while the magnetometer is wanted, motion
-    /// detection at 4 Hz, else nothing (and the motion detector forgets).
+    /// detection at 4 Hz, else nothing (and the motion detector forgets). Motion detection with
+    /// no client wanting locations (``PowerDecision/motionLatchSuffices``) is left to the
+    /// accelerometer chip's motion latch where the chip has one (``SensorDrivers/MotionLatch``),
+    /// read every ``latchReadPeriod``; the stillness history goes on across the switches.
     func schedule(_ decision: PowerDecision, at now: MonotonicInstant, report: (LocationError) -> Void) {
         wantsHeading = decision.magnetometer != .powerDown
         let headingSamples = hasGyroscope ? min(headingPeriod, Self.gyroscopeSamplePeriod) : headingPeriod
-        let period: Duration? = wantsHeading ? headingSamples : (decision.motionDetection ? .milliseconds(250) : nil)
-        if let period {
+        var period: Duration? = wantsHeading ? headingSamples : (decision.motionDetection ? .milliseconds(250) : nil)
+        if let wanted = period {
             if sensors == nil && now >= nextAttempt { open(report: report) }
-            if sensors != nil && nextSample == .distantFuture {
+            // The chip's motion latch stands in for sampling only on live hardware (a replay has no chip).
+            let latch = recorded == nil && !wantsHeading && decision.motionLatchSuffices && latchUsable
+            if latch && latchArmedAt == nil { armLatch(at: now, report: report) }
+            if !latch && latchArmedAt != nil { disarmLatch(at: now, verdict: true, report: report) }
+            period = latchArmedAt == nil ? wanted : Self.latchReadPeriod
+            if sensors != nil && (nextSample == .distantFuture || period != interval) {
                 // A replay samples when the recording did.
-                nextSample = recorded.map { $0.nextDue(from: now) ?? .distantFuture } ?? now.advanced(by: period)
+                nextSample = recorded.map { $0.nextDue(from: now) ?? .distantFuture } ?? now.advanced(by: period ?? wanted)
             }
         } else {
+            if latchArmedAt != nil { disarmLatch(at: now, verdict: false, report: report) }
             nextSample = .distantFuture
             motion.reset()
         }
@@ -106,6 +135,8 @@ final class SensorSubsystem {
         do {
             sensors = try recorded == nil ? BoardSensors.open(board, platform: hardware) : BoardSensors.replayed(board)
             lastInertialSample = nil
+            latchArmedAt = nil
+            latchUsable = true
             if let calibrationValue { sensors?.engine.calibration = calibrationValue }
             problem = nil
             failuresInRow = 0
@@ -132,6 +163,10 @@ final class SensorSubsystem {
             nextSample = interval.map { now.advanced(by: $0) } ?? .distantFuture
         }
         guard var s = sensors else { return nil }
+        if latchArmedAt != nil {
+            readLatch(at: now, report: report)
+            return nil
+        }
         var reader = RawReader(replayed: replayed, at: now)
         defer { if let sample = reader.taken { onRawSample?(sample) } }
         if !wantsHeading {
@@ -204,7 +239,7 @@ final class SensorSubsystem {
 
     /// A failed read: after three in a row the sensors are closed, reported, and opened again
     /// every 2 s until they answer (identity checks and configuration run again).
-    private func noteFailure(_ message: String, report: (LocationError) -> Void) {
+    func noteFailure(_ message: String, report: (LocationError) -> Void) {
         failuresInRow += 1
         counters.headingFailures += 1
         counters.sensorFailures += 1
@@ -212,6 +247,7 @@ final class SensorSubsystem {
         let first = problem == nil
         problem = message
         sensors = nil
+        latchArmedAt = nil
         nextAttempt = clock.now().advanced(by: .seconds(2))
         if first { report(.hardware(.sensorNotAcknowledging, message)) }
     }
