@@ -49,10 +49,7 @@ extension LSM6DSOX: MotionLatch {
     /// reads WAKE_UP_SRC once to clear an older event.
     @discardableResult
     public mutating func armMotionLatch(threshold: Double) throws(SensorError) -> Double {
-        guard threshold.isFinite, threshold > 0 else {
-            throw .unsupported(chip: chip, feature: "a motion threshold of \(threshold) g")
-        }
-        let steps = UInt8(min(63, max(1, (threshold / Self.latchThresholdStep + 1e-9).rounded(.down))))
+        let steps = try motionLatchSteps(for: threshold, step: Self.latchThresholdStep, maximum: 63)
         let saved = configurationBeforeLatch ?? configuration
         try configure(Self.latchConfiguration)
         configurationBeforeLatch = saved

@@ -29,6 +29,18 @@ public protocol MotionLatch: Accelerometer {
     mutating func disarmMotionLatch() throws(SensorError)
 }
 
+extension MotionLatch {
+    /// The threshold register's value for `threshold` g on this chip, whose register counts
+    /// steps of `step` g up to `maximum`: rounded down, at least one step. Throws
+    /// ``SensorError/unsupported(chip:feature:)`` for a threshold that is not a positive number.
+    func motionLatchSteps(for threshold: Double, step: Double, maximum: UInt8) throws(SensorError) -> UInt8 {
+        guard threshold.isFinite, threshold > 0 else {
+            throw .unsupported(chip: chip, feature: "a motion threshold of \(threshold) g")
+        }
+        return UInt8(min(Double(maximum), max(1, (threshold / step + 1e-9).rounded(.down))))
+    }
+}
+
 extension LSM303AGRAccelerometer: MotionLatch {
     /// The interrupt generator 1 registers of the accelerometer die (DocID027765, section 8).
     public enum LatchRegister {
@@ -80,10 +92,7 @@ extension LSM303AGRAccelerometer: MotionLatch {
     /// threshold and keeps the configuration to go back to.
     @discardableResult
     public mutating func armMotionLatch(threshold: Double) throws(SensorError) -> Double {
-        guard threshold.isFinite, threshold > 0 else {
-            throw .unsupported(chip: chip, feature: "a motion threshold of \(threshold) g")
-        }
-        let steps = UInt8(min(127, max(1, (threshold / Self.latchThresholdStep + 1e-9).rounded(.down))))
+        let steps = try motionLatchSteps(for: threshold, step: Self.latchThresholdStep, maximum: 127)
         let saved = configurationBeforeLatch ?? configuration
         try configure(Self.latchConfiguration)
         configurationBeforeLatch = saved

@@ -141,24 +141,13 @@ extension FieldLoc {
                 abstract: "Print the queued events, then run a board and print the monitor's events as its locations decide them.",
                 discussion: "The default board 'sim' runs on a virtual clock, so its minutes pass in moments. Beacon conditions are not fed here.")
             @OptionGroup var options: Options
-            @Option(help: "Board: a built-in name (default sim) or a board file.") var board: String = BoardCatalog.defaultBoardName
-            @Option(help: "How long: 30s, 5m, 1h (default 60s).") var duration: String = "60s"
-            @Flag(help: "JSON lines.") var json = false
-
-            func validate() throws {
-                guard Simulate.seconds(duration) != nil else { throw ValidationError("--duration '\(duration)' is not like 30s, 5m or 1h") }
-            }
+            @OptionGroup var session: BoardRunOptions
 
             func run() throws {
-                let description: BoardDescription
-                do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
-                let engine: LocationEngine
-                do { engine = try LocationEngine.open(board: description, stateDirectory: options.directory, linux: LinuxPlatform()) } catch {
-                    throw CommandFailure(error.description)
-                }
-                let watch = MonitorWatch(monitor: try options.open(), json: json)
+                let engine = try session.openEngine(stateDirectory: options.directory)
+                let watch = MonitorWatch(monitor: try options.open(), json: session.json)
                 do {
-                    _ = try watch.run(engine: engine, duration: .seconds(Simulate.seconds(duration) ?? 60)) {
+                    _ = try watch.run(engine: engine, duration: session.runDuration) {
                         FileHandle.standardOutput.write(Data(($0 + "\n").utf8))
                     }
                 } catch { throw CommandFailure("\(error)") }

@@ -134,27 +134,15 @@ extension FieldLoc {
                 "lat":...,"lon":...,"accuracy":...}. The engine saves the regions' states back to the file.
                 """)
             @OptionGroup var options: Options
-            @Option(help: "Board: a built-in name (default sim) or a board file.") var board: String = BoardCatalog.defaultBoardName
-            @Option(help: "How long: 30s, 5m, 1h (default 60s).") var duration: String = "60s"
-            @Flag(help: "JSON lines.") var json = false
-
-            func validate() throws {
-                guard Simulate.seconds(duration) != nil else { throw ValidationError("--duration '\(duration)' is not like 30s, 5m or 1h") }
-            }
+            @OptionGroup var session: BoardRunOptions
 
             func run() throws {
-                let description: BoardDescription
-                do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
-                let directory = options.stateDirectory ?? CalibrationStore.defaultDirectory()
-                let engine: LocationEngine
-                do { engine = try LocationEngine.open(board: description, stateDirectory: directory, linux: LinuxPlatform()) } catch {
-                    throw CommandFailure(error.description)
-                }
-                let watch = RegionWatch(client: options.client, json: json)
+                let engine = try session.openEngine(stateDirectory: options.stateDirectory ?? CalibrationStore.defaultDirectory())
+                let watch = RegionWatch(client: options.client, json: session.json)
                 let summary: RegionWatch.Summary
                 do {
                     // Written at once (not buffered), so a pipe sees each event as it happens.
-                    summary = try watch.run(engine: engine, duration: .seconds(Simulate.seconds(duration) ?? 60)) { line in
+                    summary = try watch.run(engine: engine, duration: session.runDuration) { line in
                         FileHandle.standardOutput.write(Data((line + "\n").utf8))
                     }
                 } catch { throw CommandFailure(error.description) }
