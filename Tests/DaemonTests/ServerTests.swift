@@ -269,7 +269,7 @@ struct ServerTests {
                     "the reader that never reads must be dropped")
             print("slow reader dropped after \(published / 1024) KiB published")
             #expect(published < 10_000_000, "dropped before 10 MB were sent")
-            #expect(slow.waitForClose(seconds: 10), "its connection is closed")
+            #expect(slow.waitForClose(seconds: 60), "its connection is closed")
             try other.send("?VERSION;\n")
             _ = try other.readLines(seconds: 5) { reportClass($0) == "VERSION" }
             #expect(fixture.server.statistics.connected == 1)
@@ -284,7 +284,7 @@ struct ServerTests {
             let refusal = try #require(extra.readLine().flatMap(json))
             #expect(refusal["class"] as? String == "ERROR")
             #expect((refusal["message"] as? String)?.contains("Too many clients") == true)
-            #expect(extra.waitForClose(seconds: 5))
+            #expect(extra.waitForClose(seconds: 60))
             #expect(fixture.server.statistics.refusedFull == 1)
             clients.removeLast()
             #expect(await waitUntil(seconds: 5) { fixture.server.statistics.connected == 3 })
@@ -408,7 +408,7 @@ struct ServerTests {
         try await ServerFixture.with(run: false, { $0.host = address }) { fixture in
             let client = try LineClient(port: fixture.port, host: address)
             #expect(client.readLine(seconds: 2) == nil, "no greeting for a remote peer")
-            #expect(client.waitForClose(seconds: 5))
+            #expect(client.waitForClose(seconds: 60))
             #expect(fixture.server.statistics.refusedRemote == 1)
         }
         try await ServerFixture.with(run: false, { $0.host = address; $0.allowRemote = true }) { fixture in

@@ -151,6 +151,9 @@ final class LineClient {
     }
 
     /// Reads until EOF or the deadline; true when the peer closed.
+    ///
+    /// It returns as soon as the end comes, so callers give generous deadlines (60 s): under a
+    /// loaded test run a server's close was seen to take more than 20 s to reach the reader.
     func waitForClose(seconds: Double) -> Bool {
         let deadline = Deadline(seconds: seconds)
         while !deadline.expired {
