@@ -168,7 +168,7 @@ struct BackgroundMonitoringTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (engine, server) = try await Self.server(directory: directory, path: csSocketPath())
         do {
-            let provider = try RemoteLocationProvider(path: server.configuration.path)
+            let provider = try RemoteLocationProvider(path: server.configuration.path, timeout: csReplyTimeout)
             let id = provider.register(name: "app", persistentName: "field") { _ in }.id
             for identifier in ["a", "b"] {
                 let region = CircularRegion(identifier: identifier, latitude: 47.3769, longitude: 8.5417, radius: 50_000,
@@ -184,7 +184,7 @@ struct BackgroundMonitoringTests {
         let stored = try Self.journal(directory)
         #expect(stored.map(\.1) == ["determined a", "determined b", "dwell a", "dwell b"])
         let received = CSEvents()
-        let provider = try RemoteLocationProvider(path: server.configuration.path)
+        let provider = try RemoteLocationProvider(path: server.configuration.path, timeout: csReplyTimeout)
         _ = provider.register(name: "app", persistentName: "field") { event in
             // The event is still queued while the sink runs: the acknowledgement comes after it.
             received.add(event, queuedNow: (try? Self.journal(directory).count) ?? -1)
@@ -203,7 +203,7 @@ struct BackgroundMonitoringTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (engine, server) = try await Self.server(directory: directory, path: csSocketPath())
         do {
-            let provider = try RemoteLocationProvider(path: server.configuration.path)
+            let provider = try RemoteLocationProvider(path: server.configuration.path, timeout: csReplyTimeout)
             let id = provider.register(name: "app", persistentName: "field") { _ in }.id
             var lapsing = CircularRegion(identifier: "site", latitude: 47.3769, longitude: 8.5417, radius: 50_000)
             lapsing.expiresAfter = 30
@@ -222,7 +222,7 @@ struct BackgroundMonitoringTests {
         #expect(keys.contains("regionExpired") && keys.contains("beaconRegion") && keys.contains("region"), "\(keys)")
         // Delivered on reconnect, in order, each once.
         let received = QueuedKinds()
-        let provider = try RemoteLocationProvider(path: server.configuration.path)
+        let provider = try RemoteLocationProvider(path: server.configuration.path, timeout: csReplyTimeout)
         _ = provider.register(name: "app", persistentName: "field") { received.add($0) }
         #expect(await csWait(seconds: 30) { received.all.count == keys.count && ((try? Self.journal(directory).isEmpty) ?? false) },
                 "\(received.all) against \(keys)")

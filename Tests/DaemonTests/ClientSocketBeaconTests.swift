@@ -41,7 +41,7 @@ struct ClientSocketBeaconTests {
     @Test("a manager over the socket ranges the sim board's beacons and monitors a beacon region")
     func beaconsOverTheSocket() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             #expect(provider.rangingProblem == nil, "the sim board names a Bluetooth adapter")
             let manager = LocationManager(provider: provider, name: "forklift")
             let recorder = CSBeaconRecorder()

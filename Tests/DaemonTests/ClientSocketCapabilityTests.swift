@@ -52,7 +52,7 @@ struct ClientSocketCapabilityTests {
             #expect(location["available"] as? Bool == false && location["problem"] as? String == "missing")
             #expect((location["reason"] as? String)?.contains(port) == true)
 
-            let provider = try RemoteLocationProvider(path: configuration.path)
+            let provider = try RemoteLocationProvider(path: configuration.path, timeout: csReplyTimeout)
             #expect(!provider.locationServicesEnabled && !provider.headingAvailable)
             #expect(provider.capabilities[.location]?.reason?.contains(port) == true)
             let manager = LocationManager(provider: provider, name: "late")

@@ -15,7 +15,7 @@ struct ClientSocketHealthTests {
     @Test("health over the socket: the engine's counters after fixes, the same values as in process")
     func healthOverTheSocket() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             let manager = LocationManager(provider: provider, name: "health")
             manager.startUpdatingLocation()
             #expect(await csWait(seconds: 20) { f.engine.statistics.fixes >= 3 })
@@ -37,7 +37,7 @@ struct ClientSocketHealthTests {
     @Test("a denied user gets no health")
     func deniedHealth() async throws {
         try await CSFixture.with(policy: "default = denied\n") { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             #expect(provider.health == nil)
         }
     }

@@ -123,7 +123,7 @@ struct ClientSocketIssue20Tests {
     @Test("a request with maximumUpdates over the socket: two locations, requestExpired, the sequence ends and so does the demand")
     func expiryOverTheSocket() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             var received = 0
             var ending: LocationError?
             let deadline = ContinuousClock.now.advanced(by: .seconds(20))
@@ -144,7 +144,7 @@ struct ClientSocketIssue20Tests {
     @Test("flushBatchedLocations over the socket: the daemon delivers the batch it holds at once")
     func flushOverTheSocket() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             let manager = LocationManager(provider: provider, name: "batcher")
             let recorder = CSRecorder()
             manager.delegate = recorder
@@ -162,7 +162,7 @@ struct ClientSocketIssue20Tests {
     @Test("skyUpdates over the socket: the daemon's sky views arrive with their satellites and DOPs")
     func skyOverTheSocket() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             var views: [SkyView] = []
             let deadline = ContinuousClock.now.advanced(by: .seconds(20))
             for await view in provider.skyUpdates() {
@@ -178,7 +178,7 @@ struct ClientSocketIssue20Tests {
     @Test("a remote manager's interval reaches the engine, and its locations keep their fix type")
     func intervalOverTheSocket() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             let manager = LocationManager(provider: provider, name: "logger")
             let recorder = CSRecorder()
             manager.delegate = recorder
@@ -212,7 +212,7 @@ struct ClientSocketIssue20Tests {
     @Test("a reloaded policy that denies reaches a connected manager; a bad file keeps the policy in force")
     func policyReload() async throws {
         try await Self.withPolicyFile { file, source in try await CSFixture.with(configure: { $0.policySource = source }) { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             let manager = LocationManager(provider: provider, name: "fleet")
             let recorder = CSAuthorizationRecorder()
             manager.delegate = recorder

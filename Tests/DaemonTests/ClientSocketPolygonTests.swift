@@ -54,7 +54,7 @@ struct ClientSocketPolygonTests {
     @Test("a remote manager monitors a polygon around the unit, reads its record, and hears its expiry")
     func overTheSocket() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             let manager = LocationManager(provider: provider, name: "surveyor")
             let recorder = ExpiryLog()
             manager.delegate = recorder

@@ -83,6 +83,11 @@ func csAddress(_ path: String) -> sockaddr_un {
     UnixSockets.address(path) ?? sockaddr_un()
 }
 
+/// How long a test's remote provider waits for each of the daemon's replies. Far longer than the
+/// product's default: on a loaded test machine a journal's fsync took seconds, and a reply that
+/// comes late must not turn into a request silently not made (a region left monitored).
+let csReplyTimeout: Duration = .seconds(60)
+
 /// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
 func csWait(seconds: Double, _ condition: () -> Bool) async -> Bool {
     let end = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))

@@ -24,7 +24,7 @@ struct ClientSocketTests {
     @Test("a manager over the socket gets locations, a region's state and a requestLocation answer")
     func managerOverTheSocket() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             #expect(provider.boardName == "sim" && provider.locationServicesEnabled && provider.headingAvailable)
             let manager = LocationManager(provider: provider, name: "tracker")
             let recorder = CSRecorder()
@@ -74,8 +74,8 @@ struct ClientSocketTests {
     @Test("two remote clients merge their demand; the last one out idles the receiver")
     func twoClientsMergeDemand() async throws {
         try await CSFixture.with { f in
-            let a = try RemoteLocationProvider(path: f.path)
-            let b = try RemoteLocationProvider(path: f.path)
+            let a = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
+            let b = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             let coarse = LocationManager(provider: a, name: "coarse")
             coarse.desiredAccuracy = .threeKilometers
             coarse.startUpdatingLocation()
@@ -102,7 +102,7 @@ struct ClientSocketTests {
     @Test("a disconnect unregisters every client of the connection")
     func disconnectUnregisters() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             let one = LocationManager(provider: provider, name: "one")
             let two = LocationManager(provider: provider, name: "two")
             one.startUpdatingLocation()
@@ -119,9 +119,11 @@ struct ClientSocketTests {
             let background = try #require(f.firstClient())
             #expect(f.engine.services(background)?.updatingHeading == false && f.engine.monitoredRegions(background).count == 1)
             // Once it stops monitoring, it goes too.
+            let secondComing = CSRecorder()
             do {
-                let again = try RemoteLocationProvider(path: f.path)
+                let again = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
                 let two = LocationManager(provider: again, name: "two")
+                two.delegate = secondComing
                 two.stopMonitoring(for: CircularRegion(identifier: "r", latitude: 47, longitude: 8, radius: 100))
                 // An event queued while it was away (the region's first determination) is delivered
                 // now and stays queued until acknowledged: wait for the acknowledgement on disk.
@@ -133,8 +135,9 @@ struct ClientSocketTests {
                 }, "\(String(decoding: FileManager.default.contents(atPath: journal) ?? Data(), as: UTF8.self).prefix(600))")
                 again.close()
             }
-            #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 }, "\(f.engine.clientCount) clients left")
-            #expect(await csWait(seconds: 5) { f.server.statistics.connected == 0 })
+            #expect(await csWait(seconds: 30) { f.engine.clientCount == 0 },
+                    "\(f.engine.clientCount) clients left; regions \(f.firstClient().map { f.engine.monitoredRegions($0).map(\.identifier) } ?? []); errors \(secondComing.errors), region failures \(secondComing.regionFailures)")
+            #expect(await csWait(seconds: 30) { f.server.statistics.connected == 0 })
             #expect(await csWait(seconds: 10) {
                 if case .idle = f.engine.decision?.receiver { return true } else { return false }
             }, "the last one out idles the receiver: \(String(describing: f.engine.decision))")
@@ -160,7 +163,7 @@ struct ClientSocketTests {
     func deniedUser() async throws {
         let me = try #require(csUserName())
         try await CSFixture.with(policy: "default = always\nuser \(me) = denied\n") { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             #expect(provider.daemonAuthorization.status == .denied)
             #expect(provider.daemonAuthorization.reason?.contains(me) == true)
             let manager = LocationManager(provider: provider, name: "refused")
@@ -276,7 +279,7 @@ struct ClientSocketTests {
     @Test("the peer credentials the daemon reads are this process's")
     func peerCredentials() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             #expect(provider.peer.uid == getuid())
             #expect(provider.peer.gid == getgid())
             #expect(provider.peer.pid == getpid())
@@ -294,7 +297,7 @@ struct ClientSocketTests {
         let region = CircularRegion(identifier: "depot", latitude: 47.38, longitude: 8.54, radius: 150)
         try await CSFixture.with(policy: "default = when-in-use\nuser \(me) = always\n") { f in
             do {
-                let provider = try RemoteLocationProvider(path: f.path)
+                let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
                 let manager = LocationManager(provider: provider, name: "fleet")
                 manager.requestAlwaysAuthorization()
                 #expect(manager.authorizationStatus == .authorizedAlways)
@@ -306,13 +309,13 @@ struct ClientSocketTests {
             #expect(await csWait(seconds: 5) { f.server.statistics.connected == 0 })
             #expect(f.engine.clientCount == 1 && f.server.persistentClients == ["uid\(getuid())-fleet"])
             #expect(FileManager.default.fileExists(atPath: f.directory + "/regions-uid\(getuid())-fleet.json"))
-            let again = LocationManager(provider: try RemoteLocationProvider(path: f.path), name: "fleet")
+            let again = LocationManager(provider: try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout), name: "fleet")
             #expect(again.restoreProblems.isEmpty)
             #expect(again.monitoredRegions == [region], "restored under the same name")
         }
         try await CSFixture.with(policy: "default = when-in-use\n") { f in
             do {
-                let provider = try RemoteLocationProvider(path: f.path)
+                let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
                 let manager = LocationManager(provider: provider, name: "fleet")
                 manager.requestAlwaysAuthorization()
                 #expect(manager.authorizationStatus == .authorizedWhenInUse)
@@ -321,7 +324,7 @@ struct ClientSocketTests {
                 provider.close()
             }
             #expect(await csWait(seconds: 5) { f.engine.clientCount == 0 })
-            let again = LocationManager(provider: try RemoteLocationProvider(path: f.path), name: "fleet")
+            let again = LocationManager(provider: try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout), name: "fleet")
             #expect(again.monitoredRegions.isEmpty, "when-in-use regions end with the connection")
         }
     }
@@ -329,7 +332,7 @@ struct ClientSocketTests {
     @Test("reduced accuracy by policy, lifted by a purpose key the daemon's policy declares")
     func reducedAccuracy() async throws {
         try await CSFixture.with(policy: "accuracy = reduced\npurpose survey = Mapping the site\n") { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             let manager = LocationManager(provider: provider, name: "coarse")
             let recorder = CSRecorder()
             manager.delegate = recorder
@@ -354,7 +357,7 @@ struct ClientSocketTests {
     @Test("the async sequences work over the socket; ending the iteration ends the demand")
     func asyncSequence() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             var received = 0
             let deadline = ContinuousClock.now.advanced(by: .seconds(10))
             for await update in try provider.locationUpdates(LocationRequest(desiredAccuracy: .nearestTenMeters)) {

@@ -66,7 +66,7 @@ struct PassiveClientsTests {
     @Test("a passive manager over the socket adds no demand and gets the fixes another client causes")
     func passiveOverTheSocket() async throws {
         try await CSFixture.with { f in
-            let provider = try RemoteLocationProvider(path: f.path)
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
             let listener = LocationManager(provider: provider, name: "listener")
             let heard = CSRecorder()
             listener.delegate = heard
