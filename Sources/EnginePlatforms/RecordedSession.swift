@@ -8,10 +8,11 @@ import LocationServices
 /// lines), PPS edges (PPS lines), raw sensor samples (SENSOR lines) and Bluetooth advertising
 /// reports (ADVERT lines), each at its time since the recording's start. A recording from
 /// format version 2 on starts with a RECORDING line naming its version; one without is version 1
-/// (receiver bytes, headings and PPS only).
+/// (receiver bytes, headings and PPS only). From version 3 the RECORDING line also carries the
+/// magnetometer calibration the unit applied (``calibration``).
 public struct RecordedSession: Sendable {
     /// The newest format version this reader knows.
-    public static let formatVersion = 2
+    public static let formatVersion = 3
 
     /// One read of the receiver: its bytes, `t` seconds after the start.
     public struct Chunk: Sendable, Equatable {
@@ -45,6 +46,9 @@ public struct RecordedSession: Sendable {
     public var sensorSamples: [SensorSample] = []
     /// The Bluetooth advertising reports, in order (format version 2).
     public var adverts: [Advert] = []
+    /// The magnetometer calibration the unit applied when the recording started (format version
+    /// 3), which a replay applies too; `nil` when none was in force or the recording is older.
+    public var calibration: MagnetometerCalibration?
     /// The recording's format version: 1 for a file without a RECORDING line.
     public var version = 1
     /// The recording's length: the last event's time, seconds.
@@ -86,10 +90,12 @@ public struct RecordedSession: Sendable {
             func fail(_ reason: String) -> LoadError { LoadError(file: eventsFile, line: lineNumber, reason: reason) }
             let event: Event
             do { event = try decoder.decode(Event.self, from: Data(trimmed.utf8)) } catch {
-                if case DecodingError.typeMismatch(_, let context) = error,
-                   let key = context.codingPath.first(where: { $0.intValue == nil })?.stringValue {
-                    let kind = (try? decoder.decode(Event.Kind.self, from: Data(trimmed.utf8)))?.kind ?? "event"
-                    throw fail("\(kind): key '\(key)' must be \(Event.expected(key))")
+                if case DecodingError.typeMismatch(_, let context) = error {
+                    let keys = context.codingPath.compactMap { $0.intValue == nil ? $0.stringValue : nil }
+                    if let last = keys.last {
+                        let kind = (try? decoder.decode(Event.Kind.self, from: Data(trimmed.utf8)))?.kind ?? "event"
+                        throw fail("\(kind): key '\(keys.joined(separator: "."))' must be \(Event.expected(last))")
+                    }
                 }
                 throw fail("not a JSON object")
             }
@@ -98,6 +104,7 @@ public struct RecordedSession: Sendable {
                 // The header has no time.
                 guard !sawEvent else { throw fail("RECORDING: the header must be the file's first line") }
                 session.version = try header(event, fail: fail)
+                session.calibration = try event.calibration?.calibration(fail: fail)
                 sawEvent = true
                 continue
             }
@@ -183,18 +190,22 @@ extension RecordedSession {
         var txPower: Double?
         var scanResponse: Bool?
         var data: String?
+        var calibration: CalibrationRecord?
 
         enum CodingKeys: String, CodingKey {
             case kind = "class", t, offset, length, magnetic, trueHeading = "true", accuracy, quality, utc
             case nmeaDelay = "nmea_delay", version, acc, gyro, mag, address, random, rssi, txPower = "tx_power"
-            case scanResponse = "scan_response", data
+            case scanResponse = "scan_response", data, calibration
         }
 
         /// What a key's value must be, for an error about it.
         static func expected(_ key: String) -> String {
             switch key {
             case "class", "quality", "address", "data": return "a string"
-            case "acc", "gyro", "mag": return "a list of three numbers"
+            case "acc", "gyro", "mag", "offset_uT": return "a list of three numbers"
+            case "matrix": return "a list of nine numbers"
+            case "calibration": return "an object (a stored calibration's keys)"
+            case "method": return "a string"
             case "random", "scan_response": return "true or false"
             default: return "a number"
             }

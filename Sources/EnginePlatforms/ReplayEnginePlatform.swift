@@ -95,7 +95,7 @@ public struct ReplayEnginePlatform: EnginePlatform {
                                     detail: "\(replay.events): no SENSOR lines (recorded before raw samples were kept, or on a board without sensors): "
                                         + "remove the board's [[sensor]] tables to replay its HEADING lines instead")
             }
-            recordedSensorSamples = RecordedSensorSamples(session.rawSensorSamples(from: start))
+            recordedSensorSamples = RecordedSensorSamples(session.rawSensorSamples(from: start), calibration: session.calibration)
         } else {
             recordedSensorSamples = nil
         }

@@ -1,5 +1,6 @@
 import EnginePlatforms
 import HardwareInterfaces
+import Heading
 import LocationAPI
 import LocationServices
 import NMEA
@@ -13,7 +14,9 @@ import NMEA
 /// - `HEADING`: `magnetic`, `true` (when known), `accuracy` (degrees) and `quality`.
 /// - `PPS`: `utc` (the second the pulse starts), `edge` (seconds on the recording's clock) and
 ///   `nmea_delay` (seconds from the edge to that second's sentences).
-/// - `RECORDING` (format version 2, the first line): `version` and the `board` recorded.
+/// - `RECORDING` (format version 2, the first line): `version` and the `board` recorded; from
+///   version 3 also `calibration`, the magnetometer calibration in force (a stored calibration's
+///   keys), when there is one.
 /// - `SENSOR` (version 2): one burst of raw readings before calibration, chip axes: `acc` (g),
 ///   `gyro` (degrees per second, boards with a gyroscope) and `mag` (µT; not in motion-only samples).
 /// - `ADVERT` (version 2): a Bluetooth advertising report: `address`, `random`, `rssi` (dBm),
@@ -36,9 +39,22 @@ public enum RecordingEvents {
         "{\"class\":\"CHUNK\",\"t\":\(seconds(t)),\"offset\":\(offset),\"length\":\(length)}\n"
     }
 
-    /// The `RECORDING` header line (with its newline): the format version and the board.
-    public static func header(board: String) -> String {
-        "{\"class\":\"RECORDING\",\"version\":\(RecordedSession.formatVersion),\"board\":\(quoted(board))}\n"
+    /// The `RECORDING` header line (with its newline): the format version, the board and, when
+    /// one is in force, the magnetometer calibration the unit applies (a stored calibration's keys,
+    /// every digit kept, so a replay's headings are the unit's bit for bit).
+    public static func header(board: String, calibration: MagnetometerCalibration? = nil) -> String {
+        var line = "{\"class\":\"RECORDING\",\"version\":\(RecordedSession.formatVersion),\"board\":\(quoted(board))"
+        if let c = calibration {
+            let q = c.quality
+            line += ",\"calibration\":{\"offset_uT\":[\(exact(c.offset.x)),\(exact(c.offset.y)),\(exact(c.offset.z))]"
+            line += ",\"matrix\":[\(c.softIron.values.map(exact).joined(separator: ","))]"
+            line += ",\"field_uT\":\(exact(c.fieldStrength)),\"residual_uT\":\(exact(q.residualRMS))"
+            line += ",\"residual_relative\":\(exact(q.relativeResidual)),\"coverage\":\(exact(q.coverage))"
+            line += ",\"shape_ratio\":\(exact(q.shapeRatio))"
+            if let scale = q.scaleRatio { line += ",\"scale_ratio\":\(exact(scale))" }
+            line += ",\"samples\":\(q.sampleCount),\"method\":\"\(q.method.rawValue)\"}"
+        }
+        return line + "}\n"
     }
 
     /// A `SENSOR` line (with its newline), `t` after the recording's start.

@@ -1,13 +1,15 @@
 import Beacons
 import BoardConfig
 import FieldLocation
+import FieldLocationStore
 import Foundation
 import HardwareInterfaces
 import LocationAPI
 
 /// What `fieldloc record` writes while an engine runs: OUT (the receiver's bytes exactly as read),
 /// OUT.events.jsonl (a RECORDING header, then CHUNK, FIX, HEADING, PPS, SENSOR and ADVERT lines,
-/// ``RecordingEvents``) and, on a board with a gyroscope, OUT.samples.csv (the attitude filter's
+/// ``RecordingEvents``), the board that replays it (``ReplayBoardFile``, `unit.nmea` →
+/// `unit-nmea-replay.toml`) and, on a board with a gyroscope, OUT.samples.csv (the attitude filter's
 /// inputs, for `fieldloc heading --samples`). Times are on the engine's clock from when the
 /// recorder was created, so a simulated board records on its manual clock.
 public final class SessionRecorder: @unchecked Sendable {
@@ -34,6 +36,9 @@ public final class SessionRecorder: @unchecked Sendable {
     public let out: String
     /// The events file's path (OUT.events.jsonl).
     public var eventsPath: String { out + ".events.jsonl" }
+    /// The replay board's path (``ReplayBoardFile/path(out:)``): the recorded board's layout
+    /// with `[replay]` naming the recording.
+    public var boardPath: String { ReplayBoardFile.path(out: out) }
     /// The attitude filter's samples' path (OUT.samples.csv), written on boards with a gyroscope.
     public var samplesPath: String { out + ".samples.csv" }
 
@@ -46,8 +51,9 @@ public final class SessionRecorder: @unchecked Sendable {
     private var failure: String?
 
     /// Creates the files and starts observing `engine` (which runs `board`): its receiver bytes,
-    /// fixes, headings, PPS, raw sensor samples and advertising reports. On a board with a
-    /// gyroscope the engine's heading period is set to the gyroscope's sample period, so every
+    /// fixes, headings, PPS, raw sensor samples and advertising reports. The events file's header
+    /// carries the engine's magnetometer calibration (set it first), and ``boardPath`` is the board
+    /// that replays the recording. On a board with a gyroscope the engine's heading period is set to the gyroscope's sample period, so every
     /// sample the attitude filter takes gives a heading and a row of OUT.samples.csv.
     public init(out: String, board: BoardDescription, engine: LocationEngine) throws(Failure) {
         self.out = out
@@ -62,7 +68,11 @@ public final class SessionRecorder: @unchecked Sendable {
             return handle
         }
         raw = try create(out, "")
-        events = try create(eventsPath, RecordingEvents.header(board: board.name))
+        events = try create(eventsPath, RecordingEvents.header(board: board.name, calibration: engine.calibration))
+        let boardPath = ReplayBoardFile.path(out: out)
+        do { try AtomicFile.write(Data(ReplayBoardFile.text(recording: board, out: out).utf8), to: boardPath) } catch {
+            throw Failure(file: boardPath, reason: "cannot be written (\(error.description))")
+        }
         if board.accelerometer?.gyroscopeRange != nil && engine.headingAvailable {
             engine.headingPeriod = LocationEngine.gyroscopeSamplePeriod
             samples = try create(samplesPath, HeadingCSV.recordedHeader + "\n")

@@ -26,8 +26,11 @@ extension FieldLoc {
             gyroscope (gyro = true) it records headings at 50 Hz and also writes OUT.samples.csv: t_s, the \
             body-frame accelerometer (g) and calibrated magnetometer (µT) and gyro_x_dps,gyro_y_dps,gyro_z_dps \
             of every sample the attitude filter took, which \
-            'fieldloc heading --samples OUT.samples.csv' runs through the attitude filter again. A simulated \
-            board records on its virtual clock, so an hour takes moments.
+            'fieldloc heading --samples OUT.samples.csv' runs through the attitude filter again. The unit's \
+            stored magnetometer calibration is applied and written into the RECORDING line, and NAME-replay.toml \
+            is a replay board with the recorded board's receiver settings and sensor layout: 'fieldloc watch \
+            --board NAME-replay.toml' replays the session. A simulated board records on its virtual clock, so an \
+            hour takes moments.
             """)
 
         @Option(help: "Board: a built-in name (default sim) or a board file.")
@@ -36,8 +39,11 @@ extension FieldLoc {
         @Option(help: "How long: 30s, 5m, 1h.")
         var duration: String = "60s"
 
-        @Option(name: .shortAndLong, help: "Output file for the raw bytes (events go to OUT.events.jsonl).")
+        @Option(name: .shortAndLong, help: "Output file for the raw bytes (events go to OUT.events.jsonl, the replay board to NAME-replay.toml beside it, NAME being OUT's file name in lower case with '.' as '-').")
         var out: String
+
+        @Option(name: .customLong("state-dir"), help: "Folder of the unit's state: its stored magnetometer calibration is applied and recorded (default: FIELDLOC_STATE_DIR, XDG_STATE_HOME/fieldloc or ~/.local/state/fieldloc).")
+        var stateDirectory: String?
 
         func validate() throws {
             guard Simulate.seconds(duration) != nil else { throw ValidationError("--duration '\(duration)' is not like 30s, 5m or 1h") }
@@ -49,6 +55,13 @@ extension FieldLoc {
             let seconds = Simulate.seconds(duration) ?? 60
             let engine: LocationEngine
             do { engine = try LocationEngine.open(board: description, linux: LinuxPlatform()) } catch { throw ValidationError(error.description) }
+            // Headings as the unit computes them: with its stored calibration, which the recording carries.
+            let store = CalibrationStore(directory: stateDirectory ?? CalibrationStore.defaultDirectory())
+            do {
+                if let stored = try store.calibration(for: description) { engine.calibration = stored.calibration }
+            } catch {
+                FileHandle.standardError.write(Data("warning: \(error.description); recording without a calibration\n".utf8))
+            }
             let recorder: SessionRecorder
             do { recorder = try SessionRecorder(out: out, board: description, engine: engine) } catch { throw ValidationError(error.description) }
             let client = SessionRecorder.registerRecordingClient(on: engine, board: description)
@@ -67,6 +80,7 @@ extension FieldLoc {
             var report = "recorded \(summary.bytes) bytes, \(stats.fixes) epochs, \(stats.headings) headings, "
             report += "\(summary.sensorSamples) sensor samples and \(summary.adverts) Bluetooth adverts to \(out) and \(recorder.eventsPath)\n"
             FileHandle.standardError.write(Data(report.utf8))
+            FileHandle.standardError.write(Data("replay it with: fieldloc watch --board \(recorder.boardPath)\n".utf8))
             if summary.sampleRows > 0 {
                 FileHandle.standardError.write(Data("recorded \(summary.sampleRows) gyroscope sample rows to \(recorder.samplesPath)\n".utf8))
             }

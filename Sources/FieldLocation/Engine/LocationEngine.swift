@@ -188,6 +188,8 @@ public final class LocationEngine: @unchecked Sendable {
         publishState()
         watchDevices()
         receiver.aidingSource = { [weak self] in self?.aidingData() }
+        // A replay starts with the calibration the unit applied when it recorded.
+        if let recorded = platform.recordedSensorSamples?.calibration { calibration = recorded }
     }
 
     /// Hands every raw sensor burst and advertising report to the observers that asked for raw inputs.

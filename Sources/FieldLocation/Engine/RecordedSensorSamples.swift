@@ -1,4 +1,5 @@
 import HardwareInterfaces
+import Heading
 import LocationAPI
 import Synchronization
 
@@ -9,10 +10,15 @@ import Synchronization
 public final class RecordedSensorSamples: Sendable {
     private let samples: [RawSensorSample]
     private let next = Mutex(0)
+    /// The magnetometer calibration the unit applied when the samples were recorded: the engine
+    /// starts with it (a calibration set on the engine afterwards, such as a stored one, replaces it).
+    public let calibration: MagnetometerCalibration?
 
-    /// The samples, in time order (``RawSensorSample/takenAt`` on the replay's clock).
-    public init(_ samples: [RawSensorSample]) {
+    /// The samples, in time order (``RawSensorSample/takenAt`` on the replay's clock), and the
+    /// calibration the unit applied to them.
+    public init(_ samples: [RawSensorSample], calibration: MagnetometerCalibration? = nil) {
         self.samples = samples
+        self.calibration = calibration
     }
 
     /// How many samples the recording holds.
