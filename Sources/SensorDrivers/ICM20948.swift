@@ -111,6 +111,8 @@ public struct ICM20948: Gyroscope {
     public private(set) var accelConfig: UInt8 = 0x01
     /// The configuration last written, `nil` before ``configure(_:)`` or after ``powerDown()``.
     public private(set) var configuration: Configuration?
+    /// The configuration to go back to when the motion latch is disarmed (`nil` while it is not armed).
+    var configurationBeforeLatch: Configuration??
 
     /// The chip.
     public var chip: SensorChip { .icm20948 }

@@ -3,7 +3,8 @@ import HardwareInterfaces
 /// The ICM-20948 (0x68/0x69): four register banks selected by REG_BANK_SEL (0x7F), bank 0
 /// WHO_AM_I 0x00 = 0xEA, big-endian accelerometer, gyroscope and temperature from 0x2D, sleeping
 /// after reset (PWR_MGMT_1 = 0x41), RAW_DATA_0_RDY in INT_STATUS_1 cleared by reading it, and the
-/// I2C bypass (INT_PIN_CFG BYPASS_EN with USER_CTRL I2C_MST_EN clear) that exposes the AK09916.
+/// I2C bypass (INT_PIN_CFG BYPASS_EN with USER_CTRL I2C_MST_EN clear) that exposes the AK09916,
+/// and the wake-on-motion interrupt (``evaluateWakeOnMotion(upTo:count:)``).
 public struct ICM20948Model: RegisterChipModel {
     /// Register addresses and identity (bank 0 unless named).
     public enum Register {
@@ -50,13 +51,14 @@ public struct ICM20948Model: RegisterChipModel {
             .init("LP_CONFIG", 0x05, reset: 0x40, writeMask: 0x70), .init("PWR_MGMT_1", 0x06, reset: 0x41, writeMask: 0x7F),
             .init("PWR_MGMT_2", 0x07, writeMask: 0x3F), .init("INT_PIN_CFG", 0x0F, writeMask: 0xFE),
             .init("INT_ENABLE", 0x10, writeMask: 0x8F), .init("INT_ENABLE_1", 0x11, writeMask: 0x01),
-            .init("INT_STATUS_1", 0x1A),
+            .init("INT_STATUS", 0x19), .init("INT_STATUS_1", 0x1A),
             .init("SELF_TEST_X_GYRO", 0x02, reset: factoryGyroscopeCodes[0], writeMask: 0xFF, bank: 1),
             .init("SELF_TEST_Y_GYRO", 0x03, reset: factoryGyroscopeCodes[1], writeMask: 0xFF, bank: 1),
             .init("SELF_TEST_Z_GYRO", 0x04, reset: factoryGyroscopeCodes[2], writeMask: 0xFF, bank: 1),
             .init("GYRO_SMPLRT_DIV", 0x00, writeMask: 0xFF, bank: 2), .init("GYRO_CONFIG_1", 0x01, reset: 0x01, writeMask: 0x3F, bank: 2),
             .init("GYRO_CONFIG_2", 0x02, writeMask: 0x3F, bank: 2),
             .init("ACCEL_SMPLRT_DIV_1", 0x10, writeMask: 0x0F, bank: 2), .init("ACCEL_SMPLRT_DIV_2", 0x11, writeMask: 0xFF, bank: 2),
+            .init("ACCEL_INTEL_CTRL", 0x12, writeMask: 0x03, bank: 2), .init("ACCEL_WOM_THR", 0x13, writeMask: 0xFF, bank: 2),
             .init("ACCEL_CONFIG", 0x14, reset: 0x01, writeMask: 0x3F, bank: 2),
         ]
         for r in UInt8(0x2D)...0x3A { d.append(.init("OUT_\(hex(r))", r)) }
@@ -92,6 +94,8 @@ public struct ICM20948Model: RegisterChipModel {
     public var temperature: Double
     /// The sample timer.
     public private(set) var timer = SampleTimer()
+    /// The sample the wake-on-motion compares the next one with (`nil` while it is off).
+    var wakeOnMotionReference: SIMD3<Double>?
 
     /// Creates the chip (default 1 g up the z axis, no rotation, 25 °C).
     public init(acceleration: PhysicalSource = .level,
@@ -123,7 +127,8 @@ public struct ICM20948Model: RegisterChipModel {
     /// Samples while awake.
     public mutating func advance(to now: MonotonicInstant) {
         if isMeasuring { timer.start(every: RawCounts.period(hertz: dataRate), at: now) } else { timer.stop() }
-        guard let (instant, _) = timer.take(upTo: now) else { return }
+        guard let (instant, count) = timer.take(upTo: now) else { return }
+        if wakeOnMotionEnabled { evaluateWakeOnMotion(upTo: instant, count: count) } else { wakeOnMotionReference = nil }
         let aScale = OtherChipFacts.icm20948AccelerometerLSBPerG[Int(registers[bank: 2, register: Register.accelConfig] >> 1 & 0x03)]
         let gScale = OtherChipFacts.icm20948GyroLSBPerDPS[Int(registers[bank: 2, register: Register.gyroConfig1] >> 1 & 0x03)]
         let a = acceleration.value(at: instant)
@@ -147,10 +152,10 @@ public struct ICM20948Model: RegisterChipModel {
         registers.hostWrite(Register.bankSelect, UInt8(selected) << 4)
     }
 
-    /// Reading INT_STATUS_1 clears it.
+    /// Reading INT_STATUS or INT_STATUS_1 clears it.
     public mutating func read(_ register: UInt8, now: MonotonicInstant) -> UInt8 {
         let value = registers[register]
-        if registers.bank == 0 && register == Register.intStatus1 { registers[register] = 0 }
+        if registers.bank == 0 && (register == Register.intStatus1 || register == Self.intStatusRegister) { registers[register] = 0 }
         return value
     }
 

@@ -146,8 +146,8 @@ struct MotionLatchEngineTests {
         #expect(atOnce.sensors.motion.moving == true, "the verdict stands while the sample window fills")
     }
 
-    @Test("the LSM303AGR latches too; an ICM-20948 (no latch in its driver) keeps sampling at 4 Hz")
-    func chipsWithAndWithoutALatch() throws {
+    @Test("the LSM303AGR and the ICM-20948 (wake-on-motion) latch too: 12 reads a minute, the stillness history kept")
+    func otherChipsLatch() throws {
         let agr = try Rig(board: try Self.board("lsm303agr-accel", "0x19", "lsm303agr-mag", "0x1e"),
                           legs: [.init(duration: 3600, speed: 0, course: 0)])
         agr.run(until: 120)
@@ -158,9 +158,12 @@ struct MotionLatchEngineTests {
 
         let icm = try Rig(board: try Self.board("icm20948", "0x68", "ak09916", "0x0c"),
                           legs: [.init(duration: 3600, speed: 0, course: 0)])
-        icm.run(until: 10)
-        #expect(icm.sensors.latchArmedAt == nil)
-        #expect(icm.count(for: 60).samples == 240)
+        icm.run(until: 120)
+        #expect(icm.sensors.latchArmedAt != nil)
+        let icmCounted = icm.count(for: 60)
+        #expect(icmCounted.samples == 12 && icmCounted.transactions == 12, "\(icmCounted)")
         #expect(icm.reports.isEmpty)
+        icm.clientArrives()
+        #expect(abs(icm.sensors.motion.stillFor(at: icm.clock.now()) - 180) <= 1)
     }
 }

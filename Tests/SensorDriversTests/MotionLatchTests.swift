@@ -178,3 +178,96 @@ struct LSM6DSOXMotionLatchTests {
         }
     }
 }
+
+/// The ICM-20948's wake-on-motion registers, re-declared from DS-000189.
+private enum ICM {
+    static let address: UInt8 = 0x69
+    static let whoAmI: UInt8 = 0x00, bankSelect: UInt8 = 0x7F
+    // Bank 0.
+    static let userCtrl: UInt8 = 0x03, lpConfig: UInt8 = 0x05, pwrMgmt1: UInt8 = 0x06, pwrMgmt2: UInt8 = 0x07
+    static let intPinCfg: UInt8 = 0x0F, intEnable: UInt8 = 0x10, intStatus: UInt8 = 0x19
+    // Bank 2.
+    static let accelDiv1: UInt8 = 0x10, accelDiv2: UInt8 = 0x11, accelIntelCtrl: UInt8 = 0x12, accelWomThr: UInt8 = 0x13
+    static let accelConfig: UInt8 = 0x14
+}
+
+@Suite("Motion latch: ICM-20948 wake-on-motion")
+struct ICM20948MotionLatchTests {
+    func open(_ bus: ScriptedI2CBus) throws -> ICM20948 {
+        bus.write(ICM.address, ICM.bankSelect, 0x00)
+        bus.read(ICM.address, ICM.whoAmI, 0xEA)
+        return try ICM20948(bus: bus, address: address(ICM.address))
+    }
+
+    /// ``ICM20948/configure(_:)``'s writes for the accelerometer alone at `divider` and ACCEL_CONFIG `config`.
+    func scriptConfigure(_ bus: ScriptedI2CBus, divider: UInt8, config: UInt8) {
+        bus.write(ICM.address, ICM.pwrMgmt1, 0x01)
+        bus.write(ICM.address, ICM.pwrMgmt2, 0x07)
+        bus.write(ICM.address, ICM.userCtrl, 0x00)
+        bus.write(ICM.address, ICM.intPinCfg, 0x02)
+        bus.write(ICM.address, ICM.bankSelect, 0x20)
+        bus.write(ICM.address, ICM.accelDiv1, 0x00)
+        bus.write(ICM.address, ICM.accelDiv2, divider)
+        bus.write(ICM.address, ICM.accelConfig, config)
+        bus.write(ICM.address, ICM.bankSelect, 0x00)
+    }
+
+    func scriptArm(_ bus: ScriptedI2CBus, steps: UInt8, stale: UInt8 = 0x00) {
+        scriptConfigure(bus, divider: 127, config: 0x29)  // 8.8 Hz, ±2 g, DLPF 5
+        bus.write(ICM.address, ICM.bankSelect, 0x20)
+        bus.write(ICM.address, ICM.accelWomThr, steps)
+        bus.write(ICM.address, ICM.accelIntelCtrl, 0x03)  // ACCEL_INTEL_EN, compare with the previous sample
+        bus.write(ICM.address, ICM.bankSelect, 0x00)
+        bus.write(ICM.address, ICM.intPinCfg, 0x22)  // INT1_LATCH__EN, BYPASS_EN kept
+        bus.write(ICM.address, ICM.intEnable, 0x08)  // WOM_INT_EN
+        bus.write(ICM.address, ICM.lpConfig, 0x60)  // ACCEL_CYCLE
+        bus.read(ICM.address, ICM.intStatus, stale)
+    }
+
+    @Test func armReadClearAndDisarmRestoresTheConfiguration() throws {
+        let bus = ScriptedI2CBus()
+        var driver = try open(bus)
+        scriptConfigure(bus, divider: 10, config: 0x09)
+        try driver.configure(.init())
+        // 0.0212 g: 5 steps of 4 mg.
+        scriptArm(bus, steps: 5, stale: 0x08)
+        let applied = try driver.armMotionLatch(threshold: detectorPeak)
+        #expect(close(applied, 0.020))
+        #expect(driver.motionLatchArmed && close(driver.motionLatchRate, 1125.0 / 128))
+        bus.read(ICM.address, ICM.intStatus, 0x00)
+        #expect(try driver.takeMotionLatch() == false)
+        bus.read(ICM.address, ICM.intStatus, 0x08)
+        #expect(try driver.takeMotionLatch() == true)
+        bus.write(ICM.address, ICM.intEnable, 0x00)
+        bus.write(ICM.address, ICM.lpConfig, 0x40)
+        bus.write(ICM.address, ICM.bankSelect, 0x20)
+        bus.write(ICM.address, ICM.accelIntelCtrl, 0x00)
+        bus.write(ICM.address, ICM.accelWomThr, 0x00)
+        bus.write(ICM.address, ICM.bankSelect, 0x00)
+        scriptConfigure(bus, divider: 10, config: 0x09)
+        try driver.disarmMotionLatch()
+        #expect(!driver.motionLatchArmed && driver.configuration == .init())
+        #expect(throws: SensorError.self) { try driver.takeMotionLatch() }
+        bus.finish()
+    }
+
+    @Test func aSleepingChipGoesBackToSleepAndThresholdsRoundDownBetweenOneAndTwoHundredFiftyFiveSteps() throws {
+        for (threshold, steps) in [(0.001, UInt8(1)), (0.0212, 5), (0.1, 25), (3.0, 255)] {
+            let bus = ScriptedI2CBus()
+            var driver = try open(bus)
+            scriptArm(bus, steps: steps)
+            #expect(close(try driver.armMotionLatch(threshold: threshold), Double(steps) * 0.004))
+            bus.write(ICM.address, ICM.intEnable, 0x00)
+            bus.write(ICM.address, ICM.lpConfig, 0x40)
+            bus.write(ICM.address, ICM.bankSelect, 0x20)
+            bus.write(ICM.address, ICM.accelIntelCtrl, 0x00)
+            bus.write(ICM.address, ICM.accelWomThr, 0x00)
+            bus.write(ICM.address, ICM.bankSelect, 0x00)
+            bus.write(ICM.address, ICM.intPinCfg, 0x02)
+            bus.write(ICM.address, ICM.pwrMgmt1, 0x41)  // asleep, as before arming
+            try driver.disarmMotionLatch()
+            #expect(driver.configuration == nil)
+            bus.finish()
+        }
+    }
+}

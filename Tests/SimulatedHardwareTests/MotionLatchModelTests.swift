@@ -5,12 +5,12 @@ import Testing
 
 /// The simulated chips' motion interrupts driven through the drivers' ``MotionLatch``: the chip
 /// evaluates every sample at its own rate between the host's reads, so a short motion between
-/// two reads 5 s apart is latched, and a slow tilt (which the high-pass filter removes) or a
-/// vibration below the threshold is not.
+/// two reads 5 s apart is latched, and a slow tilt (which the high-pass filter, or the
+/// ICM-20948's sample-to-sample comparison, removes) or a vibration below the threshold is not.
 @Suite("Simulated motion latches")
 struct MotionLatchModelTests {
     enum Chip: String, CaseIterable, CustomTestStringConvertible {
-        case lsm303agr, lsm6dsox
+        case lsm303agr, lsm6dsox, icm20948
         var testDescription: String { rawValue }
     }
 
@@ -41,6 +41,12 @@ struct MotionLatchModelTests {
             let address = try #require(I2CAddress(UInt8(0x6A)))
             bus.attach(SimulatedRegisterDevice(LSM6DSOXModel(acceleration: source)), at: address)
             var driver = try LSM6DSOX(bus: bus, address: address)
+            try driver.configure(.init())
+            latch = driver
+        case .icm20948:
+            let address = try #require(I2CAddress(UInt8(0x69)))
+            bus.attach(SimulatedRegisterDevice(ICM20948Model(acceleration: source)), at: address)
+            var driver = try ICM20948(bus: bus, address: address)
             try driver.configure(.init())
             latch = driver
         }
@@ -89,8 +95,11 @@ struct MotionLatchModelTests {
         }
         try latch.disarmMotionLatch()
         clock.advance(by: .seconds(5))
-        let source: UInt8 = chip == .lsm303agr ? 0x31 : 0x1B
-        let address = try #require(I2CAddress(chip == .lsm303agr ? UInt8(0x19) : 0x6A))
-        #expect(try bus.readRegister(source, at: address) & (chip == .lsm303agr ? 0x40 : 0x08) == 0)
+        let (source, address, bit): (UInt8, UInt8, UInt8) = switch chip {
+        case .lsm303agr: (0x31, 0x19, 0x40)
+        case .lsm6dsox: (0x1B, 0x6A, 0x08)
+        case .icm20948: (0x19, 0x69, 0x08)  // INT_STATUS in bank 0, selected after disarming
+        }
+        #expect(try bus.readRegister(source, at: try #require(I2CAddress(address))) & bit == 0)
     }
 }
