@@ -1,5 +1,4 @@
 import BoardConfig
-import Devices
 import HardwareInterfaces
 
 /// The replay board `fieldloc record` writes beside a recording (``path(out:)``): the recorded
