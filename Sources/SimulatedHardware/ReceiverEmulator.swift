@@ -68,6 +68,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         var corrections = EmulatedCorrections()
         /// Aiding received, as text (ReceiverEmulatorAiding.swift).
         var aidingReceived: [String] = []
+        /// The data-batching buffer (ReceiverEmulatorBatch.swift), `nil` while batching is off.
+        var batch: EmulatedBatch? = nil
     }
 
     let state: Mutex<State>
@@ -275,12 +277,14 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         if s.outputs.contains("RMC") {
             out += sentence("\(talker)RMC,\(time),\(hasFix ? "A" : "V"),\(latText),\(lonText),\(fmt(truth.speed / 0.514444)),\(fmt(truth.course)),\(dateText),,,\(hasFix ? "A" : "N")")
         }
-        out += binaryFrames(s, BinaryEpoch(hasFix: hasFix, latitude: lat, longitude: lon, altitudeMSL: s.altitude,
-                                           geoidSeparation: s.geoidSeparation, speed: truth.speed, course: truth.course,
-                                           secondsOfDay: secondsOfDay, accuracy: s.lastError.accuracy * scale / 2.45 * 2.0.squareRoot(),
-                                           runTime: UInt32(truncatingIfNeeded: Int64(seconds * 1000)), epoch: s.epochs,
-                                           daysSinceEpoch: days, differential: quality >= 2, carrier: quality == 5 ? 1 : quality == 4 ? 2 : 0,
-                                           sky: hasFix ? sky : sky.map { var sat = $0; sat.used = false; return sat }))
+        let binary = BinaryEpoch(hasFix: hasFix, latitude: lat, longitude: lon, altitudeMSL: s.altitude,
+                                 geoidSeparation: s.geoidSeparation, speed: truth.speed, course: truth.course,
+                                 secondsOfDay: secondsOfDay, accuracy: s.lastError.accuracy * scale / 2.45 * 2.0.squareRoot(),
+                                 runTime: UInt32(truncatingIfNeeded: Int64(seconds * 1000)), epoch: s.epochs,
+                                 daysSinceEpoch: days, differential: quality >= 2, carrier: quality == 5 ? 1 : quality == 4 ? 2 : 0,
+                                 sky: hasFix ? sky : sky.map { var sat = $0; sat.used = false; return sat })
+        out += binaryFrames(s, binary)
+        keepInBatch(&s, binary)
         return out
     }
 
@@ -415,6 +419,10 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
             s.asleep = true
             s.model.sleep(.standby)
             s.wakeAt = duration > 0 ? at.advanced(by: .milliseconds(Int64(duration))) : nil
+        case (0x06, 0x93) where !m10:  // CFG-BATCH (M8 data batching)
+            ack(&s, c, i, ok: configureBatch(&s, p), at: at)
+        case (0x21, 0x10) where !m10:  // LOG-RETRIEVEBATCH: no acknowledgement
+            retrieveBatch(&s, p, at: at)
         case (0x0A, 0x04):  // MON-VER poll
             var payload = pad("ROM SPG \(m10 ? "5.10" : "3.01")", 30) + pad(m10 ? "000A0000" : "00080000", 10)
             payload += pad("PROTVER=\(m10 ? "34.10" : "18.00")", 30) + pad("MOD=\(m10 ? "MAX-M10S" : "NEO-M8N")", 30)
