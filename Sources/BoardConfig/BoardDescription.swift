@@ -114,6 +114,10 @@ public struct ReceiverDescription: Sendable, Equatable {
     /// tzdata's), read at start in place of the package's built-in table: the leap seconds used for a
     /// receiver that gives GPS time without them. `nil`: the built-in table.
     public var leapSecondsFile: String?
+    /// Fixes the receiver keeps in its own buffer while nobody reads it (`batch`, u-blox M8 data
+    /// batching): drained when the engine starts and handed to clients that batch or defer, with
+    /// the fixes' own times. `nil`: no receiver-side batching.
+    public var batch: Int?
 
     /// Creates a receiver description; `output` defaults to the family's and model's default.
     public init(uart: String?, baudRate: BaudRate, family: ReceiverFamily, model: String?, wake: [WakeMethod],

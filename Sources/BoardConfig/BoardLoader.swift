@@ -14,7 +14,7 @@ public enum BoardLoader {
     /// The keys allowed at the top level of a board file.
     public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "bluetooth_backend", "beacon_path_loss_exponent", "beacon_power_1m", "beacon", "ntrip", "gpsd_clients"]
     /// The keys allowed in `[receiver]`.
-    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config", "leap_seconds"]
+    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config", "leap_seconds", "batch"]
     /// The keys allowed in `[i2c]`.
     public static let i2cKeys = ["bus"]
     /// The keys allowed in each `[[sensor]]`.
@@ -218,6 +218,7 @@ public enum BoardLoader {
             }
             receiver.leapSecondsFile = path
         }
+        receiver.batch = try readBatch(section, family: family)
         return receiver
     }
 

@@ -47,6 +47,8 @@ final class ClientRegistry: @unchecked Sendable {
         /// (``ClientServices/accurateFirstFixWait``): the most accurate fix held so far.
         var holdingFirstFix = false
         var heldFirstFix: Location?
+        /// Whether the receiver's drained buffer went to this client's batch (see `ClientReceiverLog.swift`).
+        var receiverLogDelivered = false
         init(name: String, regions: RegionMonitor, regionFile: String?, sink: @escaping Sink) {
             self.name = name
             self.regions = regions
@@ -66,6 +68,8 @@ final class ClientRegistry: @unchecked Sendable {
     /// The observers handed raw sensor samples and advertising reports.
     private var rawInputObservers: Set<Int> = []
     private var nextID = 1
+    /// The fixes drained from the receiver's own buffer at start, and when (see `ClientReceiverLog.swift`).
+    var receiverLog: (locations: [Location], drainedAt: MonotonicInstant)?
 
     /// UTC seconds since 1970, for region expiry dates (the monotonic clock places the deadlines).
     let wallClock: @Sendable () -> Double
@@ -182,6 +186,7 @@ final class ClientRegistry: @unchecked Sendable {
     /// ``ClientServices/updateDuration``), as does changing either limit.
     func update(_ id: Int, now: MonotonicInstant? = nil, _ change: (inout ClientServices) -> Void) {
         var flushed: (sink: Sink, batch: [Location])?
+        var logBatches: (sink: Sink, batches: [[Location]])?
         lock.withLock {
             guard let c = clients[id] else { return }
             let was = c.services
@@ -225,8 +230,10 @@ final class ClientRegistry: @unchecked Sendable {
             }
             if !s.significantChanges { c.significant = SignificantChangeFilter() }
             if !s.visits { c.visitDetector = VisitDetector() }
+            if let due = handOverReceiverLog(c, now: now) { logBatches = (c.sink, due) }
         }
         if let flushed { flushed.sink(.locations(flushed.batch)) }
+        if let logBatches { for batch in logBatches.batches { logBatches.sink(.locations(batch)) } }
     }
 
     /// The services a client runs.

@@ -1,4 +1,6 @@
+import HardwareInterfaces
 import LocationServices
+import NMEA
 import ReceiverProtocols
 
 extension LocationEngine {
@@ -30,3 +32,22 @@ extension LocationEngine {
                               position: .init(latitude: last.latitude, longitude: last.longitude, height: height, accuracy: grown))
     }
 }
+
+extension LocationEngine {
+    /// The fixes drained from the receiver's own buffer at start (the board's `batch`), oldest
+    /// first, as locations for the clients that batch or defer (``ClientRegistry``): their
+    /// `timestamp` is the receiver's fix time; `receivedAt` is the drain, a nanosecond apart each
+    /// to keep their order through a batch.
+    func receiverBatchDrained(_ fixes: [Fix]) {
+        let now = clock.now()
+        let ordered = fixes.sorted { ($0.time?.nanosecondsSinceEpoch ?? 0) < ($1.time?.nanosecondsSinceEpoch ?? 0) }
+        let count = UInt64(ordered.count)
+        let locations = ordered.enumerated().compactMap { index, fix -> Location? in
+            let back = count - UInt64(index)
+            let at = MonotonicInstant(nanoseconds: now.nanoseconds >= back ? now.nanoseconds - back : 0)
+            return Location(fix, receivedAt: at)
+        }
+        registry.receiverLogDrained(locations, now: now)
+    }
+}
+

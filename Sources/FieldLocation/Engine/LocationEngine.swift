@@ -188,6 +188,7 @@ public final class LocationEngine: @unchecked Sendable {
         publishState()
         watchDevices()
         receiver.aidingSource = { [weak self] in self?.aidingData() }
+        receiver.onBatchDrained = { [weak self] fixes in self?.receiverBatchDrained(fixes) }
         // A replay starts with the calibration the unit applied when it recorded.
         if let recorded = platform.recordedSensorSamples?.calibration { calibration = recorded }
     }

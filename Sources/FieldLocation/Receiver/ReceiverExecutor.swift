@@ -2,6 +2,7 @@ import BoardConfig
 import Devices
 import HardwareInterfaces
 import PowerPolicy
+import NMEA
 import ReceiverProtocols
 
 /// Carries out the power policy's decisions on a receiver, through its driver: the only caller
@@ -23,7 +24,7 @@ public final class ReceiverExecutor {
     /// Whether cyclic tracking is on.
     public private(set) var cyclic = false
     /// Commands that failed (kept for the status readout; the executor goes on).
-    public private(set) var failures: [ReceiverError] = []
+    public internal(set) var failures: [ReceiverError] = []
     private var windowStart: MonotonicInstant? = nil
     private var windowHasGoodFix = false
     private var nextWake: MonotonicInstant? = nil
@@ -65,6 +66,15 @@ public final class ReceiverExecutor {
     private var everWoken = false
     private var predictionsRequested = false
     private var predictionsUnsupported = false
+    /// Fixes the receiver keeps while nobody reads it (the board's `batch`); `nil`: no batching.
+    /// See ``serviceBatching()``.
+    public var batchSize: Int?
+    /// Receives the fixes drained from the receiver's buffer, oldest first (once, at the first wake).
+    public var onBatchDrained: (([Fix]) -> Void)?
+    /// Whether the buffer was drained, and batching switched on since the last loss of configuration.
+    var batchDrained = false, batchEnabled = false
+    /// Fixes drained so far.
+    public internal(set) var batchedFixesDrained = 0
 
     /// Creates an executor for a receiver that is `awake` or asleep now.
     public init(driver: any ReceiverDriver, clock: any MonotonicClock, awake: Bool) {
@@ -154,6 +164,7 @@ public final class ReceiverExecutor {
     public func configurationLost() {
         if !predictionsUnsupported { predictionsRequested = false }
         outputsSent = false
+        batchEnabled = false
         rateSent = nil
         dynamicModelSent = nil
     }
@@ -195,6 +206,7 @@ public final class ReceiverExecutor {
     /// Outputs, binary output and dynamic model, where not sent since the last loss of configuration.
     func configure(activity: ActivityType?) {
         guard awake else { return }
+        serviceBatching()
         if !outputsSent {
             readOriginalSettings()
             unsaved = true

@@ -68,6 +68,8 @@ final class ReceiverSubsystem {
     /// The executor of the policy's decisions; `nil` for a receiver without a command set.
     private(set) var executor: ReceiverExecutor?
     /// What the executor aids the receiver with (the engine's synchronised time and last fix).
+    /// Receives the fixes drained from the receiver's own buffer (``ReceiverExecutor/onBatchDrained``).
+    var onBatchDrained: (([Fix]) -> Void)?
     var aidingSource: (() -> ReceiverAiding?)? {
         didSet { executor?.aidingSource = aidingSource }
     }
@@ -163,6 +165,8 @@ final class ReceiverSubsystem {
         executor.binaryOutput = BinaryOutputMode(rawValue: board.receiver?.output.rawValue ?? "") ?? .nmea
         executor.configMode = board.receiver?.configMode ?? .ram
         executor.aidingSource = aidingSource
+        executor.batchSize = board.receiver?.batch
+        executor.onBatchDrained = { [weak self] fixes in self?.onBatchDrained?(fixes) }
         return executor
     }
 
@@ -316,6 +320,12 @@ final class ReceiverSubsystem {
     func shutdown(idle: PowerDecision) {
         // `ram`: the settings read before the first change go back before the receiver idles.
         if port != nil { executor?.restoreSettings() }
+        // Receiver-side batching: the buffer is emptied (what it holds was delivered live) and the
+        // receiver is left tracking, so that it keeps the fixes of the time the host is away.
+        if port != nil, let executor, executor.keepsTrackingForBatch() {
+            closePort()
+            return
+        }
         executor?.apply(idle, lastFix: lastFixAt, ephemerisFresh: true)
         closePort()
     }
