@@ -79,7 +79,7 @@ public struct AttitudeFilterGains: Sendable, Hashable {
                 biasTimeConstant: Double = 3, biasLimit: Double = 5, stillRateThreshold: Double = 2,
                 stillAccelerationThreshold: Double = 0.04, stillFieldThreshold: Double = 1, stillTime: Double = 1.5,
                 fieldMagnitudeTolerance: Double = 0.1, dipTolerance: Double = 10, fieldSettleTime: Double = 0.5,
-                fieldReturnAngle: Double = 30, fieldReturnTime: Double = 10, referenceTimeConstant: Double = 20,
+                fieldReturnAngle: Double = 30, fieldReturnTime: Double = 5, referenceTimeConstant: Double = 20,
                 newFieldTime: Double = 20, newFieldFirstTime: Double = 5, newFieldAngle: Double = 15, newFieldRate: Double = 20,
                 gnssCourseAid: Bool = false, courseAidMinimumSpeed: Double = 5, courseGain: Double = 0.1) {
         self.accelerationTimeConstant = accelerationTimeConstant
