@@ -17,9 +17,9 @@ import RealModule
 ///
 /// The gyroscope bias is learnt quickly while the unit is still (rates, specific force *and* the
 /// field's direction in the body steady, so a slow turn is not taken for bias) and slowly from
-/// the corrections while it moves. A World Magnetic Model reference is a prior for the first
-/// field reference and gives declination; it is never a gate. Nothing resets the attitude from
-/// a single sensor.
+/// the corrections while it moves. The first field reference is the measured field; a World
+/// Magnetic Model reference gives declination and only decides whether that reference starts
+/// confirmed; it is never a gate. Nothing resets the attitude from a single sensor.
 ///
 /// Inputs are body frame FRD: rates in degrees per second, specific force in g (level and still
 /// reads z = -1), field in µT. The filter is a value type that allocates nothing.
@@ -38,8 +38,8 @@ public struct AttitudeFilter: Sendable {
     public var isStill: Bool { stillTimer >= gains.stillTime }
     /// Number of times a new, steady field was adopted as the reference.
     public private(set) var recoveries = 0
-    /// The World Magnetic Model field where the unit is: declination for true heading, and the
-    /// prior for the first field reference. `nil` gives magnetic heading only.
+    /// The World Magnetic Model field where the unit is: declination for true heading; a first
+    /// field that disagrees with it starts unconfirmed. `nil` gives magnetic heading only.
     public private(set) var reference: ReferenceField?
     /// The field reference in use, learnt from the data: total intensity (µT) and dip (degrees).
     public var learntField: (intensity: Double, inclination: Double) {
@@ -120,7 +120,7 @@ public struct AttitudeFilter: Sendable {
 
     /// Replaces the World Magnetic Model field (after a position fix, or when the unit has moved
     /// far). A running filter keeps the reference it has learnt; the new one gives declination,
-    /// and is the prior the next start compares the field with.
+    /// and is what the next start compares the field with.
     public mutating func setReference(_ newReference: ReferenceField?) {
         reference = newReference
     }

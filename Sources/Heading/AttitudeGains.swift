@@ -55,8 +55,8 @@ public struct AttitudeFilterGains: Sendable, Hashable {
     /// How long a different but steady field must be seen, while turning, before it becomes the
     /// new reference, seconds.
     public var newFieldTime: Double
-    /// The same before the first reference is confirmed (a World Magnetic Model prior that the
-    /// place does not match), seconds; no turning needed.
+    /// The same before the first reference is confirmed (a first field that the World Magnetic
+    /// Model's does not match, until a field agrees with it), seconds; no turning needed.
     public var newFieldFirstTime: Double
     /// Largest angle between a new reference's horizontal direction and the estimated north,
     /// degrees: a steady field that would turn the heading further is a disturbance.
