@@ -17,9 +17,9 @@ import RealModule
 ///
 /// The gyroscope bias is learnt quickly while the unit is still (rates, specific force *and* the
 /// field's direction in the body steady, so a slow turn is not taken for bias) and slowly from
-/// the corrections while it moves. A World Magnetic Model reference is a prior for the first
-/// field reference and gives declination; it is never a gate. Nothing resets the attitude from
-/// a single sensor.
+/// the corrections while it moves. The first field reference is the measured field; a World
+/// Magnetic Model reference gives declination and only decides whether that reference starts
+/// confirmed; it is never a gate. Nothing resets the attitude from a single sensor.
 ///
 /// Inputs are body frame FRD: rates in degrees per second, specific force in g (level and still
 /// reads z = -1), field in µT. The filter is a value type that allocates nothing.
@@ -38,8 +38,8 @@ public struct AttitudeFilter: Sendable {
     public var isStill: Bool { stillTimer >= gains.stillTime }
     /// Number of times a new, steady field was adopted as the reference.
     public private(set) var recoveries = 0
-    /// The World Magnetic Model field where the unit is: declination for true heading, and the
-    /// prior for the first field reference. `nil` gives magnetic heading only.
+    /// The World Magnetic Model field where the unit is: declination for true heading; a first
+    /// field that disagrees with it starts unconfirmed. `nil` gives magnetic heading only.
     public private(set) var reference: ReferenceField?
     /// The field reference in use, learnt from the data: total intensity (µT) and dip (degrees).
     public var learntField: (intensity: Double, inclination: Double) {
@@ -83,6 +83,9 @@ public struct AttitudeFilter: Sendable {
     // The GNSS speed last seen, the time since it changed, and the acceleration it implies (m/s²).
     private var lastSpeed = Double.nan, speedClock = 0.0, longitudinal = 0.0
     private var recoveryScale = 0.0
+    // Whether the field was disturbed since it last corrected the heading; how long a field back in
+    // norm and dip but far from north has pointed steadily, and where (radians); the angle.
+    private var returning = false, returnTime = 0.0, returnError = 0.0, returnAngle = 0.0
     private var newFieldTangent = 0.0
 
     /// Creates a filter; `initialBias` is a bias known beforehand (degrees per second).
@@ -110,13 +113,14 @@ public struct AttitudeFilter: Sendable {
         let separation = 1 - Double.cos(newGains.accelerationDisagreement / degreesPerRadian)
         disagreementScale = separation > 0 ? 1 / (separation * separation) : 0
         newFieldTangent = Double.tan(min(89, max(0, newGains.newFieldAngle)) / degreesPerRadian)
+        returnAngle = newGains.fieldReturnAngle / degreesPerRadian
         let recovery = newGains.fieldRecoveryAngle / degreesPerRadian
         recoveryScale = recovery > 0 ? 1 / (recovery * recovery) : 0
     }
 
     /// Replaces the World Magnetic Model field (after a position fix, or when the unit has moved
     /// far). A running filter keeps the reference it has learnt; the new one gives declination,
-    /// and is the prior the next start compares the field with.
+    /// and is what the next start compares the field with.
     public mutating func setReference(_ newReference: ReferenceField?) {
         reference = newReference
     }
@@ -336,17 +340,32 @@ extension AttitudeFilter {
             candidateTime = 0
             settleTime += dt
             // Not yet settled: a sample agreeing amid a disturbance is chance, not the earth's field.
-            guard settleTime >= gains.fieldSettleTime else { return false }
-            let kReference = step.reference
-            fieldH += (h - fieldH) * kReference
-            fieldV += (v - fieldV) * kReference
-            referenceConfirmed = true
-            guard h * h > 1e-18 * lengthSquared else { return false }
-            fieldTime += dt
+            guard settleTime >= gains.fieldSettleTime, h * h > 1e-18 * lengthSquared else { return false }
             // The field's horizontal direction after the heading factor: north when right.
             let c = headingHalf.c * headingHalf.c - headingHalf.s * headingHalf.s
             let s = 2 * headingHalf.c * headingHalf.s
             let error = Self.angle(y: s * level.x + c * level.y, x: c * level.x - s * level.y)
+            if returning, abs(error) > returnAngle {
+                // Back in norm and dip after a disturbance, but far from where the gyroscope carried
+                // north: a disturbance that matches by chance, unless it points steadily for long.
+                var drift = error - returnError
+                if drift > Double.pi { drift -= 2 * Double.pi } else if drift < -Double.pi { drift += 2 * Double.pi }
+                if returnTime > 0, abs(drift) < returnAngle / 3 {
+                    returnTime += dt
+                    returnError += drift * step.candidate
+                } else {
+                    returnTime = dt
+                    returnError = error
+                }
+                guard returnTime >= gains.fieldReturnTime else { return false }
+            }
+            returning = false
+            returnTime = 0
+            let kReference = step.reference
+            fieldH += (h - fieldH) * kReference
+            fieldV += (v - fieldV) * kReference
+            referenceConfirmed = true
+            fieldTime += dt
             let speedUp = 1 + error * error * recoveryScale
             var k = speedUp * step.field
             if fieldTime < gains.fieldTimeConstant + dt { k = max(k, dt / fieldTime) }
@@ -360,6 +379,8 @@ extension AttitudeFilter {
             return true
         }
         settleTime = 0
+        returning = referenceConfirmed
+        returnTime = 0
         // Disturbed. A different field that stays steady (while turning, once the first
         // reference is confirmed) long enough, and points where the attitude says north is,
         // becomes the reference: the earth's field somewhere else, not a magnet beside the unit.
@@ -423,7 +444,7 @@ extension AttitudeFilter {
     }
 
     /// Starts from one sample: the tilt-compensated sensor solution, and the first field reference
-    /// (the measured one, unless a World Magnetic Model prior disagrees with it).
+    /// (the measured one; unconfirmed when a World Magnetic Model prior disagrees with it).
     private mutating func start(acceleration a: Vector3, field m: Vector3, fieldSquared: Double) -> Bool {
         guard let q = Self.sensorSolution(down: a * (-1 / a.length), field: m) else { return false }
         strapdown = .identity
@@ -437,20 +458,21 @@ extension AttitudeFilter {
         settleTime = gains.fieldSettleTime
         stillTimer = 0
         candidateTime = 0
+        returning = false
+        returnTime = 0
         let level = q.rotate(m)
         let h = (level.x * level.x + level.y * level.y).squareRoot(), v = level.z
         candidateH = h
         candidateV = v
-        if let reference, !agrees(h, v, fieldSquared, reference.horizontalIntensity,
-                                  reference.totalIntensity * Double.sin(reference.inclination / degreesPerRadian)) {
-            fieldH = reference.horizontalIntensity
-            fieldV = reference.totalIntensity * Double.sin(reference.inclination / degreesPerRadian)
-            referenceConfirmed = false
-        } else {
-            fieldH = h
-            fieldV = v
-            referenceConfirmed = true
-        }
+        // The measured field is the first reference even when the model disagrees (indoors it
+        // mostly does), so the start's running mean corrects a bad first sample at once. Until a
+        // field agrees with it, such a reference is unconfirmed: a different steady field replaces
+        // it within seconds.
+        fieldH = h
+        fieldV = v
+        referenceConfirmed = reference.map {
+            agrees(h, v, fieldSquared, $0.horizontalIntensity, $0.totalIntensity * Double.sin($0.inclination / degreesPerRadian))
+        } ?? true
         quaternion = q
         levelDown = q.downInBody
         isInitialised = true

@@ -41,13 +41,22 @@ public struct AttitudeFilterGains: Sendable, Hashable {
     /// heading (and the reference follows it), seconds: amid a disturbance that sweeps through
     /// every norm and dip, single samples pass both tests by chance and point anywhere.
     public var fieldSettleTime: Double
+    /// Heading error above which a field that comes back in norm and dip after a disturbance is
+    /// held off, degrees: the gyroscope carried north through the disturbance, so the earth's
+    /// field returns close to it, while a disturbance that happens to match the norm and dip
+    /// (steel, still) points anywhere.
+    public var fieldReturnAngle: Double
+    /// How long such a field must agree, pointing steadily (within ``fieldReturnAngle`` / 3 of
+    /// its 1 s average), before it corrects the heading anyway (a gyroscope that lost track during
+    /// the disturbance), seconds.
+    public var fieldReturnTime: Double
     /// Time constant with which the reference norm and dip follow an undisturbed field, seconds.
     public var referenceTimeConstant: Double
     /// How long a different but steady field must be seen, while turning, before it becomes the
     /// new reference, seconds.
     public var newFieldTime: Double
-    /// The same before the first reference is confirmed (a World Magnetic Model prior that the
-    /// place does not match), seconds; no turning needed.
+    /// The same before the first reference is confirmed (a first field that the World Magnetic
+    /// Model's does not match, until a field agrees with it), seconds; no turning needed.
     public var newFieldFirstTime: Double
     /// Largest angle between a new reference's horizontal direction and the estimated north,
     /// degrees: a steady field that would turn the heading further is a disturbance.
@@ -70,7 +79,7 @@ public struct AttitudeFilterGains: Sendable, Hashable {
                 biasTimeConstant: Double = 3, biasLimit: Double = 5, stillRateThreshold: Double = 2,
                 stillAccelerationThreshold: Double = 0.04, stillFieldThreshold: Double = 1, stillTime: Double = 1.5,
                 fieldMagnitudeTolerance: Double = 0.1, dipTolerance: Double = 10, fieldSettleTime: Double = 0.5,
-                referenceTimeConstant: Double = 20,
+                fieldReturnAngle: Double = 30, fieldReturnTime: Double = 5, referenceTimeConstant: Double = 20,
                 newFieldTime: Double = 20, newFieldFirstTime: Double = 5, newFieldAngle: Double = 15, newFieldRate: Double = 20,
                 gnssCourseAid: Bool = false, courseAidMinimumSpeed: Double = 5, courseGain: Double = 0.1) {
         self.accelerationTimeConstant = accelerationTimeConstant
@@ -87,6 +96,8 @@ public struct AttitudeFilterGains: Sendable, Hashable {
         self.fieldMagnitudeTolerance = fieldMagnitudeTolerance
         self.dipTolerance = dipTolerance
         self.fieldSettleTime = fieldSettleTime
+        self.fieldReturnAngle = fieldReturnAngle
+        self.fieldReturnTime = fieldReturnTime
         self.referenceTimeConstant = referenceTimeConstant
         self.newFieldTime = newFieldTime
         self.newFieldFirstTime = newFieldFirstTime

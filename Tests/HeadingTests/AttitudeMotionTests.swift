@@ -185,12 +185,20 @@ struct AttitudeMotionTests {
                                disturbance: chance ? east : (inside ? strong : .zero))
         }
         for place in [MotionWorld.reference, nil] as [ReferenceField?] {
+            // Two defences, each enough alone: the 0.5 s settling, and the held-off return of a
+            // field far from north; without both the chance samples turn the heading.
             let result = compare(samples, from: 5, reference: place)
             let unsettled = compare(samples, from: 5, gains: AttitudeFilterGains(fieldSettleTime: 0), reference: place)
+            let unheld = compare(samples, from: 5, gains: AttitudeFilterGains(fieldReturnAngle: 180), reference: place)
+            let neither = compare(samples, from: 5, gains: AttitudeFilterGains(fieldSettleTime: 0, fieldReturnAngle: 180),
+                                  reference: place)
             print("held-out chance agreement, place \(place != nil): tilt \(result.tilt); filter \(result.filter); "
-                + "without settling \(unsettled.filter)")
+                + "without settling \(unsettled.filter); without the held-off return \(unheld.filter); "
+                + "without both \(neither.filter)")
             #expect(result.filter.peak <= 3)
-            #expect(unsettled.filter.peak > 20)
+            #expect(unsettled.filter.peak <= 3)
+            #expect(unheld.filter.peak <= 3)
+            #expect(neither.filter.peak > 20)
         }
     }
 
