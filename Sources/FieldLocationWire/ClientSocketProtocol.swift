@@ -148,5 +148,6 @@ public enum ClientSocketProtocol {
     /// The ops a daemon of this version answers.
     package static let operations = ["hello", "register", "services", "request", "flush", "monitor", "unmonitor", "regions", "state",
                              "fullAccuracy", "record", "last", "unregister", "ack", "visits",
-                             "monitorBeacon", "unmonitorBeacon", "beaconRegions", "beaconState", "health"]
+                             "monitorBeacon", "unmonitorBeacon", "beaconRegions", "beaconState", "health",
+                             "monitorOpen", "monitorClose", "monitorAdd", "monitorRemove", "monitorIdentifiers", "monitorRecord", "monitorAck"]
 }
