@@ -168,4 +168,23 @@ struct RemoteMonitorTests {
             #expect(reopened["ok"] as? Bool == true && reopened["identifiers"] as? [String] == ["a"], "\(reopened)")
         }
     }
+
+    @Test("A client authorised only when in use gets regionMonitoringDenied for a monitor, through RemoteMonitor too")
+    func whenInUseIsRefused() async throws {
+        try await CSFixture.with(policy: "default = when-in-use\n") { f in
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
+            defer { provider.close() }
+            do throws(LocationError) {
+                _ = try RemoteMonitor(named: "field", provider: provider)
+                Issue.record("a when-in-use client opened a monitor")
+            } catch {
+                guard case .regionMonitoringDenied(let reason) = error else {
+                    Issue.record("\(error) is not regionMonitoringDenied")
+                    return
+                }
+                #expect(reason.contains("always"), "\(reason)")
+            }
+            #expect(f.server.monitorNames.isEmpty)
+        }
+    }
 }
