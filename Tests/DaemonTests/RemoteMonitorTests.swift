@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Beacons
 import BoardConfig
 import FieldLocation
 @testable import FieldLocationDaemon
@@ -185,6 +186,25 @@ struct RemoteMonitorTests {
                 #expect(reason.contains("always"), "\(reason)")
             }
             #expect(f.server.monitorNames.isEmpty)
+        }
+    }
+
+    @Test("A beacon-identity condition over the socket: the daemon's beacon-region monitoring satisfies it when the sim board's beacon is heard")
+    func beaconCondition() async throws {
+        try await CSFixture.with { f in
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
+            defer { provider.close() }
+            let monitor = try RemoteMonitor(named: "dock-watch", provider: provider)
+            let uuid = try #require(BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
+            // The sim board's walk starts 40 m from beacon 1 (major 1, minor 1).
+            try monitor.add(.beacon(BeaconIdentityConstraint(uuid: uuid, major: 1, minor: 1)), identifier: "dock")
+            let consumer = Consumer(monitor)
+            #expect(await csWait(seconds: 60) { consumer.events.contains { $0.identifier == "dock" && $0.state == .satisfied } },
+                    "\(consumer.described)")
+            // The record holds a decided state (the walk goes on, so it may have left the beacon since).
+            let record = try monitor.record(for: "dock")
+            #expect(record.map { $0.lastEvent.seq >= 1 && [.satisfied, .unsatisfied].contains($0.lastEvent.state) } == true, "\(String(describing: record))")
+            consumer.task.cancel()
         }
     }
 }
