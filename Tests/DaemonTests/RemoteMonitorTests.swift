@@ -207,4 +207,24 @@ struct RemoteMonitorTests {
             consumer.task.cancel()
         }
     }
+
+    @Test("A damaged monitor file is refused with its path and what is wrong, and left in place")
+    func damagedFileRefused() async throws {
+        try await CSFixture.with { f in
+            let folder = SocketMonitors.directory(f.directory)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let path = Monitor.path(directory: folder, name: "uid\(getuid())-broken")
+            try Data("{\"version\":1,\"name\":".utf8).write(to: URL(fileURLWithPath: path))
+            let provider = try RemoteLocationProvider(path: f.path, timeout: csReplyTimeout)
+            defer { provider.close() }
+            do throws(LocationError) {
+                _ = try RemoteMonitor(named: "broken", provider: provider)
+                Issue.record("a damaged monitor file was opened")
+            } catch {
+                #expect(error.message.contains(path) && error.message.contains("not a monitor file"), "\(error)")
+            }
+            #expect(FileManager.default.fileExists(atPath: path))
+            #expect(f.server.monitorNames.isEmpty)
+        }
+    }
 }
