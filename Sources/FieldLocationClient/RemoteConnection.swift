@@ -92,6 +92,8 @@ final class RemoteConnection: Sendable {
         var nextClient = 1
         var backlog = 0
         var readingPaused = false
+        /// Open monitors by name: their event handler and the last event number handed to it.
+        var monitors: [String: (handler: @Sendable (MonitorEvent) -> Void, finish: @Sendable () -> Void, last: UInt64)] = [:]
     }
 
     let path: String
@@ -205,6 +207,11 @@ final class RemoteConnection: Sendable {
     }
 
     private func enqueue(_ sink: @escaping @Sendable (EngineEvent) -> Void, _ event: EngineEvent) {
+        enqueue { sink(event) }
+    }
+
+    /// Runs `work` on the delivery queue (in order with every event), counting it in the backlog.
+    private func enqueue(_ work: @escaping @Sendable () -> Void) {
         let pause = state.withLock { s -> (any Channel)? in
             s.backlog += 1
             guard s.backlog >= Self.backlogHigh, !s.readingPaused, let channel = s.channel else { return nil }
@@ -213,7 +220,7 @@ final class RemoteConnection: Sendable {
         }
         if let pause { pause.setOption(.autoRead, value: false).whenFailure { _ in } }
         queue.async { [self] in
-            sink(event)
+            work()
             let resume = state.withLock { s -> (any Channel)? in
                 s.backlog -= 1
                 guard s.readingPaused, s.backlog <= Self.backlogLow, let channel = s.channel else { return nil }
@@ -222,6 +229,29 @@ final class RemoteConnection: Sendable {
             }
             if let resume { resume.setOption(.autoRead, value: true).whenFailure { _ in } }
         }
+    }
+
+    // MARK: monitors
+
+    /// Hands the events of monitor `name` to `handler` (on the delivery queue), each number once;
+    /// `finish` runs when the connection closes.
+    func openMonitor(_ name: String, handler: @escaping @Sendable (MonitorEvent) -> Void, finish: @escaping @Sendable () -> Void) {
+        state.withLock { s in
+            let last = s.monitors[name]?.last ?? 0
+            s.monitors[name] = (handler, finish, last)
+        }
+    }
+
+    /// Stops handing monitor `name`'s events.
+    func closeMonitor(_ name: String) { _ = state.withLock { $0.monitors.removeValue(forKey: name) } }
+
+    /// Sends a request without waiting for its reply (an acknowledgement).
+    func post(_ request: ClientRequest) {
+        guard let channel = state.withLock({ $0.open ? $0.channel : nil }) else { return }
+        guard let line = encoder.withLock({ ClientSocketCodec.line(request, encoder: $0) }) else { return }
+        var buffer = channel.allocator.buffer(capacity: line.count)
+        buffer.writeBytes(line)
+        channel.writeAndFlush(buffer, promise: nil)
     }
 
     // MARK: requests
@@ -340,6 +370,15 @@ final class RemoteConnection: Sendable {
             } else {
                 enqueue(ready.sink, ready.event)
             }
+        case "monitorEvent":
+            guard let name = message.monitor, let event = message.monitorEvent else { return }
+            // A repeat (the daemon sends what was not acknowledged again) is not handed twice.
+            let handler = state.withLock { s -> (@Sendable (MonitorEvent) -> Void)? in
+                guard let m = s.monitors[name], event.seq > m.last else { return nil }
+                s.monitors[name]?.last = event.seq
+                return m.handler
+            }
+            if let handler { enqueue { handler(event) } }
         default:
             return
         }
@@ -347,6 +386,11 @@ final class RemoteConnection: Sendable {
 
     /// The connection closed: waiting calls fail, and (unless this process closed it) every client hears it once.
     func closed(reason: String) {
+        let finishes = state.withLock { s -> [@Sendable () -> Void] in
+            guard s.closedReason == nil else { return [] }
+            defer { s.monitors.removeAll() }
+            return s.monitors.values.map(\.finish)
+        }
         let (waiters, sinks) = state.withLock { s -> ([Waiter<Result<ClientMessage, LocationError>>], [@Sendable (EngineEvent) -> Void]) in
             guard s.closedReason == nil else { return ([], []) }
             s.closedReason = reason
@@ -359,6 +403,7 @@ final class RemoteConnection: Sendable {
         let error = LocationError.hardware(.other, "the connection to fieldlocd at \(path) closed: \(reason)")
         for w in waiters { w.fulfil(.failure(error)) }
         for sink in sinks { enqueue(sink, .error(error)) }
+        for finish in finishes { enqueue(finish) }
     }
 }
 

@@ -35,6 +35,8 @@ final class ClientSocketConnection: ServerConnection {
     /// Lines that arrived before the peer's credentials were read.
     private var waiting: [LineDecoder.Item] = []
     var clients: [Int: Client] = [:]
+    /// The monitors this connection opened: the name it uses, and the daemon's (`uid1000-NAME`).
+    var openMonitors: [String: String] = [:]
     private let encoder = ClientSocketCodec.encoder()
     let decoder = ClientSocketCodec.decoder()
 
@@ -105,6 +107,8 @@ final class ClientSocketConnection: ServerConnection {
         let left = Array(clients.values)
         clients.removeAll()
         for c in left { leave(c) }
+        for name in openMonitors.values { hub.monitors.detach(name, connectionID: connectionID ?? 0) }
+        openMonitors.removeAll()
         if let connectionID {
             self.connectionID = nil
             hub.remove(connectionID)

@@ -16,13 +16,16 @@ final class ClientSocketHub: Sendable {
     let logger: Logger
     /// Persistent clients monitored while disconnected.
     let sessions: PersistentSessions
+    /// Monitors opened over the socket (their conditions are decided while no connection holds them).
+    let monitors: SocketMonitors
     private let state = Mutex(State())
 
     init(engine: LocationEngine, configuration: ClientSocketConfiguration, logger: Logger) {
         self.engine = engine
         self.configuration = configuration
         self.logger = logger
-        sessions = PersistentSessions(engine: engine, logger: logger)
+        sessions = PersistentSessions(engine: engine, logger: logger, wallClock: configuration.wallClock)
+        monitors = SocketMonitors(engine: engine, logger: logger, wallClock: configuration.wallClock)
         configuration.policySource?.observe { [weak self] policy in self?.policyChanged(policy) }
     }
 

@@ -170,6 +170,8 @@ extension ClientSocketConnection {
             reply.visits = c.session?.history ?? []
         case "health":
             reply.health = engine.health()
+        case "monitorOpen", "monitorClose", "monitorAdd", "monitorRemove", "monitorIdentifiers", "monitorRecord", "monitorAck":
+            try performMonitor(request, peer: peer, reply: &reply)
         default:
             throw .invalidArgument("unknown op '\(request.op.prefix(64))'")
         }

@@ -35,6 +35,9 @@ public struct ClientSocketConfiguration: Sendable {
     public var maxClientsPerConnection = 32
     /// Unread output per connection, bytes: a client that leaves more unread is disconnected.
     public var outputLimit = 256 * 1024
+    /// The wall clock (UTC seconds since 1970) that dates monitor events and the arrival of a
+    /// background client's visit in progress (kept across restarts); tests inject one.
+    public var wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
     /// The defaults: ``ClientSocketProtocol/configuredPath``, mode 0660, 64 connections of 32 clients, 256 KiB.
     public init() {}
@@ -209,6 +212,7 @@ public final class ClientSocketServer: Service, Sendable {
         }
         state.withLock { $0.channel = channel }
         hub.sessions.restore()
+        hub.monitors.restore()
         logger.info("client socket on \(path) (mode \(String(configuration.mode, radix: 8)))")
     }
 
@@ -246,6 +250,8 @@ public final class ClientSocketServer: Service, Sendable {
 
     /// The persistent clients monitored now (connected or not), by persistent name (`uid1000-NAME`).
     public var persistentClients: [String] { hub.sessions.names }
+    /// The monitors opened over the socket and kept by the daemon (`uid1000-NAME`).
+    public var monitorNames: [String] { hub.monitors.names }
 
     /// Counters.
     public var statistics: ClientSocketStatistics { hub.statistics }

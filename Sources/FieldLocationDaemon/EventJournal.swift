@@ -2,6 +2,7 @@ import Beacons
 import FieldLocation
 import FieldLocationStore
 import FieldLocationWire
+import HardwareInterfaces
 import Foundation
 import LocationAPI
 import LocationServices
@@ -79,6 +80,9 @@ struct EventJournal {
         var events: [Entry]
         /// The most recent visits, oldest first (a departure replaces its arrival).
         var history: [Visit]
+        /// When the visit in progress (the history's last, not departed) arrived: UTC seconds since
+        /// 1970 on the daemon's wall clock, so a restarted daemon (a new monotonic clock) resumes it.
+        var arrivalDate: Double?
     }
 
     /// The most events queued; more drop the oldest.
@@ -169,6 +173,22 @@ struct EventJournal {
             if file.history.count > Self.historyLimit { file.history.removeFirst(file.history.count - Self.historyLimit) }
         }
         return entry
+    }
+
+    /// The wall time of the visit in progress's arrival (`nil` when none is in progress).
+    var arrivalDate: Double? {
+        get { file.arrivalDate }
+        set { file.arrivalDate = newValue }
+    }
+
+    /// The visit in progress (the history's last when it has not departed and its arrival's wall
+    /// time is known) with its arrival moved to a new clock: `arrivedAt` (the same visit, found
+    /// again after a restart). The caller saves.
+    mutating func resumeVisit(arrivedAt: MonotonicInstant) -> Visit? {
+        guard file.arrivalDate != nil, var visit = file.history.last, visit.departedAt == nil else { return nil }
+        visit.arrivedAt = arrivedAt
+        file.history[file.history.count - 1] = visit
+        return visit
     }
 
     /// Removes the events numbered up to `seq`; returns whether any went. The caller saves.

@@ -400,7 +400,8 @@ final class GPSDHub: Sendable {
     /// station when an NTRIP client feeds the receiver.
     ///
     /// `ept` is the fix's measured time accuracy (``Location/timeAccuracy(of:)``: the receiver's
-    /// tAcc, or GST's residuals over the speed of light) when there is one. Otherwise it is gpsd's
+    /// tAcc, else the time pulse's accuracy when a PPS edge marked the fix's second, else GST's
+    /// residuals over the speed of light) when there is one. Otherwise it is gpsd's
     /// own default, ``gpsdDefaultTimeError``: gpsd's error model (`gpsd_error_model()` in
     /// libgpsd_core.c) puts 5 ms in `ept` whenever the fix has a time and its driver set no time
     /// error, which is the case for every NMEA receiver. gpsd's u-blox driver leaves NAV-PVT's tAcc

@@ -51,13 +51,16 @@ final class PersistentSession: Sendable {
     /// Where the writes that nobody waits for are made (an acknowledgement, a new session's file).
     private let background = DispatchQueue(label: "fieldlocd.event-journal")
     private let now: @Sendable () -> UInt64
+    private let wallClock: @Sendable () -> Double
     private let report: @Sendable (String) -> Void
 
-    /// A session over `journal`; `now` stamps event lines (the engine's clock, ns), `report` logs a
-    /// journal that cannot be written.
-    init(name: String, journal: EventJournal, now: @escaping @Sendable () -> UInt64, report: @escaping @Sendable (String) -> Void) {
+    /// A session over `journal`; `now` stamps event lines (the engine's clock, ns), `wallClock` dates
+    /// a visit's arrival (UTC seconds), `report` logs a journal that cannot be written.
+    init(name: String, journal: EventJournal, now: @escaping @Sendable () -> UInt64,
+         wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, report: @escaping @Sendable (String) -> Void) {
         self.name = name
         self.now = now
+        self.wallClock = wallClock
         self.report = report
         // Version 1: a new session's file is written once (a restored one is rewritten, unchanged).
         state = Mutex(State(journal: journal, version: 1))
@@ -78,6 +81,12 @@ final class PersistentSession: Sendable {
                 return (a, Self.line(event, seq: nil, wireID: a.wireID, now: now()))
             }
             guard let entry = s.journal.append(event) else { return (nil, []) }
+            if case .visit(let visit) = event {
+                // The arrival as wall time: the monotonic instant means nothing to a restarted daemon.
+                let stamp = now()
+                let ago = Double(stamp >= visit.arrivedAt.nanoseconds ? stamp - visit.arrivedAt.nanoseconds : 0) / 1e9
+                s.journal.arrivalDate = visit.departedAt == nil ? wallClock() - ago : nil
+            }
             s.version += 1
             guard let a = s.attached else { return (nil, []) }
             return (a, Self.line(event, seq: entry.seq, wireID: a.wireID, now: now()))

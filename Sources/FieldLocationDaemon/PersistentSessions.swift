@@ -1,4 +1,5 @@
 import FieldLocation
+import HardwareInterfaces
 import Foundation
 import LocationAPI
 import LocationServices
@@ -14,12 +15,16 @@ final class PersistentSessions: Sendable {
     let logger: Logger
     /// The most events queued per client.
     let capacity: Int
+    /// Dates the arrival of a visit in progress (UTC seconds), so a restart resumes it.
+    let wallClock: @Sendable () -> Double
     private let sessions = Mutex<[String: PersistentSession]>([:])
 
-    init(engine: LocationEngine, logger: Logger, capacity: Int = EventJournal.defaultCapacity) {
+    init(engine: LocationEngine, logger: Logger, capacity: Int = EventJournal.defaultCapacity,
+         wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.engine = engine
         self.logger = logger
         self.capacity = capacity
+        self.wallClock = wallClock
     }
 
     /// The sessions now (for tests and statistics).
@@ -32,7 +37,7 @@ final class PersistentSessions: Sendable {
         let engine = self.engine
         let logger = self.logger
         return PersistentSession(name: name, journal: journal, now: { engine.clock.now().nanoseconds },
-                                 report: { logger.error("\($0)") })
+                                 wallClock: wallClock, report: { logger.error("\($0)") })
     }
 
     /// Registers the engine client of `session` with the regions stored under its name.
@@ -52,7 +57,7 @@ final class PersistentSessions: Sendable {
         var problems: [String] = []
         for file in names.sorted() where file.hasPrefix("pending-") && file.hasSuffix(".json") {
             let path = directory + "/" + file
-            let journal: EventJournal
+            var journal: EventJournal
             do { journal = try EventJournal.load(path, capacity: capacity) } catch {
                 problems.append(error.description)
                 logger.error("cannot restore a background client: \(error)")
@@ -63,11 +68,21 @@ final class PersistentSessions: Sendable {
                 problems.append("\(path): names client '\(name)', whose journal is another file; skipped")
                 continue
             }
+            // A visit in progress goes on: its arrival, kept as wall time, is put on this engine's clock.
+            let resumed = journal.arrivalDate.flatMap { date -> Visit? in
+                let now = engine.clock.now().nanoseconds
+                let ago = max(0, wallClock() - date) * 1e9
+                return journal.resumeVisit(arrivedAt: MonotonicInstant(nanoseconds: ago >= Double(now) ? 0 : now - UInt64(ago)))
+            }
             let session = makeSession(name: name, journal: journal)
             problems += registerEngineClient(session, displayName: "background:\(name)")
             if let id = session.engineID {
                 let visits = journal.visits
                 engine.update(id) { $0.visits = visits }
+                if visits, let resumed {
+                    engine.resumeVisit(id, resumed)
+                    session.saveLater()
+                }
             }
             sessions.withLock { $0[name] = session }
             logger.info("monitoring \(name)'s regions in the background (\(journal.events.count) events queued)")

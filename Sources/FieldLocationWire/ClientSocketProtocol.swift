@@ -53,6 +53,13 @@ import Foundation
 /// | `ack` | `client`, `seq` | — (the queued events numbered up to `seq` leave the queue) |
 /// | `visits` | `client` | `visits` (a persistent client's visit history, oldest first) |
 /// | `health` | | `health`: the unit's health counters and gauges (`UnitHealth`, the keys of `fieldloc status --json`'s `health`) |
+/// | `monitorOpen` | `monitor` | `identifiers`, `pending`, `dropped` (then the queued `monitorEvent` lines) |
+/// | `monitorAdd` | `monitor`, `identifier`, `condition`, `assuming`? | — or an error |
+/// | `monitorRemove` | `monitor`, `identifier` | `removed` |
+/// | `monitorIdentifiers` | `monitor` | `identifiers` |
+/// | `monitorRecord` | `monitor`, `identifier` | `monitorRecord`? (`{"condition","lastEvent"}`) |
+/// | `monitorAck` | `monitor`, `seq` | — (saved before the reply: the events up to `seq` leave the queue) |
+/// | `monitorClose` | `monitor` | — (the daemon keeps deciding its conditions) |
 ///
 /// `services` is the whole set a client runs (``ClientServices``): `updatingLocation`,
 /// `desiredAccuracy` (`best`, `bestForNavigation`, `nearestTenMeters`, `hundredMeters`, `kilometer`,
@@ -123,7 +130,24 @@ import Foundation
 /// queue; a crash right after it may send them once more, so a client skips a `seq` it has seen). When it registers again under the same name, the queued events are sent in order after
 /// the reply, whose `pending` counts them and `dropped` counts the events dropped (oldest first)
 /// while the queue was full (512 events). While one client holds a name, another client registering
-/// it is served as before (its regions persist) but is not monitored in the background.
+/// it is served as before (its regions persist) but is not monitored in the background. The file also
+/// keeps the wall time of a visit in progress's arrival (`arrivalDate`), so a restarted daemon resumes
+/// the visit and its departure closes the same stay.
+///
+/// **Monitors** (Core Location's `CLMonitor`; `RemoteMonitor` in FieldLocationClient). A client the
+/// policy authorises `always` (others get `regionMonitoringDenied`) opens a named monitor with
+/// `{"op":"monitorOpen","monitor":"site"}`; the daemon keeps it in its state folder under the peer's
+/// uid (`monitors/monitor-uid1000-site.json`), decides its conditions with an engine client of its
+/// own whether a connection holds it or not, across daemon restarts too, and one connection holds a
+/// monitor at a time (`invalidArgument` to another until it closes it or goes). A `condition` is
+/// `{"kind":"circle","latitude","longitude","radius"}`, `{"kind":"polygon","polygon":{…}}` or
+/// `{"kind":"beacon","beacon":{"uuid","major"?,"minor"?}}`; `assuming` is `unknown` (the default),
+/// `satisfied` or `unsatisfied`. Each event is saved (atomically, with `fsync`) before it is sent as
+/// `{"type":"monitorEvent","monitor":"site","seq":4,"monitorEvent":{"seq":4,"identifier":"yard",
+/// "state":"satisfied","date":1790000000.5,"reason"?},"now":…}` (`state` `satisfied`,
+/// `unsatisfied` or `unmonitored` with its `reason`; `date` UTC seconds since 1970) and stays queued
+/// until `monitorAck` with its `seq`: on `monitorOpen` the queued events follow the reply, in order,
+/// before any new one (at most 512 wait; older ones are dropped and counted in `dropped`).
 public enum ClientSocketProtocol {
     /// The protocol version this build speaks.
     public static let version = 1
@@ -148,5 +172,6 @@ public enum ClientSocketProtocol {
     /// The ops a daemon of this version answers.
     package static let operations = ["hello", "register", "services", "request", "flush", "monitor", "unmonitor", "regions", "state",
                              "fullAccuracy", "record", "last", "unregister", "ack", "visits",
-                             "monitorBeacon", "unmonitorBeacon", "beaconRegions", "beaconState", "health"]
+                             "monitorBeacon", "unmonitorBeacon", "beaconRegions", "beaconState", "health",
+                             "monitorOpen", "monitorClose", "monitorAdd", "monitorRemove", "monitorIdentifiers", "monitorRecord", "monitorAck"]
 }

@@ -58,6 +58,11 @@ package struct ClientRequest: Codable, Sendable {
     package var purpose: String?
     /// `ack`: the number of the last queued event handled (every event up to it leaves the queue).
     package var seq: UInt64?
+    /// The monitor ops: the monitor's name.
+    package var monitor: String?
+    /// `monitorAdd`: the condition and the state assumed until one is determined.
+    package var condition: MonitorCondition?
+    package var assuming: MonitorState?
 
     package init(op: String, client: Int? = nil) {
         self.op = op
@@ -145,6 +150,15 @@ package struct ClientMessage: Codable, Sendable {
     package var event: ClientEvent?
     /// A queued (region or visit) event's number: acknowledge it with op `ack` once handled.
     package var seq: UInt64?
+    /// A `monitorEvent` message: the monitor's name and its event (whose `seq` acknowledges it).
+    package var monitor: String?
+    package var monitorEvent: MonitorEvent?
+    /// `monitorOpen` and `monitorIdentifiers`: the monitor's condition identifiers, in the order added.
+    package var identifiers: [String]?
+    /// `monitorRecord`: the condition's record (absent when there is none).
+    package var monitorRecord: MonitorRecord?
+    /// `monitorRemove`: whether there was such a condition.
+    package var removed: Bool?
     // every message from the daemon
     package var now: UInt64?
 

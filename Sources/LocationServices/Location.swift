@@ -263,11 +263,13 @@ extension Location {
     public static let speedOfLight = 299_792_458.0
 
     /// The measured one-sigma uncertainty of `fix`'s time, seconds, and its source: the receiver's
-    /// tAcc when a binary solution stated it, else GST's pseudorange residual RMS over the speed of
-    /// light; `nil` when the fix has no time or nothing measured it.
+    /// tAcc when a binary solution stated it, else the time pulse's figure when a pulse marked the
+    /// fix's second (``Fix/pulseTimeAccuracy``), else GST's pseudorange residual RMS over the speed
+    /// of light; `nil` when the fix has no time or nothing measured it.
     public static func timeAccuracy(of fix: Fix) -> (seconds: Double, source: TimeAccuracySource)? {
         guard fix.time != nil else { return nil }
         if let t = fix.receiverAccuracy?.time, t.isFinite, t >= 0 { return (t, .receiver) }
+        if let t = fix.pulseTimeAccuracy, t.isFinite, t >= 0 { return (t, .pps) }
         if let rms = fix.rangeResidualRMS, rms.isFinite, rms >= 0 { return (rms / speedOfLight, .gst) }
         return nil
     }
@@ -278,9 +280,17 @@ extension Location {
     /// system clock), combined as independent errors. Replaces a GST estimate, never the
     /// receiver's own figure; does nothing without a pulse accuracy.
     public mutating func notePulse(pulseAccuracy: Double?, edgeErrorNanoseconds: Int64?) {
-        guard timeAccuracySource != .receiver, let pulse = pulseAccuracy, pulse.isFinite, pulse >= 0 else { return }
-        let host = Double(max(0, edgeErrorNanoseconds ?? 0)) * 1e-9
-        timeAccuracy = (pulse * pulse + host * host).squareRoot()
+        guard timeAccuracySource != .receiver,
+              let combined = Self.pulseTimeAccuracy(pulseAccuracy: pulseAccuracy, edgeErrorNanoseconds: edgeErrorNanoseconds) else { return }
+        timeAccuracy = combined
         timeAccuracySource = .pps
+    }
+
+    /// The time accuracy a PPS edge gives (see ``notePulse(pulseAccuracy:edgeErrorNanoseconds:)``),
+    /// seconds; `nil` without a pulse accuracy.
+    public static func pulseTimeAccuracy(pulseAccuracy: Double?, edgeErrorNanoseconds: Int64?) -> Double? {
+        guard let pulse = pulseAccuracy, pulse.isFinite, pulse >= 0 else { return nil }
+        let host = Double(max(0, edgeErrorNanoseconds ?? 0)) * 1e-9
+        return (pulse * pulse + host * host).squareRoot()
     }
 }

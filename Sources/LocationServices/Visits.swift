@@ -72,6 +72,18 @@ public struct VisitDetector: Sendable {
         return arrivalIfDue(now: location.receivedAt)
     }
 
+    /// Resumes a visit in progress from before a restart (its ``Visit/arrivedAt`` already on this
+    /// clock): its departure is judged from its centre as if the detector had never stopped, and no
+    /// second arrival is reported at that place. A visit that has departed is ignored.
+    public mutating func resume(_ visit: Visit) {
+        guard visit.departedAt == nil else { return }
+        let anchor = Location(latitude: visit.latitude, longitude: visit.longitude, horizontalAccuracy: visit.horizontalAccuracy,
+                              receivedAt: visit.arrivedAt, timestamp: visit.arrivalTime)
+        startCluster(anchor)
+        stillSince = nil
+        current = visit
+    }
+
     /// Reports whether the unit is still now (from the accelerometer); stillness after a fix
     /// counts as staying at that fix's place.
     public mutating func motion(still: Bool, at now: MonotonicInstant) -> Visit? {

@@ -324,6 +324,9 @@ public struct Fix: Sendable {
     public var rangeResidualRMS: Double?
     /// The receiver's own accuracy estimates, when its binary solution gave them (UBX, CASIC).
     public var receiverAccuracy: ReceiverAccuracy?
+    /// The one-sigma accuracy of the fix's time, seconds, from the receiver's time pulse (PPS) that
+    /// marked its second: set by the engine when it paired the fix with a pulse.
+    public var pulseTimeAccuracy: Double?
     /// The receiver's time-validity flags, when a binary message gave them.
     public var timeValidity: TimeValidity?
     /// GPS − UTC leap seconds, when the receiver stated them (UBX NAV-TIMEGPS / NAV-TIMELS).

@@ -100,6 +100,18 @@ struct TimeQualityTests {
             #expect(!FixJSON.line(fix).contains("\"ept\""))
             #expect(GPSDHub.extras(fix).timeError == GPSDHub.gpsdDefaultTimeError)
             #expect(GPSDReport.tpv(fix, extras: GPSDHub.extras(fix)).contains("\"ept\":0.005,"))
+            // Paired with a PPS edge (the engine sets the pulse's figure): `ept` is the pulse's.
+            var pulsed = fix
+            pulsed.pulseTimeAccuracy = 3e-8
+            #expect(GPSDHub.extras(pulsed).timeError == 3e-8)
+            #expect(GPSDReport.tpv(pulsed, extras: GPSDHub.extras(pulsed)).contains("\"ept\":0.000000030"), "\(GPSDReport.tpv(pulsed, extras: GPSDHub.extras(pulsed)))")
+        }
+        // The receiver's own tAcc wins over the pulse's figure, as on `Location`.
+        if var both = withGST.first {
+            both.pulseTimeAccuracy = 3e-8
+            #expect(GPSDHub.extras(both).timeError == 3e-8)
+            both.receiverAccuracy = ReceiverAccuracy(model: .ubxAccuracyEstimate, horizontal: 1, time: 2e-8)
+            #expect(GPSDHub.extras(both).timeError == 2e-8)
         }
     }
 }

@@ -4,6 +4,7 @@ import FieldLocationOutput
 import Foundation
 import HardwareInterfaces
 import LocationServices
+import NMEA
 import SimulatedHardware
 import Testing
 
@@ -72,9 +73,15 @@ import Testing
     func pulseTimeAccuracy() throws {
         // A u-blox unit speaking NMEA (no NAV-PVT tAcc): u-blox states its pulse as RMS 30 ns.
         let (ublox, _) = try ppsBoard(receiver: "family = \"ublox\"\nmodel = \"NEO-M8N (simulated)\"\noutput = \"nmea\"")
-        final class Box: @unchecked Sendable { var paired: Set<Int64> = [] }
+        final class Box: @unchecked Sendable {
+            var paired: Set<Int64> = []
+            var fixes: [Fix] = []
+        }
         let box = Box()
-        _ = ublox.observe { o in if case .pps(let s) = o { box.paired.insert(s.utcSecond) } }
+        _ = ublox.observe { o in
+            if case .pps(let s) = o { box.paired.insert(s.utcSecond) }
+            if case .fix(let f, _) = o { box.fixes.append(f) }
+        }
         // A client keeps the receiver tracking (with none the policy idles it); a cold start of the
         // emulated M8 takes its datasheet's 26 s or so.
         let client = ublox.register(name: "t") { _ in }.id
@@ -90,6 +97,15 @@ import Testing
         let back = try JSONDecoder().decode(Location.self, from: JSONEncoder().encode(located))
         #expect(back.timeAccuracySource == .pps && back.timeAccuracy == located.timeAccuracy)
         #expect(located.leapSeconds == nil)
+        // The raw fix observers get (gpsd's TPV is made from it) carries the pulse's figure too, so
+        // its `ept` is the pulse's 30 ns rather than gpsd's 5 ms.
+        let wanted = Int64(second)
+        let raw = try #require(box.fixes.last { (f: Fix) -> Bool in
+            guard let time = f.time else { return false }
+            return Int64(time.secondsSinceEpoch) == wanted
+        })
+        let measured = try #require(Location.timeAccuracy(of: raw))
+        #expect(measured.source == .pps && measured.seconds == located.timeAccuracy)
 
         // The MT3339's datasheet states no pulse accuracy: no figure is made up.
         let (mtk, _) = try ppsBoard()

@@ -140,6 +140,31 @@ func location(north: Double = 0, east: Double = 0, accuracy: Double = 3, t: Doub
         check(v.update(location(north: 200, t: 600))?.departedAt == at(510))
     }
 
+    @Test("a resumed visit in progress (a restart) is not reported again and departs with its own arrival")
+    func resumedVisitDeparts() throws {
+        var first = VisitDetector()
+        var arrival: Visit?
+        for t in stride(from: 0.0, through: 400, by: 10) { arrival = first.update(location(north: Double(Int(t) % 5), t: t)) ?? arrival }
+        var resumed = try #require(arrival)
+        #expect(resumed.departedAt == nil)
+        // A new detector (the restarted daemon), the arrival moved to its clock.
+        resumed.arrivedAt = at(50)
+        var second = VisitDetector()
+        second.resume(resumed)
+        #expect(second.current == resumed)
+        var out: [Visit] = []
+        for t in stride(from: 1000.0, through: 1500, by: 10) { if let x = second.update(location(north: Double(Int(t) % 5), t: t)) { out.append(x) } }
+        #expect(out.isEmpty)
+        for t in stride(from: 1510.0, through: 1700, by: 10) { if let x = second.update(location(north: (t - 1500) * 1.4, t: t)) { out.append(x) } }
+        #expect(out.count == 1)
+        #expect(out.first?.arrivedAt == at(50) && out.first?.departedAt != nil)
+        #expect(out.first?.latitude == resumed.latitude && out.first?.arrivalTime == resumed.arrivalTime)
+        // A departed visit is not resumed.
+        var third = VisitDetector()
+        third.resume(out[0])
+        #expect(third.current == nil)
+    }
+
     @Test func motionDetectorSeparatesVibrationFromNoise() {
         var d = MotionDetector()
         var rng = SystemRandomNumberGenerator()

@@ -254,6 +254,11 @@ final class ClientRegistry: @unchecked Sendable {
         if let flushed { flushed.sink(.locations(flushed.batch)) }
     }
 
+    /// Resumes a client's visit in progress from before a restart (see ``VisitDetector/resume(_:)``).
+    func resumeVisit(_ id: Int, _ visit: Visit) {
+        lock.withLock { clients[id]?.visitDetector.resume(visit) }
+    }
+
     /// Ends a client's one-shot request without an answer (its demand goes with it).
     func cancelRequest(_ id: Int) {
         lock.withLock { clients[id]?.request = nil }

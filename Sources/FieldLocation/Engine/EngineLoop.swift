@@ -254,12 +254,15 @@ extension LocationEngine {
             $0.counters.fixes += 1
             if let status = fix.receiverStatus { $0.lastReceiverStatus = status }
         }
-        registry.notify(.fix(fix, now))
-        var pulse: PPSSample? = nil
-        if let time = fix.time, let sample = timing.fix(utc: time.secondsSinceEpoch, receivedAt: now) {
-            registry.notify(.pps(sample))
-            pulse = sample
+        // A pulse that marked the fix's second gives its time accuracy (gpsd's `ept` too), so it is
+        // paired before the fix goes out; its own notification still follows the fix's.
+        var fix = fix
+        let pulse = fix.time.flatMap { timing.fix(utc: $0.secondsSinceEpoch, receivedAt: now) }
+        if let pulse {
+            fix.pulseTimeAccuracy = Location.pulseTimeAccuracy(pulseAccuracy: timePulseAccuracy, edgeErrorNanoseconds: pulse.edgeSystemErrorNanoseconds)
         }
+        registry.notify(.fix(fix, now))
+        if let pulse { registry.notify(.pps(pulse)) }
         if registry.wantsSky, let sky = SkyView(fix, receivedAt: now) { registry.deliver(sky) }
         guard var location = Location(fix, receivedAt: now) else { return }
         // A fix whose second a pulse marked: its time is as good as the pulse.

@@ -248,6 +248,10 @@ public final class LocationEngine: @unchecked Sendable {
     /// Delivers a client's batched or deferred locations now (see ``LocationProvider/flushBatch(_:)``).
     public func flushBatch(_ id: Int) { registry.flushBatch(id) }
 
+    /// Resumes a client's visit in progress from before a restart, its ``Visit/arrivedAt`` on this
+    /// engine's clock: the visit's departure comes as if the engine had never stopped, with the same arrival.
+    public func resumeVisit(_ id: Int, _ visit: Visit) { registry.resumeVisit(id, visit) }
+
     /// Starts monitoring a region for a client; returns why not, or `nil`.
     public func startMonitoring(_ id: Int, _ region: CircularRegion) -> LocationError? {
         registry.startMonitoring(id, region, now: clock.now())

@@ -1,6 +1,7 @@
 import Beacons
 import FieldLocationStore
 import Foundation
+import LocationAPI
 import LocationServices
 import Synchronization
 
@@ -58,6 +59,8 @@ public final class Monitor: Sendable {
         var bluetooth = true
         var authorized = true
         var consumers: [Int: AsyncStream<Event>.Continuation] = [:]
+        /// Consumers that are functions (``attach(_:)``).
+        var handlers: [Int: @Sendable (Event) -> Void] = [:]
         var nextConsumer = 0
     }
 

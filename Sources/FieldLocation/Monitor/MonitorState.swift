@@ -1,6 +1,7 @@
 import Beacons
 import FieldLocationStore
 import Foundation
+import LocationAPI
 import LocationServices
 import Synchronization
 
@@ -16,6 +17,7 @@ extension Monitor {
             try Self.write(s.file, to: path)
             for event in s.unannounced {
                 for consumer in s.consumers.values { consumer.yield(event) }
+                for handler in s.handlers.values { handler(event) }
             }
             s.unannounced.removeAll()
         }
