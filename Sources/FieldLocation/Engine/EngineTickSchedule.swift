@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import HardwareInterfaces
 import PowerPolicy
 import Synchronization
