@@ -51,6 +51,20 @@ extension ClientRegistry {
         }
     }
 
+    /// Whether any of `records` has work the tick does on time: running services (passive ones
+    /// too: their pauses, limits and fix loss), a one-shot request, a held batch, regions, beacon
+    /// ranging. While none has, the engine ticks only at its own deadlines.
+    func hasTimedWork(_ records: [(Int, Record)]) -> Bool {
+        lock.withLock {
+            records.contains { _, c in
+                let s = c.services
+                return s.updatingLocation || s.updatingHeading || s.updatingSky || s.significantChanges || s.visits
+                    || !s.rangingConstraints.isEmpty || c.request != nil || c.batcher != nil || c.owedFullAccuracy
+                    || !c.regions.regions.isEmpty || !c.beaconRegions.regions.isEmpty
+            }
+        }
+    }
+
     /// The one decision for all of `records`: their demands merged by `policy` (the most demanding
     /// wins; no demand idles the hardware).
     func decide(_ records: [(Int, Record)], policy: PowerPolicy, state: PolicyState, motion: MotionDetector,

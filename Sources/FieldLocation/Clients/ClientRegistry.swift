@@ -74,9 +74,16 @@ final class ClientRegistry: @unchecked Sendable {
     /// UTC seconds since 1970, for region expiry dates (the monotonic clock places the deadlines).
     let wallClock: @Sendable () -> Double
 
-    init(stateDirectory: String?, wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    /// Called after every change to what the clients may demand (a client comes or goes, its
+    /// services change, a one-shot request starts or ends, its regions change), outside the lock:
+    /// the engine's run loop ticks at once instead of at its next deadline.
+    let demandChanged: @Sendable () -> Void
+
+    init(stateDirectory: String?, wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+         demandChanged: @escaping @Sendable () -> Void = {}) {
         self.stateDirectory = stateDirectory
         self.wallClock = wallClock
+        self.demandChanged = demandChanged
     }
 
     // MARK: registration
@@ -103,20 +110,23 @@ final class ClientRegistry: @unchecked Sendable {
         if let file, loaded {
             do { beaconRegions = try RegionStore.loadBeaconRegions(file) } catch { problems.append(error.description) }
         }
-        return lock.withLock {
+        let id = lock.withLock {
             let id = nextID
             nextID += 1
             let record = Record(name: name, regions: monitor, regionFile: file, sink: sink)
             record.beaconRegions = BeaconRegionMonitor(regions: beaconRegions)
             clients[id] = record
-            return (id, problems)
+            return id
         }
+        demandChanged()
+        return (id, problems)
     }
 
     /// Removes a client; a batch it was holding is delivered first.
     func unregister(_ id: Int) {
         let record = lock.withLock { clients.removeValue(forKey: id) }
         if let record, let batch = record.batcher?.flush() { record.sink(.locations(batch.batch)) }
+        if record != nil { demandChanged() }
     }
 
     /// Adds an observer; ids are shared with clients.
@@ -234,6 +244,7 @@ final class ClientRegistry: @unchecked Sendable {
         }
         if let flushed { flushed.sink(.locations(flushed.batch)) }
         if let logBatches { for batch in logBatches.batches { logBatches.sink(.locations(batch)) } }
+        demandChanged()
     }
 
     /// The services a client runs.
@@ -242,6 +253,7 @@ final class ClientRegistry: @unchecked Sendable {
     /// A one-shot request from `now` until `now + timeout`.
     func requestLocation(_ id: Int, now: MonotonicInstant, timeout: Duration) {
         lock.withLock { clients[id]?.request = (now, now.advanced(by: timeout), nil, nil) }
+        demandChanged()
     }
 
     /// Delivers a client's held batch now (batching goes on); nothing when none is held.
@@ -262,6 +274,7 @@ final class ClientRegistry: @unchecked Sendable {
     /// Ends a client's one-shot request without an answer (its demand goes with it).
     func cancelRequest(_ id: Int) {
         lock.withLock { clients[id]?.request = nil }
+        demandChanged()
     }
 
     // MARK: regions
@@ -287,15 +300,16 @@ final class ClientRegistry: @unchecked Sendable {
     /// A client that is gone refuses the change when `refuseGoneClient` (adding), else nothing happens.
     func changeRegions(_ id: Int, region identifier: String, refuseGoneClient: Bool = true,
                        _ change: (Record) -> RegionChange) -> LocationError? {
-        let result: (problem: String?, save: (RegionMonitor, String, [BeaconRegion])?) = lock.withLock {
-            guard let c = clients[id] else { return (refuseGoneClient ? "client gone" : nil, nil) }
+        let result: (problem: String?, changed: Bool, save: (RegionMonitor, String, [BeaconRegion])?) = lock.withLock {
+            guard let c = clients[id] else { return (refuseGoneClient ? "client gone" : nil, false, nil) }
             switch change(c) {
-            case .refused(let problem): return (problem, nil)
-            case .unchanged: return (nil, nil)
-            case .changed: return (nil, c.regionFile.map { (c.regions, $0, c.beaconRegions.regions) })
+            case .refused(let problem): return (problem, false, nil)
+            case .unchanged: return (nil, false, nil)
+            case .changed: return (nil, true, c.regionFile.map { (c.regions, $0, c.beaconRegions.regions) })
             }
         }
         if let problem = result.problem { return .regionMonitoringFailure(region: identifier, reason: problem) }
+        if result.changed { demandChanged() }
         if let (monitor, file, beacons) = result.save {
             do { try RegionStore.save(monitor, beaconRegions: beacons, to: file) } catch {
                 return .regionMonitoringFailure(region: identifier, reason: error.description)

@@ -5,8 +5,10 @@ import LocationServices
 import NMEA
 import PowerPolicy
 
-/// The run loop: each second a tick (the subsystems' time-driven work and one policy decision),
-/// between ticks the receiver's bytes until the next tick or sensor sample, and the samples.
+/// The run loop: a tick (the subsystems' time-driven work and one policy decision) each second
+/// while anything is demanded, else only at a deadline or a demand change (see
+/// `EngineTickSchedule.swift`); between ticks the receiver's bytes until the next tick or sensor
+/// sample, and the samples.
 /// Everything here runs on the advancing thread under `runLock` (see ``LocationEngine``).
 extension LocationEngine {
     // MARK: running
@@ -34,19 +36,23 @@ extension LocationEngine {
             return false
         }
         let now = clock.now()
-        if now >= nextTick {
-            tick(now)
-            nextTick = now.advanced(by: .seconds(1))
-        }
+        if tickDue(at: now) { tick(now) }
         let recorded = platform.recordedHeadings
         let corrections = published.withLock { $0.corrections }
         // With corrections attached the read waits at most 200 ms, so frames reach the UART promptly.
-        let deadline = min(end, nextTick, sensors.nextSample, recorded?.nextDue ?? .distantFuture,
+        // On real time a read cannot be ended early, so it waits at most a tick's period: a demand
+        // change is seen after it (without a tick when nothing is due).
+        var deadline = min(end, nextTick, sensors.nextSample, recorded?.nextDue ?? .distantFuture,
                            corrections == nil ? .distantFuture : now.advanced(by: .milliseconds(200)))
+        if case .realTime = platform.pacing { deadline = min(deadline, now.advanced(by: Self.busyTickPeriod)) }
         readReceiver(until: deadline)
         corrections?.forward(to: receiver.port, receiverAwake: receiver.executor?.awake ?? true, at: clock.now())
         pollBeacons()
+        // (With no demand the policy's decision does not depend on the motion verdict: an idle
+        // engine needs no tick when it changes; the client that arrives finds it.)
         if clock.now() >= sensors.nextSample { sampleSensors() }
+        // A port or sensor that failed in this step is retried by the tick: an idle engine ticks again.
+        if nextTick == .distantFuture && (receiver.port == nil || sensors.problem != nil) { nextTick = clock.now() }
         if let recorded { for heading in recorded.take(upTo: clock.now()) { publish(heading) } }
         publishState()
         return true
@@ -55,11 +61,11 @@ extension LocationEngine {
     /// Runs the engine on the calling thread until ``stop()``: a real board as its data comes, a
     /// simulated board (manual clock) paced to the wall clock, `speed` times as fast.
     ///
-    /// On a manual clock the thread sleeps until the next thing that is due (the second's tick, a
-    /// sensor sample, the simulated receiver's next transmission; see ``nextDue(after:)``),
-    /// between ``minimumPacingSleep`` and ``maximumPacingSleep`` of wall time, and wakes early
-    /// for a setting or ``stop()``: an idle simulated board wakes a few times a second, not at a
-    /// fixed 50 Hz.
+    /// On a manual clock the thread sleeps until the next thing that is due (the tick, a sensor
+    /// sample, the simulated receiver's next transmission; see ``nextDue(after:)``), between
+    /// ``minimumPacingSleep`` and ``maximumPacingSleep`` of wall time (``maximumIdlePacingSleep``
+    /// while the engine has no tick of its own), and wakes early for a demand change, a setting or
+    /// ``stop()``: an idle simulated board wakes only for its deadlines, not every second.
     ///
     /// `started` is called once on this thread, before the first step, with the manual clock's
     /// instant from which a simulated board is paced (the wall clock reads now at that instant):
@@ -78,12 +84,12 @@ extension LocationEngine {
             let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) / 1e9
             let target = simStart.advanced(by: .milliseconds(Int64(wall * speed * 1000)))
             advance(until: target, stoppable: true)
-            let due = runLock.withLock { nextDue(after: clock.now()) }
+            let (due, idle) = runLock.withLock { (nextDue(after: clock.now()), nextTick == .distantFuture) }
             let ahead = due <= target ? 0 : Double(due.nanoseconds - target.nanoseconds) / 1e9 / speed
-            let sleep = min(max(ahead, Self.minimumPacingSleep), Self.maximumPacingSleep)
-            if pacingWake.wait(timeout: .now() + sleep) == .success {
+            let sleep = min(max(ahead, Self.minimumPacingSleep), idle ? Self.maximumIdlePacingSleep : Self.maximumPacingSleep)
+            if wake.semaphore.wait(timeout: .now() + sleep) == .success {
                 // Several settings since the last look are one reason to look again, not several.
-                while pacingWake.wait(timeout: .now()) == .success {}
+                while wake.semaphore.wait(timeout: .now()) == .success {}
             }
         }
     }
@@ -91,8 +97,9 @@ extension LocationEngine {
     /// The shortest sleep of a manual-clock engine between steps (wall time): work due sooner is
     /// done in one step after it.
     public static let minimumPacingSleep = 0.02
-    /// The longest sleep of a manual-clock engine between steps (wall time), so that a change made
-    /// to the simulated hardware from outside (a fault injected by a test) is seen promptly.
+    /// The longest sleep of a manual-clock engine between steps (wall time) while it ticks, so that
+    /// a change made to the simulated hardware from outside (a fault injected by a test) is seen
+    /// promptly.
     public static let maximumPacingSleep = 1.0
 
     /// The first instant after `now` at which the engine has work of its own: the tick, a sensor
@@ -116,7 +123,7 @@ extension LocationEngine {
     /// Asks the running loop to return after its current step; the receiver is left idle.
     public func stop() {
         published.withLock { $0.stopRequested = true }
-        pacingWake.signal()
+        wake.signal()
     }
 
     /// Puts the hardware in the idle state (receiver asleep, sensors unread) and closes the port:
@@ -216,6 +223,7 @@ extension LocationEngine {
         privacy.light(!privacyOn && !demands.isEmpty, report: reportToAll)
         let previousDecision = published.withLock { p -> PowerDecision? in
             defer { p.decision = decision }
+            p.counters.ticks += 1
             if p.decision?.receiver != decision.receiver { p.counters.modeChanges += 1 }
             return p.decision
         }
@@ -231,6 +239,7 @@ extension LocationEngine {
         registry.expireRegions(records, at: now)
         reportCorrectionLink()
         beaconTick(records, at: now)
+        nextTick = Self.tickInstant(after: now, idle: isIdle(after: decision, demands: demands, records: records))
     }
 
     private func readReceiver(until deadline: MonotonicInstant) {

@@ -107,8 +107,9 @@ public final class LocationEngine: @unchecked Sendable {
     /// When the engine was made, on its clock (its uptime counts from here).
     let createdAt: MonotonicInstant
     let runLock = NSLock()
-    /// Wakes a manual-clock run loop from its sleep between steps (a setting, ``stop()``).
-    let pacingWake = DispatchSemaphore(value: 0)
+    /// Wakes the run loop: a demand change ticks at once; a manual-clock loop's sleep between
+    /// steps ends for it, a setting or ``stop()`` (see `EngineTickSchedule.swift`).
+    let wake: EngineWake
     // Under `runLock`.
     let receiver: ReceiverSubsystem
     let sensors: SensorSubsystem
@@ -139,6 +140,9 @@ public final class LocationEngine: @unchecked Sendable {
         public var bytes = 0
         /// Policy decisions that changed the receiver's mode.
         public var modeChanges = 0
+        /// Ticks run (each a policy decision): one a second while anything is demanded, else only
+        /// at a deadline or a change in the clients' demand.
+        public var ticks = 0
         /// Sentences accepted and rejected by the NMEA engine.
         public var sentencesAccepted = 0, sentencesRejected = 0
         /// Bytes the framer could not place in any sentence or binary frame (line noise, other baud rates).
@@ -174,7 +178,9 @@ public final class LocationEngine: @unchecked Sendable {
         let model = ReceiverModel.lookup(family: board.receiver?.family ?? .genericNMEA, model: board.receiver?.model)
         policy = PowerPolicy(profile: model.powerProfile)
         timePulseAccuracy = model.entry.timePulseAccuracy
-        registry = ClientRegistry(stateDirectory: stateDirectory)
+        let wake = EngineWake()
+        self.wake = wake
+        registry = ClientRegistry(stateDirectory: stateDirectory, demandChanged: { wake.demandChanged() })
         receiver = ReceiverSubsystem(board: board, platform: platform, initiallyAwake: receiverAwake)
         sensors = SensorSubsystem(board: board, hardware: platform.hardware, recorded: platform.recordedSensorSamples)
         timing = TimingSubsystem(board: board, hardware: platform.hardware)
@@ -338,8 +344,8 @@ public final class LocationEngine: @unchecked Sendable {
             publishState()
             runLock.unlock()
         }
-        // A setting may bring work forward (a new client's demand): the paced loop looks again.
-        pacingWake.signal()
+        // A setting may bring work forward: the paced loop looks again.
+        wake.signal()
     }
 
     /// Applies the queued settings. Under `runLock`.
@@ -353,6 +359,10 @@ public final class LocationEngine: @unchecked Sendable {
 
     /// Makes the subsystems' state visible to the queries. Under `runLock`.
     func publishState() {
+        // An idle engine has no tick to count the receiver's charge by: it is counted up to now.
+        if nextTick == .distantFuture, let decision = published.withLock({ $0.decision }) {
+            energy.tick(at: clock.now(), previous: decision, measured: platform.measuredReceiverEnergy())
+        }
         let state = EngineState(hardwareProblem: receiver.portProblem ?? sensors.problem, pps: timing.status(at: clock.now()),
                                 receiverFailures: (receiver.executor?.failures ?? []).suffix(20).map(\.description),
                                 controlsReceiver: receiver.executor != nil, energy: energy.ledger, energyAccounting: energy,

@@ -26,6 +26,9 @@ final class PrivacySubsystem {
         }
     }
 
+    /// Whether the board has a privacy switch or an in-use light (the tick reads and lights them).
+    var hasControls: Bool { controls != nil }
+
     /// Whether the privacy switch is asserted now (any thread).
     var engaged: Bool { state.load(ordering: .acquiring) }
 
