@@ -54,7 +54,7 @@ struct BadInput: CustomTestStringConvertible, Sendable {
 
 let badInputs: [BadInput] = [
     BadInput(label: "unknown key with a suggestion", text: board(replacing: "baud = 9600", with: "buad = 9600"),
-             expected: "Boards/t.toml:7:1: key 'buad': unknown key in [receiver] (did you mean 'baud'?); allowed: uart, baud, family, model, wake, output, time_offset, receiver_config, leap_seconds"),
+             expected: "Boards/t.toml:7:1: key 'buad': unknown key in [receiver] (did you mean 'baud'?); allowed: uart, baud, family, model, wake, output, time_offset, receiver_config, leap_seconds, batch"),
     BadInput(label: "unknown table with a suggestion", text: board(replacing: "[receiver]", with: "[reciever]"),
              expected: "Boards/t.toml:5:1: key 'reciever': unknown key in the top level (did you mean 'receiver'?); allowed: name, title, simulated, receiver, i2c, sensor, gpio, setup, sim, replay, bluetooth, bluetooth_backend, beacon_path_loss_exponent, beacon_power_1m, beacon, ntrip, gpsd_clients"),
     BadInput(label: "unknown key without a close match", text: board(replacing: "bus = 1", with: "speed = 400000"),
