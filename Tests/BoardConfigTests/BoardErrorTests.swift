@@ -55,6 +55,12 @@ struct BadInput: CustomTestStringConvertible, Sendable {
 let badInputs: [BadInput] = [
     BadInput(label: "unknown key with a suggestion", text: board(replacing: "baud = 9600", with: "buad = 9600"),
              expected: "Boards/t.toml:7:1: key 'buad': unknown key in [receiver] (did you mean 'baud'?); allowed: uart, baud, family, model, wake, output, time_offset, receiver_config, leap_seconds, batch"),
+    BadInput(label: "batching on a receiver without it", text: board(replacing: "baud = 9600", with: "baud = 9600\nbatch = 300"),
+             expected: "Boards/t.toml:8:9: key 'batch': receiver-side batching needs a u-blox M8 (data batching), not mtk"),
+    BadInput(label: "a batch buffer out of range", text: board(replacing: "family = \"mtk\"", with: "family = \"ublox\"\nbatch = 5000"),
+             expected: "Boards/t.toml:9:9: key 'batch': 5000 fixes: the receiver's buffer holds 1 to 1000"),
+    BadInput(label: "a batch that is not a number of fixes", text: board(replacing: "family = \"mtk\"", with: "family = \"ublox\"\nbatch = true"),
+             expected: "Boards/t.toml:9:9: key 'batch': expected a whole number of fixes (1 to 1000), found a boolean"),
     BadInput(label: "unknown table with a suggestion", text: board(replacing: "[receiver]", with: "[reciever]"),
              expected: "Boards/t.toml:5:1: key 'reciever': unknown key in the top level (did you mean 'receiver'?); allowed: name, title, simulated, receiver, i2c, sensor, gpio, setup, sim, replay, bluetooth, bluetooth_backend, beacon_path_loss_exponent, beacon_power_1m, beacon, ntrip, gpsd_clients"),
     BadInput(label: "unknown key without a close match", text: board(replacing: "bus = 1", with: "speed = 400000"),
