@@ -68,21 +68,8 @@ public enum ReplayBoardFile {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A TOML basic string.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A TOML basic string: JSON's string escapes are TOML's (`\"`, `\\`, `\uXXXX`).
+    static func quoted(_ text: String) -> String { RecordingEvents.quoted(text) }
 
     /// A mounting entry: whole numbers without a fraction, others with every digit.
     static func number(_ value: Double) -> String {

@@ -224,6 +224,16 @@ struct ICM20948MotionLatchTests {
         bus.read(ICM.address, ICM.intStatus, stale)
     }
 
+    /// The disarm's writes before the configuration from before arming goes back.
+    func scriptDisarm(_ bus: ScriptedI2CBus) {
+        bus.write(ICM.address, ICM.intEnable, 0x00)
+        bus.write(ICM.address, ICM.lpConfig, 0x40)
+        bus.write(ICM.address, ICM.bankSelect, 0x20)
+        bus.write(ICM.address, ICM.accelIntelCtrl, 0x00)
+        bus.write(ICM.address, ICM.accelWomThr, 0x00)
+        bus.write(ICM.address, ICM.bankSelect, 0x00)
+    }
+
     @Test func armReadClearAndDisarmRestoresTheConfiguration() throws {
         let bus = ScriptedI2CBus()
         var driver = try open(bus)
@@ -238,12 +248,7 @@ struct ICM20948MotionLatchTests {
         #expect(try driver.takeMotionLatch() == false)
         bus.read(ICM.address, ICM.intStatus, 0x08)
         #expect(try driver.takeMotionLatch() == true)
-        bus.write(ICM.address, ICM.intEnable, 0x00)
-        bus.write(ICM.address, ICM.lpConfig, 0x40)
-        bus.write(ICM.address, ICM.bankSelect, 0x20)
-        bus.write(ICM.address, ICM.accelIntelCtrl, 0x00)
-        bus.write(ICM.address, ICM.accelWomThr, 0x00)
-        bus.write(ICM.address, ICM.bankSelect, 0x00)
+        scriptDisarm(bus)
         scriptConfigure(bus, divider: 10, config: 0x09)
         try driver.disarmMotionLatch()
         #expect(!driver.motionLatchArmed && driver.configuration == .init())
@@ -257,12 +262,7 @@ struct ICM20948MotionLatchTests {
             var driver = try open(bus)
             scriptArm(bus, steps: steps)
             #expect(close(try driver.armMotionLatch(threshold: threshold), Double(steps) * 0.004))
-            bus.write(ICM.address, ICM.intEnable, 0x00)
-            bus.write(ICM.address, ICM.lpConfig, 0x40)
-            bus.write(ICM.address, ICM.bankSelect, 0x20)
-            bus.write(ICM.address, ICM.accelIntelCtrl, 0x00)
-            bus.write(ICM.address, ICM.accelWomThr, 0x00)
-            bus.write(ICM.address, ICM.bankSelect, 0x00)
+            scriptDisarm(bus)
             bus.write(ICM.address, ICM.intPinCfg, 0x02)
             bus.write(ICM.address, ICM.pwrMgmt1, 0x41)  // asleep, as before arming
             try driver.disarmMotionLatch()
