@@ -43,8 +43,9 @@ extension LocationEngine {
         // With corrections attached the read waits at most 200 ms, so frames reach the UART promptly.
         let deadline = min(end, nextTick, sensors.nextSample, recorded?.nextDue ?? .distantFuture,
                            corrections == nil ? .distantFuture : now.advanced(by: .milliseconds(200)))
-        readReceiver(until: deadline)
-        corrections?.forward(to: receiver.port, receiverAwake: receiver.executor?.awake ?? true, at: clock.now())
+        readReceivers(until: deadline)
+        // The corrections are the first receiver's (the board's [ntrip] is for it), whichever is chosen.
+        corrections?.forward(to: receivers[0].port, receiverAwake: receivers[0].executor?.awake ?? true, at: clock.now())
         pollBeacons()
         if clock.now() >= sensors.nextSample { sampleSensors() }
         if let recorded { for heading in recorded.take(upTo: clock.now()) { publish(heading) } }
@@ -125,7 +126,8 @@ extension LocationEngine {
         stop()
         published.withLock { $0.corrections }?.client.stop()
         runLock.withLock {
-            receiver.shutdown(idle: policy.decide([], state: PolicyState()))
+            let idle = policy.decide([], state: PolicyState())
+            for receiver in receivers { receiver.shutdown(idle: idle) }
             beacons.shutdown()
         }
     }
@@ -135,8 +137,8 @@ extension LocationEngine {
     package func openReceiver() throws(HardwareError) {
         runLock.lock()
         defer { runLock.unlock() }
-        guard receiver.port == nil else { return }
-        try receiver.openPort(at: clock.now())
+        guard receivers[0].port == nil else { return }
+        try receivers[0].openPort(at: clock.now())
     }
 
     /// How often a board with a gyroscope samples while headings are wanted, at the longest
@@ -145,7 +147,7 @@ extension LocationEngine {
     public static var gyroscopeSamplePeriod: Duration { SensorSubsystem.gyroscopeSamplePeriod }
 
     /// Closes the receiver's port without changing the receiver's power (for tools that only watch).
-    package func closeReceiver() { runLock.withLock { receiver.closePort() } }
+    package func closeReceiver() { runLock.withLock { for receiver in receivers { receiver.closePort() } } }
 
     /// The period of headings while headings are wanted (100 ms unless a tool asks otherwise).
     /// A board with a gyroscope samples at least every ``gyroscopeSamplePeriod`` for its attitude
@@ -161,7 +163,7 @@ extension LocationEngine {
     // MARK: the step
 
     /// Makes the subsystems' counters visible (before any event that follows from them is handed out).
-    private func publishCounters() {
+    func publishCounters() {
         let r = receiver.counters, s = sensors.counters
         published.withLock {
             $0.receiverCounters = r
@@ -170,7 +172,7 @@ extension LocationEngine {
     }
 
     /// A receiver or PPS problem: every client hears of it.
-    private func reportToAll(_ error: LocationError) {
+    func reportToAll(_ error: LocationError) {
         publishCounters()
         registry.broadcast(.error(error))
     }
@@ -197,9 +199,9 @@ extension LocationEngine {
     }
 
     private func tick(_ now: MonotonicInstant) {
-        receiver.ensurePort(at: now, report: reportToAll)
+        for receiver in receivers { receiver.ensurePort(at: now, report: reportToAll) }
         timing.ensureLine(report: reportToAll)
-        receiver.watchdog(at: now, report: reportToAll)
+        for receiver in receivers { receiver.watchdog(at: now, report: reportToAll) }
         publishCounters()
         let records = registry.snapshot()
         let state = policyState(now)
@@ -221,7 +223,7 @@ extension LocationEngine {
         }
         energy.tick(at: now, previous: previousDecision, demands: privacyOn ? [] : demands, measured: platform.measuredReceiverEnergy())
         let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
-        receiver.apply(decision, ephemerisFresh: ephemerisFresh)
+        for receiver in receivers { receiver.apply(decision, ephemerisFresh: ephemerisFresh) }
         // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.
         // (A replay board's headings come from its recording; it has no sensors to open.)
         if platform.recordedHeadings == nil { sensors.schedule(decision, at: now, report: reportToHeadingClients) }
@@ -233,23 +235,15 @@ extension LocationEngine {
         beaconTick(records, at: now)
     }
 
-    private func readReceiver(until deadline: MonotonicInstant) {
-        let bytes = receiver.read(until: deadline, report: reportToAll)
-        timing.drain()
-        if bytes.isEmpty { return }
-        let now = clock.now()
-        if !privacy.engaged { registry.notify(.bytes(bytes)) }
-        receiver.collectsFrames = registry.wantsFrames
-        let (fixes, frames) = receiver.decode(bytes, at: now)
-        publishCounters()
-        if !frames.isEmpty, !privacy.engaged { registry.notify(.frames(frames)) }
-        for fix in fixes { handle(fix) }
-    }
-
-    private func handle(_ fix: Fix) {
+    /// A fix of receiver `index`: named by its device, and handed on when its receiver is the
+    /// one the best-source rule chooses (``ReceiverSelection``).
+    func handle(_ fix: Fix, from index: Int) {
         // While the privacy switch is on, nothing the receiver still says leaves the engine.
         guard !privacy.engaged else { return }
         let now = clock.now()
+        var fix = fix
+        if receivers.count > 1 { fix.receiverIndex = index }
+        guard chooses(fix, from: index, at: now) else { return }
         published.withLock {
             $0.counters.fixes += 1
             if let status = fix.receiverStatus { $0.lastReceiverStatus = status }
@@ -262,13 +256,14 @@ extension LocationEngine {
         }
         if registry.wantsSky, let sky = SkyView(fix, receivedAt: now) { registry.deliver(sky) }
         guard var location = Location(fix, receivedAt: now) else { return }
+        location.source = receivers[index].devicePath
         // A fix whose second a pulse marked: its time is as good as the pulse.
         if let pulse { location.notePulse(pulseAccuracy: timePulseAccuracy, edgeErrorNanoseconds: pulse.edgeSystemErrorNanoseconds) }
         if let corrections = published.withLock({ $0.corrections }) {
             corrections.note(fix)
             location.corrections = corrections.status(at: now)
         }
-        receiver.noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration, hotStartLimit: policy.hotStartLimit)
+        receivers[index].noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration, hotStartLimit: policy.hotStartLimit)
         sensors.updateReference(location, fix: fix, fallbackUTC: platform.utcSeconds(at: now))
         published.withLock { $0.lastLocation = location }
         registry.deliver(location, at: now)
