@@ -80,8 +80,11 @@ final class PluggedReceiver: @unchecked Sendable {
 final class SourceRecorder: LocationManagerDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var all: [Location] = []
+    private var failures: [String] = []
     var locations: [Location] { lock.withLock { all } }
+    var errors: [String] { lock.withLock { failures } }
     func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) { lock.withLock { all += locations } }
+    func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) { lock.withLock { failures.append("\(error)") } }
 
     /// Polls until `condition` holds of the locations, or `seconds` pass.
     func wait(seconds: Double, _ condition: ([Location]) -> Bool) -> Bool {
@@ -172,7 +175,7 @@ struct ReceiverSourcesTests {
             let replugged = recorder.locations.count
             let again = try PluggedReceiver(link: linkB, seed: 3, corrections: true)
             defer { again.unplug() }
-            check(recorder.wait(seconds: 30) { $0.dropFirst(replugged).filter { $0.source == linkB }.count >= 2 }, "locations from B again")
+            check(recorder.wait(seconds: 30) { $0.dropFirst(replugged).filter { $0.source == linkB }.count >= 2 }, "locations from B again: \(engine.receiverSources), \(recorder.errors.suffix(5)), \(recorder.locations.dropFirst(replugged).map { $0.source ?? "-" })")
             check(engine.receiverSources.map(\.chosen) == [false, true], "B chosen again: \(engine.receiverSources)")
             return problems
         }
