@@ -27,7 +27,7 @@ final class PluggedReceiver: @unchecked Sendable {
     private let running = Flag()
     private let stopped = DispatchSemaphore(value: 0)
 
-    /// An MT3339 emulator with a fix already, at 1 Hz; with `corrections`, an RTCM 3 frame reaches
+    /// An MT3339 emulator with a fix already, at 1 Hz on whole UTC seconds; with `corrections`, an RTCM 3 frame reaches
     /// it every second, so its fixes are differential (GGA quality 2).
     init(link: String, seed: UInt64, corrections: Bool) throws {
         let clock = SystemMonotonicClock()
@@ -37,6 +37,9 @@ final class PluggedReceiver: @unchecked Sendable {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pair.devicePath)
         let emulator = ReceiverEmulator(family: .mediatek, profile: .mt3339, trajectory: Trajectory.scenario("walk", seconds: 600)!,
                                         start: clock.now(), tracking: true, seed: seed)
+        // On the system's UTC, as real receivers are: both name the same epochs by the same times
+        // (a client's filter drops a fix not newer than the last one delivered).
+        emulator.setUTC(Int64(Date().timeIntervalSince1970 * 1e9), at: clock.now())
         let (pair, running, stopped) = (pair, running, stopped)
         let frame = Self.rtcmFrame()
         Thread {
@@ -106,8 +109,6 @@ struct ReceiverSourcesTests {
         let linkA = folder.appendingPathComponent("gnss-hat").path, linkB = folder.appendingPathComponent("gnss-dongle").path
         let a = try PluggedReceiver(link: linkA, seed: 1, corrections: false)
         defer { a.unplug() }
-        // B's epochs fall about half a second after A's.
-        try await Task.sleep(for: .milliseconds(500))
         let b = try PluggedReceiver(link: linkB, seed: 2, corrections: true)
         defer { b.unplug() }
 
@@ -154,7 +155,13 @@ struct ReceiverSourcesTests {
             check(devices.compactMap { $0["path"] as? String } == [linkA, linkB], "DEVICES paths: \(devices)")
             check(devices.allSatisfy { $0["activated"] != nil && $0["driver"] as? String == "NMEA0183" }, "both active: \(devices)")
 
-            // B unplugged: A's next fix is delivered within its epoch (1 s) of the unplug, with slack for a loaded machine.
+            // B unplugged mid-epoch (half a second after one of its fixes): A's next fix, at the next
+            // whole second, is delivered within its epoch (1 s) of the unplug, with slack for a loaded
+            // machine. Were B not dropped at once it would stay chosen until 1.5 epochs after its
+            // last fix, and A's first location would come 1.5 s after the unplug.
+            let lastB = recorder.locations.count
+            _ = recorder.wait(seconds: 5) { $0.count > lastB }
+            Thread.sleep(forTimeInterval: 0.5)
             let before = recorder.locations.count
             let unpluggedAt = engine.clock.now()
             b.unplug()
