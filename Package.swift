@@ -285,7 +285,7 @@ let package = Package(
             dependencies: [
                 "FieldLocationDaemon", "FieldLocationConsole", "FieldLocationWire", "FieldLocationClient", "FieldLocation", "LocationAPI", "EnginePlatforms",
                 "FieldLocationTime", "FieldLocationOutput", "FieldLocationStore", "GPSDWatch", "GPSDProtocol", "LocationServices",
-                "BoardConfig", "SimulatedHardware", "NMEA", "HardwareInterfaces", "Beacons",
+                "BoardConfig", "SimulatedHardware", "NMEA", "HardwareInterfaces", "Beacons", "LinuxHardware",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),

@@ -11,8 +11,15 @@ public struct BoardDescription: Sendable, Equatable {
     public var title: String
     /// Whether the receiver and sensors are simulated (no hardware is opened).
     public var simulated: Bool
-    /// The GNSS receiver. Always present on a real board; optional on a simulated one.
+    /// The GNSS receiver (the first `[[receiver]]` when the board names several). Always present on
+    /// a real board; optional on a simulated one. Its control lines are the `[gpio]` ones.
     public var receiver: ReceiverDescription?
+    /// The receivers after the first (`[[receiver]]` tables 2, 3, ...): sources the engine opens
+    /// as they appear and chooses from per epoch (docs/RECEIVER-CONFIG.md). Empty for a board with
+    /// one `[receiver]`.
+    public var otherReceivers: [ReceiverDescription] = []
+    /// Every receiver of the board, the first (``receiver``) first.
+    public var receivers: [ReceiverDescription] { (receiver.map { [$0] } ?? []) + otherReceivers }
     /// The I2C bus number the sensors are on; present whenever there are sensors.
     public var i2cBus: Int?
     /// The magnetometers and accelerometers, in file order.
@@ -91,8 +98,15 @@ public enum ReceiverConfigMode: String, Sendable, Hashable, CaseIterable {
 
 /// The GNSS receiver and its serial link.
 public struct ReceiverDescription: Sendable, Equatable {
-    /// The serial device (`/dev/serial0`), absent only on a simulated board.
+    /// The name the board gives it (`name`), for status and logs; `nil` when unnamed.
+    public var name: String?
+    /// The serial device (`/dev/serial0`); absent on a simulated board and for a receiver found
+    /// by its USB identity (``usb``).
     public var uart: String?
+    /// The USB identity of a USB receiver as udev gives it (`usb_vendor`, `usb_product`,
+    /// `usb_serial`): the engine opens the serial node of the device that matches, when one is
+    /// plugged in. `nil` for a receiver on a fixed port.
+    public var usb: USBSerialMatch?
     /// The receiver's baud rate as it starts up (or as it has been configured to).
     public var baudRate: BaudRate
     /// The command-set family.
@@ -129,6 +143,37 @@ public struct ReceiverDescription: Sendable, Equatable {
         self.wake = wake
         self.output = output ?? ReceiverOutputMode.default(family: family, model: model)
     }
+}
+
+extension ReceiverDescription {
+    /// How status and logs name the receiver: its ``name``, else its port, else its USB identity.
+    public var label: String { name ?? uart ?? usb?.description ?? "receiver" }
+}
+
+/// A USB device's identity as udev reports it (`ID_VENDOR_ID`, `ID_MODEL_ID`, `ID_SERIAL_SHORT`;
+/// sysfs `idVendor`, `idProduct`, `serial`).
+public struct USBSerialMatch: Sendable, Hashable, CustomStringConvertible {
+    /// The vendor ID, four lower-case hex digits (`1546` for u-blox).
+    public var vendor: String
+    /// The product ID, four lower-case hex digits (`01a9` for a u-blox M8/M9 USB port).
+    public var product: String
+    /// The device's serial number string; `nil` matches any device with the vendor and product.
+    public var serial: String?
+
+    /// A match on `vendor`:`product` (and `serial` when given); the IDs are compared lower-cased.
+    public init(vendor: String, product: String, serial: String? = nil) {
+        self.vendor = vendor.lowercased()
+        self.product = product.lowercased()
+        self.serial = serial
+    }
+
+    /// Whether a device with these sysfs attributes is the one meant.
+    public func matches(vendor: String, product: String, serial: String?) -> Bool {
+        vendor.lowercased() == self.vendor && product.lowercased() == self.product && (self.serial == nil || self.serial == serial)
+    }
+
+    /// `usb:1546:01a9` or `usb:1546:01a9:SERIAL`.
+    public var description: String { "usb:\(vendor):\(product)" + (serial.map { ":\($0)" } ?? "") }
 }
 
 /// Which protocols the receiver outputs: its NMEA, its binary navigation messages (UBX NAV-PVT and

@@ -14,7 +14,8 @@ public enum BoardLoader {
     /// The keys allowed at the top level of a board file.
     public static let topLevelKeys = ["name", "title", "simulated", "receiver", "i2c", "sensor", "gpio", "setup", "sim", "replay", "bluetooth", "bluetooth_backend", "beacon_path_loss_exponent", "beacon_power_1m", "beacon", "ntrip", "gpsd_clients"]
     /// The keys allowed in `[receiver]`.
-    public static let receiverKeys = ["uart", "baud", "family", "model", "wake", "output", "time_offset", "receiver_config", "leap_seconds", "batch"]
+    public static let receiverKeys = ["name", "uart", "usb_vendor", "usb_product", "usb_serial", "baud", "family", "model", "wake", "output",
+                                      "time_offset", "receiver_config", "leap_seconds", "batch"]
     /// The keys allowed in `[i2c]`.
     public static let i2cKeys = ["bus"]
     /// The keys allowed in each `[[sensor]]`.
@@ -44,7 +45,7 @@ public enum BoardLoader {
         let title = try top.requiredString("title", what: "a human name for the board").value
         let simulated = try top.requiredBool("simulated", what: "true for simulated hardware, false for a real board").value
 
-        let receiverSection = try top.table("receiver", file: file)
+        let receiverSections = try receiverTables(top, file: file)
         let i2cSection = try top.table("i2c", file: file)
         let sensorSections = try top.arrayOfTables("sensor", file: file)
         let gpioSection = try top.table("gpio", file: file)
@@ -54,7 +55,8 @@ public enum BoardLoader {
         let ntripSection = try top.table("ntrip", file: file)
 
         let gpio = try gpioSection.map { section throws(BoardError) in try readGPIO(section) }
-        let receiver = try receiverSection.map { section throws(BoardError) in try readReceiver(section, simulated: simulated, gpio: gpio) }
+        let receivers = try readReceivers(receiverSections, simulated: simulated, gpio: gpio)
+        let receiver = receivers.first
         if !simulated && receiver == nil {
             throw BoardError(
                 file: file, location: top.entry("simulated")?.node.location, key: "receiver",
@@ -119,6 +121,7 @@ public enum BoardLoader {
         var board = BoardDescription(
             name: name, title: title, simulated: simulated, receiver: receiver, i2cBus: i2cBus,
             sensors: sensors, gpio: gpio, setupNotes: notes, simulation: simulation)
+        board.otherReceivers = Array(receivers.dropFirst())
         board.bluetooth = try readBluetooth(top)
         try readBeaconSettings(top, into: &board)
         if let replaySection {
@@ -146,80 +149,6 @@ public enum BoardLoader {
             throw BoardError(file: file, location: location, key: "name",
                              message: "'\(name)' does not match the file name; it must be '\(base)'")
         }
-    }
-
-    private static func readReceiver(_ section: Section, simulated: Bool, gpio: GPIODescription?) throws(BoardError) -> ReceiverDescription {
-        try section.checkKeys(receiverKeys)
-        let uart = try section.string("uart")
-        if !simulated, uart == nil {
-            throw section.error("missing required key in [receiver]: a real board needs the serial device, e.g. \"/dev/serial0\"",
-                                key: "uart", at: section.location)
-        }
-        if let (path, location) = uart, !path.hasPrefix("/dev/") {
-            throw section.error("'\(path)' is not a device path (expected /dev/...)", key: "uart", at: location)
-        }
-        let (baud, baudLocation) = try section.requiredInteger("baud", what: "the receiver's baud rate, e.g. 9600")
-        guard let baudRate = BaudRate(baud) else {
-            let list = BaudRate.standard.map(String.init).joined(separator: ", ")
-            throw section.error("\(baud) is not a supported baud rate (\(list))", key: "baud", at: baudLocation)
-        }
-        let family = try section.requiredName("family", what: "the receiver's command set", names: ReceiverFamily.boardNames,
-                                              lookup: ReceiverFamily.init(boardSpelling:))
-        let model = try section.string("model")?.value
-        var wake: [WakeMethod] = []
-        if let entry = section.entry("wake") {
-            let items: [TOMLNode]
-            switch entry.node.value {
-            case .string: items = [entry.node]
-            case .array(let elements): items = elements
-            default:
-                throw section.error("expected a string or an array of strings, found \(entry.node.value.typeName)",
-                                    key: "wake", at: entry.node.location)
-            }
-            for item in items {
-                let method = try section.enumValue(item, WakeMethod.self, key: "wake")
-                if wake.contains(method) {
-                    throw section.error("'\(method.rawValue)' is listed twice", key: "wake", at: item.location)
-                }
-                let needed: GPIOFunction? = method == .extint ? .gnssExtint : method == .powerEnable ? .gnssPowerEnable : nil
-                if let needed, !simulated, gpio?.line(needed) == nil {
-                    throw section.error("wake method '\(method.rawValue)' needs a line in [gpio] \(needed.rawValue)",
-                                        key: "wake", at: item.location)
-                }
-                wake.append(method)
-            }
-        }
-        var output: ReceiverOutputMode?
-        if let entry = section.entry("output") {
-            let mode = try section.enumValue(entry.node, ReceiverOutputMode.self, key: "output")
-            if mode != .nmea, !family.entry.hasBinaryOutput {
-                let binary = ReceiverFamily.catalogue.filter(\.hasBinaryOutput).compactMap(\.boardSpellings.first).joined(separator: " or ")
-                throw section.error("output '\(mode.rawValue)' needs a receiver with a binary protocol (\(binary)), not \(family.rawValue)",
-                                    key: "output", at: entry.node.location)
-            }
-            output = mode
-        }
-        var timeOffset = 0.0
-        if let entry = try section.number("time_offset") {
-            guard entry.value.isFinite, abs(entry.value) < 2 else {
-                throw section.error("time_offset \(entry.value) is not a delay in seconds within ±2 (the receiver's sentences after the pulse, 0.0 to about 0.6)",
-                                    key: "time_offset", at: entry.location)
-            }
-            timeOffset = entry.value
-        }
-        var receiver = ReceiverDescription(uart: uart?.value, baudRate: baudRate, family: family, model: model, wake: wake, output: output)
-        receiver.timeOffset = timeOffset
-        if let entry = section.entry("receiver_config") {
-            receiver.configMode = try section.enumValue(entry.node, ReceiverConfigMode.self, key: "receiver_config")
-        }
-        if let (path, location) = try section.string("leap_seconds") {
-            guard path.hasPrefix("/") else {
-                throw section.error("'\(path)' is not an absolute path to a leap-seconds.list file", key: "leap_seconds", at: location)
-            }
-            receiver.leapSecondsFile = path
-        }
-        receiver.batch = try readBatch(section, family: family)
-        return receiver
     }
 
     private static func readSensor(_ section: Section, gpio: GPIODescription?) throws(BoardError) -> (SensorDescription, SourceLocation) {

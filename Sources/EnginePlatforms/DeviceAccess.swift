@@ -44,8 +44,13 @@ public enum DeviceAccess {
         guard !board.simulated else { return [] }
         func node(_ name: String) -> String { name.hasPrefix("/") ? name : folders.devices + "/" + name }
         var out: [Need] = []
-        if let uart = board.receiver?.uart {
-            out.append(Need(service: .location, path: uart, purpose: "the receiver's serial port", group: "dialout"))
+        // Several receivers: location needs one of them; the first usable one is the service's device.
+        let ports = board.receivers.map { USBSerialDevices.port(of: $0, folders: folders) }
+        if let index = ports.indices.first(where: { !ports[$0].isEmpty && FileManager.default.fileExists(atPath: ports[$0]) && folders.mayReadWrite(ports[$0]) })
+            ?? ports.indices.first(where: { !ports[$0].isEmpty }) {
+            out.append(Need(service: .location, path: ports[index], purpose: "the receiver's serial port", group: "dialout"))
+        } else if let usb = board.receiver?.usb {
+            out.append(Need(service: .location, path: folders.devices + "/" + usb.description, purpose: "the USB receiver \(usb)", group: "dialout"))
         }
         if board.magnetometer != nil && board.accelerometer != nil, let bus = board.i2cBus {
             out.append(Need(service: .heading, path: node("i2c-\(bus)"), purpose: "the sensors' I2C bus", group: "i2c"))
@@ -67,7 +72,8 @@ public enum DeviceAccess {
     /// The folders whose changes can change ``capabilities(for:folders:)`` (the device nodes; sysfs
     /// sends no change events, so the adapter is checked again whenever a node changes).
     public static func watchedPaths(for board: BoardDescription, folders: Folders = Folders()) -> [String] {
-        needs(for: board, folders: folders).filter { $0.service != .beacons }.map(\.path)
+        let paths = needs(for: board, folders: folders).filter { $0.service != .beacons }.map(\.path)
+        return board.simulated ? paths : paths + board.receivers.compactMap(\.uart).filter { !paths.contains($0) }
     }
 
     /// Each service of `board` with its availability now.
@@ -121,7 +127,7 @@ public enum DeviceAccess {
             return (.notEnabled, "the pps-gpio overlay (dtoverlay=pps-gpio in config.txt) or 'ldattach PPS' has not created it")
         case .location:
             let name = need.path
-            if name.contains("ttyUSB") || name.contains("ttyACM") || name.contains("/serial/by-") {
+            if name.contains("ttyUSB") || name.contains("ttyACM") || name.contains("/serial/by-") || name.contains("/usb:") {
                 return (.missing, "the USB receiver is not plugged in (or its driver is not loaded)")
             }
             if name.hasSuffix("serial0") || name.contains("ttyAMA") || name.contains("ttyS") {

@@ -26,7 +26,8 @@ public struct HardwareEnginePlatform: EnginePlatform {
     public var pacing: EnginePacing { .realTime }
     public var provenance: Provenance { .receiver }
     public var providesReceiver: Bool { false }
-    public func receiverPort(for board: BoardDescription) -> String { board.receiver?.uart ?? "" }
+    /// The receiver's `uart`, or the node its USB identity finds now (``USBSerialDevices``).
+    public func receiverPort(for board: BoardDescription) -> String { USBSerialDevices.port(of: board.receiver, folders: folders) }
     public func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines {
         try ReceiverBringUp.lines(for: board, platform: hardware)
     }

@@ -171,7 +171,7 @@ final class GPSDConnectionHandler: ServerConnection {
         case .version:
             send(GPSDReport.version(GPSDVersion(release: configuration.release)))
         case .devices:
-            send(GPSDReport.devices([hub.deviceReport()]))
+            send(GPSDReport.devices(hub.deviceReports()))
         case .device(nil):
             send(GPSDReport.device(hub.deviceReport()))
         case .device(let request?):
@@ -179,7 +179,7 @@ final class GPSDConnectionHandler: ServerConnection {
         case .poll:
             send(hub.pollReport(policy: policy, reduced: access().reduced))
         case .watch(nil):
-            send(GPSDReport.devices([hub.deviceReport()]))
+            send(GPSDReport.devices(hub.deviceReports()))
             send(policy.report)
         case .watch(let request?):
             watch(request)
@@ -187,7 +187,7 @@ final class GPSDConnectionHandler: ServerConnection {
     }
 
     private func watch(_ request: GPSDWatchRequest) {
-        if let device = request.device, !device.isEmpty, device != hub.device.path {
+        if let device = request.device, !device.isEmpty, !hub.knows(device: device) {
             send(GPSDReport.error(message: "No such device as \(device)"))
             return
         }
@@ -201,7 +201,7 @@ final class GPSDConnectionHandler: ServerConnection {
         guard let id else { return }
         hub.setPolicy(id, next, reduced: verdict.reduced)
         // The device list after the change: it shows the activation the watch caused, as gpsd's does.
-        send(GPSDReport.devices([hub.deviceReport()]))
+        send(GPSDReport.devices(hub.deviceReports()))
         send(policy.report)
     }
 

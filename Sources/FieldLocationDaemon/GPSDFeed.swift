@@ -40,6 +40,9 @@ public struct GPSDDeviceInfo: Sendable, Equatable {
     public var bps: Int?
     /// Whether the feed produces headings (the board has a magnetometer and an accelerometer).
     public var hasCompass: Bool
+    /// Whether the device is there now (its port open); a board's other receivers are listed
+    /// while absent, with their path only.
+    public var present = true
 
     /// A device description.
     public init(path: String, driver: String, subtype: String? = nil, bps: Int? = nil, hasCompass: Bool = false) {
@@ -60,6 +63,8 @@ public struct GPSDDeviceInfo: Sendable, Equatable {
 public protocol GPSDFeed: AnyObject, Sendable {
     /// The device reported to clients.
     var device: GPSDDeviceInfo { get }
+    /// Every device of the feed now, ``device`` first (a board with several receivers lists each).
+    var devices: [GPSDDeviceInfo] { get }
     /// Begins publishing (no demand is implied).
     func start(publishing: @escaping @Sendable (EngineObservation) -> Void)
     /// Stops publishing and drops any demand.
@@ -73,6 +78,8 @@ public protocol GPSDFeed: AnyObject, Sendable {
 extension GPSDFeed {
     /// No correction link.
     public var correctionStatus: CorrectionStatus? { nil }
+    /// One device.
+    public var devices: [GPSDDeviceInfo] { [device] }
 }
 
 /// The feed of a board's ``LocationEngine``: the engine's observations are published as they come;
@@ -113,6 +120,22 @@ public final class EngineFeed: GPSDFeed {
         let path = board.simulated ? "sim://\(board.name)" : (board.receiver?.uart ?? "sim://\(board.name)")
         return GPSDDeviceInfo(path: path, driver: driver, subtype: board.receiver?.model,
                               bps: board.receiver.map { Int($0.baudRate.rawValue) }, hasCompass: hasCompass)
+    }
+
+    /// Each receiver of the board with the device it is open on (or its board file's port or USB
+    /// identity while absent); one receiver: ``device``.
+    public var devices: [GPSDDeviceInfo] {
+        let board = engine.board
+        guard !board.otherReceivers.isEmpty else { return [device] }
+        let sources = engine.receiverSources
+        return board.receivers.enumerated().map { index, receiver in
+            let source = index < sources.count ? sources[index] : nil
+            var info = GPSDDeviceInfo(path: source?.device ?? receiver.uart ?? receiver.label, driver: receiver.family.entry.gpsdDriver,
+                                      subtype: receiver.model, bps: source?.baudRate ?? receiver.baudRate.rawValue,
+                                      hasCompass: index == 0 && device.hasCompass)
+            info.present = source?.open ?? false
+            return info
+        }
     }
 
     /// The id of the engine client holding the watchers' demand, `nil` while nobody watches.

@@ -64,6 +64,9 @@ final class GPSDHub: Sendable {
     let configuration: GPSDServerConfiguration
     let feed: any GPSDFeed
     let device: GPSDDeviceInfo
+    /// Whether the feed has several devices (a board with several receivers): then each fix's own
+    /// device (``Fix/device``) names its reports; with one, ``device``'s path does.
+    let severalDevices: Bool
     let logger: Logger
     private let state = Mutex(State())
     /// Serialises publishing (every client sees the observations in the engine's order); holds the
@@ -77,6 +80,7 @@ final class GPSDHub: Sendable {
         self.configuration = configuration
         self.feed = feed
         self.device = feed.device
+        severalDevices = feed.devices.count > 1
         self.logger = logger
         configuration.policySource?.observe { [weak self] _ in self?.policyChanged() }
     }
@@ -136,9 +140,10 @@ final class GPSDHub: Sendable {
 
     /// Gives the feed the demand of the current watchers, when it changed.
     func reconcileDemand() {
+        let paths = [device.path] + feed.devices.map(\.path)
         demand.withLock { applied in
             let wanted = state.withLock { s -> GPSDDemand in
-                let watchers = s.clients.entries.values.filter { $0.policy.watches(device: device.path) }
+                let watchers = s.clients.entries.values.filter { c in paths.contains { c.policy.watches(device: $0) } }
                 return GPSDDemand(active: configuration.holdsReceiver || !watchers.isEmpty, heading: device.hasCompass && watchers.contains { $0.policy.json },
                                   frames: watchers.contains { GPSDHub.wantsFrames($0.policy) })
             }
@@ -159,12 +164,32 @@ final class GPSDHub: Sendable {
 
     /// The device as DEVICE reports show it: only its path while nobody watches (as gpsd before it
     /// opens a device), with driver, activation time and serial settings while active.
-    func deviceReport() -> GPSDDevice {
+    func deviceReport() -> GPSDDevice { deviceReport(device, primary: true) }
+
+    /// Every device of the feed (``GPSDFeed/devices``) as DEVICES lists them: each present one as
+    /// active while the server is; an absent receiver with its path only.
+    func deviceReports() -> [GPSDDevice] {
+        let all = feed.devices
+        guard all.count > 1 else { return [deviceReport()] }
+        return all.enumerated().map { index, info in deviceReport(info, primary: index == 0) }
+    }
+
+    /// The path of the device `fix` came from (``Fix/receiverIndex`` among the feed's devices), else ``device``'s.
+    func path(of fix: Fix) -> String {
+        guard let index = fix.receiverIndex else { return device.path }
+        let all = feed.devices
+        return index >= 0 && index < all.count ? all[index].path : device.path
+    }
+
+    /// Whether `path` is one of the feed's devices (``GPSDFeed/devices``).
+    func knows(device path: String) -> Bool { path == device.path || feed.devices.contains { $0.path == path } }
+
+    private func deviceReport(_ info: GPSDDeviceInfo, primary: Bool) -> GPSDDevice {
         let (activated, sawData, learned) = state.withLock { ($0.activated, $0.sawData, $0.learnedDriver) }
-        guard let activated else { return GPSDDevice(path: device.path) }
-        let serial = device.bps != nil
-        return GPSDDevice(path: device.path, driver: learned ?? device.driver, subtype: device.subtype, activated: activated,
-                          flags: sawData ? 1 : nil, native: 0, bps: device.bps, parity: serial ? GPSDParity.none : nil,
+        guard let activated, info.present else { return GPSDDevice(path: info.path) }
+        let serial = info.bps != nil
+        return GPSDDevice(path: info.path, driver: (primary ? learned : nil) ?? info.driver, subtype: info.subtype, activated: activated,
+                          flags: sawData ? 1 : nil, native: 0, bps: info.bps, parity: serial ? GPSDParity.none : nil,
                           stopbits: serial ? 1 : nil, cycle: 1)
     }
 
@@ -172,9 +197,10 @@ final class GPSDHub: Sendable {
     func pollReport(policy: GPSDWatchPolicy, reduced: Bool) -> String {
         let last = state.withLock { $0.lastFix }
         var entries: [GPSDPollEntry] = []
-        if policy.watches(device: device.path) {
+        let source = severalDevices ? last.map(path(of:)) ?? device.path : device.path
+        if policy.watches(device: source) {
             let fix = last ?? Fix()
-            entries.append(GPSDPollEntry(device: device.path, fix: reduced ? fix.reduced() : fix, extras: GPSDHub.extras(fix, corrections: feed.correctionStatus)))
+            entries.append(GPSDPollEntry(device: source, fix: reduced ? fix.reduced() : fix, extras: GPSDHub.extras(fix, corrections: feed.correctionStatus)))
         }
         return GPSDReport.poll(time: GPSDHub.utcNow(), devices: entries)
     }
@@ -195,10 +221,12 @@ final class GPSDHub: Sendable {
         }
     }
 
-    private func watchers(_ update: (inout State) -> Void = { _ in }) -> [Client] {
-        state.withLock { s in
+    /// The clients watching `path` (the primary device when `nil`).
+    private func watchers(of path: String? = nil, _ update: (inout State) -> Void = { _ in }) -> [Client] {
+        let path = path ?? device.path
+        return state.withLock { s in
             update(&s)
-            return s.clients.entries.values.filter { $0.policy.watches(device: device.path) }
+            return s.clients.entries.values.filter { $0.policy.watches(device: path) }
         }
     }
 
@@ -274,12 +302,14 @@ final class GPSDHub: Sendable {
     private func publishFix(_ fix: Fix, at: MonotonicInstant, scratch: inout [UInt8]) {
         var switched = false
         var epochStart: UTCTime?
-        let watching = watchers { s in
+        // The fix names its receiver (a board with several): TPV's device, and the watchers of it.
+        let source = severalDevices ? path(of: fix) : device.path
+        let watching = watchers(of: source) { s in
             epochStart = s.epochStart
             s.epochStart = nil
             s.lastFix = fix
             if let time = fix.time { s.lastFixTime = (time, at) }
-            if let binary = fix.binaryProtocol {
+            if let binary = fix.binaryProtocol, source == device.path {
                 let name = GPSDDevice.driverName(for: binary)
                 if name != (s.learnedDriver ?? device.driver) {
                     s.learnedDriver = name
@@ -303,7 +333,7 @@ final class GPSDHub: Sendable {
         // TPV and SKY written once into the reused bytes, then copied once into the buffer every
         // watcher shares.
         func reports(_ fix: Fix) -> ByteBuffer {
-            GPSDReport.epochReports(fix, device: device.path, extras: GPSDHub.extras(fix, corrections: corrections), sky: sky, into: &scratch)
+            GPSDReport.epochReports(fix, device: source, extras: GPSDHub.extras(fix, corrections: corrections), sky: sky, into: &scratch)
             return allocator.buffer(bytes: scratch)
         }
         for client in watching {
@@ -318,7 +348,7 @@ final class GPSDHub: Sendable {
             }
             if client.policy.pps, let time = fix.time {
                 if toff == nil {
-                    let offset = GPSDClockOffset(device: device.path, real: time, clock: epochStart ?? GPSDHub.utcNow())
+                    let offset = GPSDClockOffset(device: source, real: time, clock: epochStart ?? GPSDHub.utcNow())
                     toff = allocator.buffer(string: GPSDReport.toff(offset) + GPSDReport.lineTerminator)
                 }
                 if let toff { batch.append((client, toff)) }

@@ -10,7 +10,7 @@ extension Location: Codable {
         case latitude, longitude, altitude, ellipsoidalAltitude, horizontalAccuracy, verticalAccuracy, speed, course
         case timestamp, receivedAt, satellitesUsed, mode, provenance, isReduced
         case fixType, speedAccuracy, courseAccuracy, accuracyModel, accuracyConfidence, corrections, errorEllipse
-        case timeAccuracy, timeAccuracySource, leapSeconds, leapSecondsSource
+        case timeAccuracy, timeAccuracySource, leapSeconds, leapSecondsSource, source
     }
 
     /// Decodes a location; a position off the globe or an unknown mode, provenance, fix type,
@@ -39,6 +39,7 @@ extension Location: Codable {
                   timestamp: try c.decodeIfPresent(Double.self, forKey: .timestamp),
                   satellitesUsed: try c.decodeIfPresent(Int.self, forKey: .satellitesUsed), mode: mode, provenance: provenance)
         isReduced = try c.decodeIfPresent(Bool.self, forKey: .isReduced) ?? false
+        source = try c.decodeIfPresent(String.self, forKey: .source)
         if let name = try c.decodeIfPresent(String.self, forKey: .fixType) {
             guard let type = LocationFixType(rawValue: name) else {
                 throw DecodingError.dataCorruptedError(forKey: .fixType, in: c, debugDescription: "location: fix type '\(name)' is unknown")
@@ -101,6 +102,7 @@ extension Location: Codable {
         try c.encodeIfPresent(timestamp, forKey: .timestamp)
         try c.encode(receivedAt.nanoseconds, forKey: .receivedAt)
         try c.encodeIfPresent(satellitesUsed, forKey: .satellitesUsed)
+        try c.encodeIfPresent(source, forKey: .source)
         try c.encode(mode.rawValue, forKey: .mode)
         try c.encode(provenance.rawValue, forKey: .provenance)
         if isReduced { try c.encode(true, forKey: .isReduced) }

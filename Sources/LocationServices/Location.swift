@@ -41,6 +41,9 @@ public struct Location: Sendable, Hashable, CustomStringConvertible {
     public var provenance: Provenance
     /// Whether the position was coarsened for reduced-accuracy authorisation.
     public var isReduced = false
+    /// The receiver the fix came from: the device its bytes were read from (`/dev/ttyACM0`), as
+    /// gpsd's TPV `device` names it; set by the engine, `nil` when not known (a location built by hand).
+    public var source: String?
     /// One-sigma speed accuracy, m/s, when the receiver estimated it (UBX sAcc, CASIC sAcc); `nil`
     /// when unknown (NMEA has no speed error statistic).
     public var speedAccuracy: Double?

@@ -358,6 +358,10 @@ public struct Fix: Sendable {
 
     /// Where this fix came from.
     public var provenance: Provenance = .receiver
+    /// Which of a board's receivers the fix came from (0 for the first), set by the engine on a
+    /// board with several (its name is ``Location``'s `source` and gpsd's TPV `device`); `nil`
+    /// otherwise. An index, not a name, so that a fix stays plain values.
+    public var receiverIndex: Int?
 
     public init() {}
 

@@ -390,7 +390,10 @@ struct FieldLocD: AsyncParsableCommand {
         var calibrationCreated: String?
         var description: BoardDescription
         do { description = try BoardResolver.load(board) } catch { throw ValidationError(error.description) }
-        if let mode = receiverConfig.flatMap(ReceiverConfigMode.init(rawValue:)) { description.receiver?.configMode = mode }
+        if let mode = receiverConfig.flatMap(ReceiverConfigMode.init(rawValue:)) {
+            description.receiver?.configMode = mode
+            for index in description.otherReceivers.indices { description.otherReceivers[index].configMode = mode }
+        }
         if let mode = description.receiver?.configMode { logger.info("receiver configuration: \(mode.rawValue)") }
         let environment = ProcessInfo.processInfo.environment
         let directory = stateDirectory ?? environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }

@@ -54,7 +54,7 @@ struct BadInput: CustomTestStringConvertible, Sendable {
 
 let badInputs: [BadInput] = [
     BadInput(label: "unknown key with a suggestion", text: board(replacing: "baud = 9600", with: "buad = 9600"),
-             expected: "Boards/t.toml:7:1: key 'buad': unknown key in [receiver] (did you mean 'baud'?); allowed: uart, baud, family, model, wake, output, time_offset, receiver_config, leap_seconds, batch"),
+             expected: "Boards/t.toml:7:1: key 'buad': unknown key in [receiver] (did you mean 'baud'?); allowed: name, uart, usb_vendor, usb_product, usb_serial, baud, family, model, wake, output, time_offset, receiver_config, leap_seconds, batch"),
     BadInput(label: "batching on a receiver without it", text: board(replacing: "baud = 9600", with: "baud = 9600\nbatch = 300"),
              expected: "Boards/t.toml:8:9: key 'batch': receiver-side batching needs a u-blox M8 (data batching), not mtk"),
     BadInput(label: "a batch buffer out of range", text: board(replacing: "family = \"mtk\"", with: "family = \"ublox\"\nbatch = 5000"),
@@ -104,7 +104,7 @@ let badInputs: [BadInput] = [
              text: board(replacing: "[receiver]\nuart = \"/dev/serial0\"\nbaud = 9600\nfamily = \"mtk\"\n", with: ""),
              expected: "Boards/t.toml:3:13: key 'receiver': a real board (simulated = false) needs a [receiver] table with uart, baud and family"),
     BadInput(label: "missing uart on a real board", text: board(replacing: "uart = \"/dev/serial0\"\n", with: ""),
-             expected: "Boards/t.toml:5:1: key 'uart': missing required key in [receiver]: a real board needs the serial device, e.g. \"/dev/serial0\""),
+             expected: "Boards/t.toml:5:1: key 'uart': missing required key in [receiver]: a real board needs the serial device, e.g. \"/dev/serial0\", or usb_vendor and usb_product"),
     BadInput(label: "missing required key", text: board(replacing: "title = \"Test\"\n", with: ""),
              expected: "Boards/t.toml:1:1: key 'title': missing required key in the top level (a human name for the board)"),
     BadInput(label: "data_ready naming no line", text: board(replacing: "[gpio]", with: "data_ready = \"accel_data_ready\"\n\n[gpio]"),

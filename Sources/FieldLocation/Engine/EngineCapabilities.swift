@@ -24,7 +24,7 @@ extension LocationEngine {
             return d.capabilities
         }
         guard old != now else { return now }
-        if now.isAvailable(.location) && !old.isAvailable(.location) { apply { $0.receiver.retryPortNow() } }
+        if now.isAvailable(.location) && !old.isAvailable(.location) { apply { engine in for receiver in engine.receivers { receiver.retryPortNow() } } }
         registry.broadcast(.capabilities(now))
         return now
     }

@@ -45,8 +45,9 @@ extension LocationEngine {
         var deadline = min(end, nextTick, sensors.nextSample, recorded?.nextDue ?? .distantFuture,
                            corrections == nil ? .distantFuture : now.advanced(by: .milliseconds(200)))
         if case .realTime = platform.pacing { deadline = min(deadline, now.advanced(by: Self.busyTickPeriod)) }
-        readReceiver(until: deadline)
-        corrections?.forward(to: receiver.port, receiverAwake: receiver.executor?.awake ?? true, at: clock.now())
+        readReceivers(until: deadline)
+        // The corrections are the first receiver's (the board's [ntrip] is for it), whichever is chosen.
+        corrections?.forward(to: receivers[0].port, receiverAwake: receivers[0].executor?.awake ?? true, at: clock.now())
         pollBeacons()
         // (With no demand the policy's decision does not depend on the motion verdict: an idle
         // engine needs no tick when it changes; the client that arrives finds it.)
@@ -132,7 +133,8 @@ extension LocationEngine {
         stop()
         published.withLock { $0.corrections }?.client.stop()
         runLock.withLock {
-            receiver.shutdown(idle: policy.decide([], state: PolicyState()))
+            let idle = policy.decide([], state: PolicyState())
+            for receiver in receivers { receiver.shutdown(idle: idle) }
             beacons.shutdown()
         }
     }
@@ -142,8 +144,8 @@ extension LocationEngine {
     package func openReceiver() throws(HardwareError) {
         runLock.lock()
         defer { runLock.unlock() }
-        guard receiver.port == nil else { return }
-        try receiver.openPort(at: clock.now())
+        guard receivers[0].port == nil else { return }
+        try receivers[0].openPort(at: clock.now())
     }
 
     /// How often a board with a gyroscope samples while headings are wanted, at the longest
@@ -152,7 +154,7 @@ extension LocationEngine {
     public static var gyroscopeSamplePeriod: Duration { SensorSubsystem.gyroscopeSamplePeriod }
 
     /// Closes the receiver's port without changing the receiver's power (for tools that only watch).
-    package func closeReceiver() { runLock.withLock { receiver.closePort() } }
+    package func closeReceiver() { runLock.withLock { for receiver in receivers { receiver.closePort() } } }
 
     /// The period of headings while headings are wanted (100 ms unless a tool asks otherwise).
     /// A board with a gyroscope samples at least every ``gyroscopeSamplePeriod`` for its attitude
@@ -168,7 +170,7 @@ extension LocationEngine {
     // MARK: the step
 
     /// Makes the subsystems' counters visible (before any event that follows from them is handed out).
-    private func publishCounters() {
+    func publishCounters() {
         let r = receiver.counters, s = sensors.counters
         published.withLock {
             $0.receiverCounters = r
@@ -177,7 +179,7 @@ extension LocationEngine {
     }
 
     /// A receiver or PPS problem: every client hears of it.
-    private func reportToAll(_ error: LocationError) {
+    func reportToAll(_ error: LocationError) {
         publishCounters()
         registry.broadcast(.error(error))
     }
@@ -204,9 +206,9 @@ extension LocationEngine {
     }
 
     private func tick(_ now: MonotonicInstant) {
-        receiver.ensurePort(at: now, report: reportToAll)
+        for receiver in receivers { receiver.ensurePort(at: now, report: reportToAll) }
         timing.ensureLine(report: reportToAll)
-        receiver.watchdog(at: now, report: reportToAll)
+        for receiver in receivers { receiver.watchdog(at: now, report: reportToAll) }
         publishCounters()
         let records = registry.snapshot()
         let state = policyState(now)
@@ -229,7 +231,7 @@ extension LocationEngine {
         }
         energy.tick(at: now, previous: previousDecision, demands: privacyOn ? [] : demands, measured: platform.measuredReceiverEnergy())
         let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
-        receiver.apply(decision, ephemerisFresh: ephemerisFresh)
+        for receiver in receivers { receiver.apply(decision, ephemerisFresh: ephemerisFresh) }
         // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.
         // (A replay board's headings come from its recording; it has no sensors to open.)
         if platform.recordedHeadings == nil { sensors.schedule(decision, at: now, report: reportToHeadingClients) }
@@ -242,30 +244,21 @@ extension LocationEngine {
         nextTick = Self.tickInstant(after: now, idle: isIdle(after: decision, demands: demands, records: records))
     }
 
-    private func readReceiver(until deadline: MonotonicInstant) {
-        let bytes = receiver.read(until: deadline, report: reportToAll)
-        timing.drain()
-        if bytes.isEmpty { return }
-        let now = clock.now()
-        if !privacy.engaged { registry.notify(.bytes(bytes)) }
-        receiver.collectsFrames = registry.wantsFrames
-        let (fixes, frames) = receiver.decode(bytes, at: now)
-        publishCounters()
-        if !frames.isEmpty, !privacy.engaged { registry.notify(.frames(frames)) }
-        for fix in fixes { handle(fix) }
-    }
-
-    private func handle(_ fix: Fix) {
+    /// A fix of receiver `index`: named by its device, and handed on when its receiver is the
+    /// one the best-source rule chooses (``ReceiverSelection``).
+    func handle(_ fix: Fix, from index: Int) {
         // While the privacy switch is on, nothing the receiver still says leaves the engine.
         guard !privacy.engaged else { return }
         let now = clock.now()
+        var fix = fix
+        if receivers.count > 1 { fix.receiverIndex = index }
+        guard chooses(fix, from: index, at: now) else { return }
         published.withLock {
             $0.counters.fixes += 1
             if let status = fix.receiverStatus { $0.lastReceiverStatus = status }
         }
         // A pulse that marked the fix's second gives its time accuracy (gpsd's `ept` too), so it is
         // paired before the fix goes out; its own notification still follows the fix's.
-        var fix = fix
         let pulse = fix.time.flatMap { timing.fix(utc: $0.secondsSinceEpoch, receivedAt: now) }
         if let pulse {
             fix.pulseTimeAccuracy = Location.pulseTimeAccuracy(pulseAccuracy: timePulseAccuracy, edgeErrorNanoseconds: pulse.edgeSystemErrorNanoseconds)
@@ -274,13 +267,14 @@ extension LocationEngine {
         if let pulse { registry.notify(.pps(pulse)) }
         if registry.wantsSky, let sky = SkyView(fix, receivedAt: now) { registry.deliver(sky) }
         guard var location = Location(fix, receivedAt: now) else { return }
+        location.source = receivers[index].devicePath
         // A fix whose second a pulse marked: its time is as good as the pulse.
         if let pulse { location.notePulse(pulseAccuracy: timePulseAccuracy, edgeErrorNanoseconds: pulse.edgeSystemErrorNanoseconds) }
         if let corrections = published.withLock({ $0.corrections }) {
             corrections.note(fix)
             location.corrections = corrections.status(at: now)
         }
-        receiver.noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration, hotStartLimit: policy.hotStartLimit)
+        receivers[index].noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration, hotStartLimit: policy.hotStartLimit)
         sensors.updateReference(location, fix: fix, fallbackUTC: platform.utcSeconds(at: now))
         published.withLock { $0.lastLocation = location }
         registry.deliver(location, at: now)

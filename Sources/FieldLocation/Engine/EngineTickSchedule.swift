@@ -43,7 +43,7 @@ extension LocationEngine {
     func isIdle(after decision: PowerDecision, demands: [ClientDemand], records: [(Int, ClientRegistry.Record)]) -> Bool {
         guard demands.isEmpty, case .idle = decision.receiver, decision.magnetometer == .powerDown else { return false }
         // A receiver without a command set (or awake) is talking: its watchdog runs on the tick.
-        guard let executor = receiver.executor, !executor.awake, receiver.port != nil else { return false }
+        guard receivers.allSatisfy({ r in r.executor.map { !$0.awake } == true && r.port != nil }) else { return false }
         guard sensors.problem == nil, !privacy.hasControls, !beacons.scanning, platform.recordedHeadings == nil,
               published.withLock({ $0.corrections }) == nil else { return false }
         return !registry.hasTimedWork(records)

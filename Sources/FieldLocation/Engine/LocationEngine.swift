@@ -111,7 +111,13 @@ public final class LocationEngine: @unchecked Sendable {
     /// steps ends for it, a setting or ``stop()`` (see `EngineTickSchedule.swift`).
     let wake: EngineWake
     // Under `runLock`.
-    let receiver: ReceiverSubsystem
+    /// Each receiver of the board, the first (the one with the `[gpio]` lines) first.
+    let receivers: [ReceiverSubsystem]
+    /// Which receiver's fixes are delivered (the best-source rule; one receiver: always it).
+    var selection = ReceiverSelection()
+    /// The receiver chosen now (the first until a fix chooses): the one whose history the policy
+    /// sees, whose port the corrections go to and whose state the status shows.
+    var receiver: ReceiverSubsystem { receivers[selection.chosen ?? 0] }
     let sensors: SensorSubsystem
     let timing: TimingSubsystem
     let privacy: PrivacySubsystem
@@ -124,7 +130,7 @@ public final class LocationEngine: @unchecked Sendable {
         get { published.withLock { $0.state.watchdogTimeout } }
         set {
             published.withLock { $0.state.watchdogTimeout = newValue }
-            apply { $0.receiver.watchdogTimeout = newValue }
+            apply { engine in for receiver in engine.receivers { receiver.watchdogTimeout = newValue } }
         }
     }
 
@@ -181,7 +187,7 @@ public final class LocationEngine: @unchecked Sendable {
         let wake = EngineWake()
         self.wake = wake
         registry = ClientRegistry(stateDirectory: stateDirectory, demandChanged: { wake.demandChanged() })
-        receiver = ReceiverSubsystem(board: board, platform: platform, initiallyAwake: receiverAwake)
+        receivers = ReceiverSubsystem.all(board: board, platform: platform, initiallyAwake: receiverAwake)
         sensors = SensorSubsystem(board: board, hardware: platform.hardware, recorded: platform.recordedSensorSamples)
         timing = TimingSubsystem(board: board, hardware: platform.hardware)
         privacy = PrivacySubsystem(board: board, hardware: platform.hardware)
@@ -193,8 +199,10 @@ public final class LocationEngine: @unchecked Sendable {
         tapRawInputs()
         publishState()
         watchDevices()
-        receiver.aidingSource = { [weak self] in self?.aidingData() }
-        receiver.onBatchDrained = { [weak self] fixes in self?.receiverBatchDrained(fixes) }
+        for receiver in receivers {
+            receiver.aidingSource = { [weak self] in self?.aidingData() }
+            receiver.onBatchDrained = { [weak self] fixes in self?.receiverBatchDrained(fixes) }
+        }
         // A replay starts with the calibration the unit applied when it recorded.
         if let recorded = platform.recordedSensorSamples?.calibration { calibration = recorded }
     }
@@ -367,7 +375,7 @@ public final class LocationEngine: @unchecked Sendable {
                                 receiverFailures: (receiver.executor?.failures ?? []).suffix(20).map(\.description),
                                 controlsReceiver: receiver.executor != nil, energy: energy.ledger, energyAccounting: energy,
                                 calibration: sensors.calibration, watchdogTimeout: receiver.watchdogTimeout,
-                                headingPeriod: sensors.headingPeriod)
+                                headingPeriod: sensors.headingPeriod, receiverSources: sourceStatus())
         published.withLock { p in
             var next = state
             if !p.pendingSettings.isEmpty {
@@ -390,6 +398,7 @@ struct EngineState: Sendable {
     var calibration: MagnetometerCalibration?
     var watchdogTimeout: Duration = .seconds(5)
     var headingPeriod: Duration = .milliseconds(100)
+    var receiverSources: [ReceiverSourceStatus] = []
 }
 
 extension LocationEngine {

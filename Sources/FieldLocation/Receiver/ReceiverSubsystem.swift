@@ -63,6 +63,12 @@ final class ReceiverSubsystem {
     var watchdogTimeout: Duration = .seconds(5)
     /// The open port; `nil` until opened and after a failure.
     private(set) var port: (any SerialPort)?
+    /// The device the port was last opened on (`/dev/ttyACM0`): the source named in its fixes.
+    private(set) var devicePath: String?
+    /// The board file's description of this receiver.
+    var receiverDescription: ReceiverDescription? { board.receiver }
+    /// How status names this receiver (``ReceiverDescription/label``).
+    var label: String { board.receiver?.label ?? "receiver" }
     /// Why the port is not usable now.
     private(set) var portProblem: String?
     /// The executor of the policy's decisions; `nil` for a receiver without a command set.
@@ -96,6 +102,21 @@ final class ReceiverSubsystem {
     /// Whether that acquisition follows a wake the engine commanded (not a receiver found awake).
     private var acquiringFromWake = false
     private var nextWatchdogAction = MonotonicInstant.zero
+
+    /// One subsystem for each receiver of `board` (its first with the board's `[gpio]` lines, the
+    /// others without control lines), awake or asleep at the start.
+    static func all(board: BoardDescription, platform: any EnginePlatform, initiallyAwake: Bool) -> [ReceiverSubsystem] {
+        guard !board.otherReceivers.isEmpty else {
+            return [ReceiverSubsystem(board: board, platform: platform, initiallyAwake: initiallyAwake)]
+        }
+        return board.receivers.enumerated().map { index, receiver in
+            var one = board
+            one.receiver = receiver
+            one.otherReceivers = []
+            if index > 0 { one.gpio = nil }
+            return ReceiverSubsystem(board: one, platform: platform, initiallyAwake: initiallyAwake)
+        }
+    }
 
     /// A receiver on `board`'s port of `platform`, awake or asleep at the start.
     init(board: BoardDescription, platform: any EnginePlatform, initiallyAwake: Bool) {
@@ -133,8 +154,14 @@ final class ReceiverSubsystem {
 
     /// Opens the port now (no retry schedule); a reopened port gets a new driver.
     func openPort(at now: MonotonicInstant) throws(HardwareError) {
-        let p = try platform.hardware.openSerialPort(platform.receiverPort(for: board), baudRate: board.receiver?.baudRate ?? .b9600)
+        let path = platform.receiverPort(for: board)
+        if path.isEmpty, let usb = board.receiver?.usb {
+            throw HardwareError(.deviceGone, device: usb.description, operation: "open",
+                                detail: "no USB serial device \(usb.vendor):\(usb.product)\(usb.serial.map { " with serial \($0)" } ?? "") is plugged in")
+        }
+        let p = try platform.hardware.openSerialPort(path, baudRate: board.receiver?.baudRate ?? .b9600)
         port = p
+        devicePath = path
         let recovered = portProblem != nil && executor != nil
         portProblem = nil
         portBackoff = .milliseconds(250)

@@ -1,0 +1,115 @@
+import BoardConfig
+import HardwareInterfaces
+import LocationServices
+import NMEA
+
+/// One receiver of the board as the engine sees it now (``LocationEngine/receiverSources``).
+public struct ReceiverSourceStatus: Sendable, Equatable {
+    /// How the board names it: its `name`, else its port, else its USB identity.
+    public var label: String
+    /// The device its port is (or was last) open on; `nil` before it was ever opened.
+    public var device: String?
+    /// Whether its port is open now.
+    public var open: Bool
+    /// Whether its fixes are the ones delivered now (the best-source rule's choice).
+    public var chosen: Bool
+    /// Why its port cannot be used now, when it cannot.
+    public var problem: String?
+    /// The board's family name for it (`ublox`, `mtk`, `casic`, `nmea`) and model, when given.
+    public var family: String
+    public var model: String?
+    /// The line rate it was opened at.
+    public var baudRate: Int
+    /// The fix type of its last fix with a position (``LocationFixType``), when it gave one.
+    public var lastFixType: LocationFixType?
+    /// The horizontal accuracy (68 %, metres) of that fix, when known.
+    public var lastAccuracy: Double?
+
+    /// A status with the given values.
+    public init(label: String, device: String?, open: Bool, chosen: Bool, problem: String? = nil, family: String, model: String? = nil,
+                baudRate: Int, lastFixType: LocationFixType? = nil, lastAccuracy: Double? = nil) {
+        self.label = label
+        self.device = device
+        self.open = open
+        self.chosen = chosen
+        self.problem = problem
+        self.family = family
+        self.model = model
+        self.baudRate = baudRate
+        self.lastFixType = lastFixType
+        self.lastAccuracy = lastAccuracy
+    }
+}
+
+/// Several receivers: each is read in turn, each fix is named by its device, and the best-source
+/// rule (``ReceiverSelection``) decides whose fixes are delivered. Under `runLock`.
+extension LocationEngine {
+    /// Each receiver of the board as of the last step, the first first (one entry for a board
+    /// with one receiver).
+    public var receiverSources: [ReceiverSourceStatus] { published.withLock { $0.state.receiverSources } }
+
+    /// How long one wait for a receiver's bytes lasts when the board has several (the others
+    /// are then read without waiting): the delay a fix of another receiver can wait at most.
+    static let receiverReadSlice = Duration.milliseconds(20)
+
+    /// Reads the receivers until `deadline` (one receiver: one read that waits until then; several:
+    /// each without waiting, the last waiting at most ``receiverReadSlice``), and handles what came.
+    func readReceivers(until deadline: MonotonicInstant) {
+        for (index, receiver) in receivers.enumerated() {
+            let last = index == receivers.count - 1
+            let until = receivers.count == 1 ? deadline : (last ? min(deadline, clock.now().advanced(by: Self.receiverReadSlice)) : clock.now())
+            let bytes = receiver.read(until: until, report: reportToAll)
+            // A port that failed is no longer a source: another live one's next fix is delivered.
+            if receiver.port == nil { dropSource(index) }
+            process(bytes, from: index)
+        }
+    }
+
+    /// Forgets receiver `index` as a source (its port went away).
+    private func dropSource(_ index: Int) {
+        guard receivers.count > 1, selection.candidates[index] != nil else { return }
+        selection.drop(index)
+    }
+
+    /// Runs one receiver's bytes through its decoder; its bytes and frames reach the observers only
+    /// while it is the chosen receiver (observers see one receiver's stream at a time).
+    private func process(_ bytes: [UInt8], from index: Int) {
+        timing.drain()
+        if bytes.isEmpty { return }
+        let now = clock.now()
+        let source = receivers[index]
+        let chosen = index == (selection.chosen ?? 0)
+        if !privacy.engaged && chosen { registry.notify(.bytes(bytes)) }
+        source.collectsFrames = chosen && registry.wantsFrames
+        let (fixes, frames) = source.decode(bytes, at: now)
+        publishCounters()
+        if !frames.isEmpty, !privacy.engaged, chosen { registry.notify(.frames(frames)) }
+        for fix in fixes { handle(fix, from: index) }
+    }
+
+    /// Whether receiver `index`'s fix is delivered: always with one receiver; with several, a fix
+    /// with a position when the rule chooses its receiver (a fix not chosen still counts in its
+    /// receiver's own history), and a fix without one when its receiver is the chosen one (its
+    /// epochs without a fix reach the observers until another receiver takes over).
+    func chooses(_ fix: Fix, from index: Int, at now: MonotonicInstant) -> Bool {
+        guard receivers.count > 1 else { return true }
+        guard var location = Location(fix, receivedAt: now) else { return index == (selection.chosen ?? 0) }
+        location.source = receivers[index].devicePath
+        if selection.offer(index, location, at: now) { return true }
+        receivers[index].noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration, hotStartLimit: policy.hotStartLimit)
+        return false
+    }
+
+    /// The receivers' status for ``receiverSources``.
+    func sourceStatus() -> [ReceiverSourceStatus] {
+        receivers.enumerated().map { index, receiver in
+            let description = receiver.receiverDescription
+            let candidate = selection.candidates[index]
+            return ReceiverSourceStatus(label: receiver.label, device: receiver.devicePath, open: receiver.port != nil,
+                                        chosen: receivers.count == 1 || index == selection.chosen, problem: receiver.portProblem,
+                                        family: description?.family.rawValue ?? "nmea", model: description?.model,
+                                        baudRate: receiver.port?.baudRate.rawValue ?? description?.baudRate.rawValue ?? 9600,
+                                        lastFixType: candidate?.fixType, lastAccuracy: candidate?.accuracy)
+        }
+    }
+}
