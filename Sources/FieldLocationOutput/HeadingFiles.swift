@@ -1,4 +1,3 @@
-import BoardConfig
 import FieldLocationStore
 import Foundation
 import Heading
@@ -317,19 +316,6 @@ public struct CalibrationStore: Sendable {
             String(s.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "_" })
         }
         return directory + "/" + clean(board) + "." + clean(sensor) + ".calibration.json"
-    }
-
-    /// The stored calibration of `board`'s magnetometer, with when it was made and its file;
-    /// `nil` when the board has no magnetometer or nothing is stored for it. Throws when a stored
-    /// file cannot be used (naming the file and key).
-    public func calibration(for board: BoardDescription) throws(CalibrationFileError)
-        -> (calibration: MagnetometerCalibration, created: String?, path: String)?
-    {
-        guard let magnetometer = board.magnetometer else { return nil }
-        let sensor = magnetometer.chip.rawValue
-        guard let stored = try load(board: board.name, sensor: sensor) else { return nil }
-        let file = path(board: board.name, sensor: sensor)
-        return (try stored.calibration(file: file), stored.created, file)
     }
 
     /// Reads a stored calibration; `nil` when there is none.
