@@ -40,11 +40,11 @@ public enum UBXBatch {
         /// `dropsSinceMon` and `nextMsgCnt` (U2 each). `nil` for another length or version.
         public init?(payload: [UInt8]) {
             guard payload.count == 12, payload[0] == 0 else { return nil }
-            func u16(_ i: Int) -> Int { Int(payload[i]) | Int(payload[i + 1]) << 8 }
-            fillLevel = u16(4)
-            dropsAll = u16(6)
-            dropsSinceStatus = u16(8)
-            nextIndex = u16(10)
+            let f = PayloadFields(payload)
+            fillLevel = f.u16(4)
+            dropsAll = f.u16(6)
+            dropsSinceStatus = f.u16(8)
+            nextIndex = f.u16(10)
         }
     }
 
@@ -83,20 +83,19 @@ public enum UBXBatch {
         /// another length or version.
         public init?(payload p: [UInt8]) {
             guard p.count == 100, p[0] == 0 else { return nil }
-            func u16(_ i: Int) -> Int { Int(p[i]) | Int(p[i + 1]) << 8 }
-            func u32(_ i: Int) -> UInt32 { UInt32(p[i]) | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2]) << 16 | UInt32(p[i + 3]) << 24 }
-            func i32(_ i: Int) -> Double { Double(Int32(bitPattern: u32(i))) }
+            let f = PayloadFields(p)
+            func i32(_ i: Int) -> Double { Double(Int32(bitPattern: f.u32(i))) }
             hasExtraPVT = p[1] & 0x01 != 0
-            index = u16(2)
+            index = f.u16(2)
             let validDate = p[15] & 0x01 != 0, validTime = p[15] & 0x02 != 0
-            if validDate && validTime, let date = CalendarDate(year: u16(8), month: Int(p[10]), day: Int(p[11])),
+            if validDate && validTime, let date = CalendarDate(year: f.u16(8), month: Int(p[10]), day: Int(p[11])),
                p[12] < 24, p[13] < 60, p[14] <= 60 {
                 let seconds = Int64(date.daysSinceEpoch) * 86_400 + Int64(p[12]) * 3600 + Int64(p[13]) * 60 + Int64(p[14])
-                time = UTCTime(nanosecondsSinceEpoch: seconds * 1_000_000_000 + Int64(Int32(bitPattern: u32(20))))
+                time = UTCTime(nanosecondsSinceEpoch: seconds * 1_000_000_000 + Int64(Int32(bitPattern: f.u32(20))))
             } else {
                 time = nil
             }
-            timeAccuracy = Double(u32(16)) * 1e-9
+            timeAccuracy = Double(f.u32(16)) * 1e-9
             fixType = Int(p[24])
             fixOK = p[25] & 0x01 != 0
             differential = p[25] & 0x02 != 0
@@ -105,14 +104,14 @@ public enum UBXBatch {
             latitude = i32(32) * 1e-7
             height = i32(36) / 1000
             heightMSL = i32(40) / 1000
-            horizontalAccuracy = Double(u32(44)) / 1000
-            verticalAccuracy = Double(u32(48)) / 1000
+            horizontalAccuracy = Double(f.u32(44)) / 1000
+            verticalAccuracy = Double(f.u32(48)) / 1000
             velocity = SIMD3(i32(52), i32(56), i32(60)) / 1000
             groundSpeed = i32(64) / 1000
             course = i32(68) * 1e-5
-            speedAccuracy = Double(u32(72)) / 1000
-            courseAccuracy = Double(u32(76)) * 1e-5
-            pdop = Double(u16(80)) * 0.01
+            speedAccuracy = Double(f.u32(72)) / 1000
+            courseAccuracy = Double(f.u32(76)) * 1e-5
+            pdop = Double(f.u16(80)) * 0.01
         }
 
         /// The entry as a fix, as NAV-PVT would give it: position, heights, the receiver's accuracy
@@ -146,6 +145,14 @@ public enum UBXBatch {
             return f
         }
     }
+}
+
+/// Little-endian fields of a payload whose length the decoder checked (MON-BATCH, LOG-BATCH).
+private struct PayloadFields {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
+    func u32(_ i: Int) -> UInt32 { UInt32(u16(i)) | UInt32(u16(i + 2)) << 16 }
 }
 
 extension UBXBatch {

@@ -45,9 +45,7 @@ extension ReceiverEmulator {
     /// Keeps an epoch with a fix in the batch buffer.
     func keepInBatch(_ s: inout State, _ e: BinaryEpoch) {
         guard var batch = s.batch, e.hasFix, s.powered else { return }
-        let day = e.daysSinceEpoch ?? 20_574
-        let unixMilliseconds = Int64(day) * 86_400_000 + Int64((e.secondsOfDay * 1000).rounded())
-        let pvt = navPVT(e, iTOW: 0, unixMilliseconds: unixMilliseconds)
+        let pvt = navPVT(e, iTOW: 0, unixMilliseconds: e.unixMilliseconds)
         var p = LittleEndianWriter(100)
         p.u8(1, batch.extraPVT ? 0x01 : 0x00)
         p.u16(2, UInt16(truncatingIfNeeded: batch.nextIndex))

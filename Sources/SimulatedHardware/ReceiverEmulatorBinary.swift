@@ -28,6 +28,8 @@ extension ReceiverEmulator {
 
         /// The UTC date of the epoch.
         var date: CalendarDate { CalendarDate(daysSinceEpoch: daysSinceEpoch ?? 20_574) }  // 20574: 2026-05-01
+        /// The epoch's UTC, milliseconds since 1970.
+        var unixMilliseconds: Int64 { Int64(date.daysSinceEpoch) * 86_400_000 + Int64((secondsOfDay * 1000).rounded()) }
         /// Differential corrections applied (NAV-PVT diffSoln), and the carrier solution: 0 none, 1 float, 2 fixed (carrSoln).
         var differential = false
         var carrier: UInt8 = 0
@@ -80,8 +82,7 @@ extension ReceiverEmulator {
     /// The binary frames of one epoch, in the order real receivers send them.
     func binaryFrames(_ s: State, _ e: BinaryEpoch) -> [UInt8] {
         guard !s.binaryOutputs.isEmpty else { return [] }
-        let day = e.daysSinceEpoch ?? CalendarDate(year: 2026, month: 5, day: 1)?.daysSinceEpoch ?? 0
-        let unixMilliseconds = Int64(day) * 86_400_000 + Int64((e.secondsOfDay * 1000).rounded())
+        let unixMilliseconds = e.unixMilliseconds
         var out: [UInt8] = []
         if s.family == .casic {
             if s.binaryOutputs.contains("NAV-PV") { out += casicFrame(0x01, 0x03, navPV(e)) }
