@@ -19,32 +19,25 @@ extension RecordedSession {
         var samples: Double?
         var method: String?
 
-        /// The calibration, or an error naming the key at fault.
+        /// The calibration, or an error naming the key at fault (the checks are the stored
+        /// calibration's, `MagnetometerCalibration.init(offset:matrix:…)`; a missing key fails them).
         func calibration(fail: (String) -> LoadError) throws(LoadError) -> MagnetometerCalibration {
             func bad(_ key: String, _ problem: String) -> LoadError { fail("RECORDING: key 'calibration.\(key)' \(problem)") }
-            guard let offset = offset_uT, offset.count == 3, offset.allSatisfy(\.isFinite) else {
-                throw bad("offset_uT", "must be a list of three numbers (µT)")
-            }
-            guard let values = matrix, values.allSatisfy(\.isFinite), let m = Matrix3(values) else {
-                throw bad("matrix", "must be a list of nine numbers (row-major 3×3)")
-            }
-            guard m.inverse != nil else { throw bad("matrix", "is singular") }
-            guard let field = field_uT, field.isFinite, field > 0 else { throw bad("field_uT", "must be a positive number (µT)") }
-            guard let coverage, coverage.isFinite, (0...1).contains(coverage) else { throw bad("coverage", "must be from 0 to 1") }
-            guard let shape = shape_ratio, shape.isFinite, shape > 0 else { throw bad("shape_ratio", "must be a positive number") }
             guard let count = samples, count >= 0, count == count.rounded(), count <= Double(Int32.max) else {
                 throw bad("samples", "must be a whole number from 0")
             }
             guard let word = method, let method = CalibrationMethod(rawValue: word) else {
                 throw bad("method", "must be none, sphere or ellipsoid, found \(String((method ?? "nothing").prefix(32)))")
             }
-            let residual = residual_uT ?? .infinity, relative = residual_relative ?? .infinity
-            guard residual >= 0, relative >= 0 else { throw bad("residual_uT", "residuals cannot be negative") }
-            if let scale_ratio, !(scale_ratio.isFinite && scale_ratio > 0) { throw bad("scale_ratio", "must be a positive number") }
-            return MagnetometerCalibration(
-                offset: Vector3(offset[0], offset[1], offset[2]), softIron: m, fieldStrength: field,
-                quality: CalibrationQuality(residualRMS: residual, relativeResidual: relative, coverage: coverage,
-                                            shapeRatio: shape, scaleRatio: scale_ratio, sampleCount: Int(count), method: method))
+            do {
+                return try MagnetometerCalibration(
+                    offset: offset_uT ?? [], matrix: matrix ?? [], fieldStrength: field_uT ?? .nan,
+                    residualRMS: residual_uT ?? .infinity, relativeResidual: residual_relative ?? .infinity,
+                    coverage: coverage ?? .nan, shapeRatio: shape_ratio ?? .nan, scaleRatio: scale_ratio,
+                    sampleCount: Int(count), method: method)
+            } catch {
+                throw bad(error.key, error.problem)
+            }
         }
     }
 }

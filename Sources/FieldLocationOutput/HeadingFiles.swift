@@ -236,25 +236,14 @@ public struct StoredCalibration: Codable, Sendable, Equatable {
     /// The calibration this record describes, or an error naming the key that is wrong.
     public func calibration(file: String) throws(CalibrationFileError) -> MagnetometerCalibration {
         guard version == 1 else { throw .badValue(file: file, key: "version", problem: "version \(version) is not supported (1 is)") }
-        guard offset_uT.count == 3, offset_uT.allSatisfy(\.isFinite) else {
-            throw .badValue(file: file, key: "offset_uT", problem: "needs 3 finite numbers")
+        do {
+            return try MagnetometerCalibration(
+                offset: offset_uT, matrix: matrix, fieldStrength: field_uT, residualRMS: residual_uT,
+                relativeResidual: residual_relative, coverage: coverage, shapeRatio: shape_ratio,
+                scaleRatio: scale_ratio, sampleCount: samples, method: method)
+        } catch {
+            throw .badValue(file: file, key: error.key, problem: error.problem)
         }
-        guard let m = Matrix3(matrix), matrix.allSatisfy(\.isFinite) else {
-            throw .badValue(file: file, key: "matrix", problem: "needs 9 finite numbers (row-major 3×3)")
-        }
-        guard m.inverse != nil else { throw .badValue(file: file, key: "matrix", problem: "the matrix is singular") }
-        guard field_uT.isFinite, field_uT > 0 else { throw .badValue(file: file, key: "field_uT", problem: "must be a positive number") }
-        guard coverage.isFinite, (0...1).contains(coverage) else {
-            throw .badValue(file: file, key: "coverage", problem: "must be between 0 and 1")
-        }
-        guard residual_uT >= 0, residual_relative >= 0, samples >= 0 else {
-            throw .badValue(file: file, key: "residual_uT", problem: "residuals and sample counts cannot be negative")
-        }
-        return MagnetometerCalibration(
-            offset: Vector3(offset_uT[0], offset_uT[1], offset_uT[2]), softIron: m, fieldStrength: field_uT,
-            quality: CalibrationQuality(residualRMS: residual_uT, relativeResidual: residual_relative, coverage: coverage,
-                                        shapeRatio: shape_ratio, scaleRatio: scale_ratio, sampleCount: samples,
-                                        method: method))
     }
 
     /// Pretty JSON with sorted keys and a final newline.

@@ -117,7 +117,24 @@ struct HeadingFilesTests {
             _ = try CalibrationStore.decode(Data(stored.json().utf8), file: "y.json")
             Issue.record("accepted a singular matrix")
         } catch {
-            #expect(error.description == "y.json: key 'matrix': the matrix is singular")
+            #expect(error.description == "y.json: key 'matrix': is singular")
+        }
+    }
+
+    @Test("a stored file is checked as a recording's calibration is: shape and scale ratios, sample count",
+          arguments: [("shape_ratio", 0.0), ("scale_ratio", -1.0), ("samples", -3.0)])
+    func sharedChecks(key: String, value: Double) throws {
+        var stored = StoredCalibration(try calibration(coverageScale: 1, seed: 3))
+        switch key {
+        case "shape_ratio": stored.shape_ratio = value
+        case "scale_ratio": stored.scale_ratio = value
+        default: stored.samples = Int(value)
+        }
+        do {
+            _ = try CalibrationStore.decode(Data(stored.json().utf8), file: "z.json")
+            Issue.record("accepted \(key) = \(value)")
+        } catch {
+            #expect(error.description.hasPrefix("z.json: key '\(key)': "), "\(error.description)")
         }
     }
 
