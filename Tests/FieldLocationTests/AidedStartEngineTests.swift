@@ -18,26 +18,8 @@ struct AidedStartEngineTests {
     static func engine(family: String, model: String, synchronised: Bool, receiverAwake: Bool = true)
         throws -> (LocationEngine, ReceiverEmulator)
     {
-        let board = try BoardLoader.load(text: """
-            name = "t"
-            title = "test"
-            simulated = true
-            [receiver]
-            baud = 9600
-            family = "\(family)"
-            model = "\(model)"
-            wake = "uart-byte"
-            [sim]
-            latitude = 47.3769
-            longitude = 8.5417
-            altitude = 408.0
-            scenario = "stationary"
-            receiver_model = "\(model)"
-            """, file: "t.toml")
-        let sim = try BoardHardware.simulatedBoard(for: board, clock: ManualClock(), receiverTracking: receiverAwake)
-        var platform = SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)
-        platform.systemClockSynchronised = synchronised
-        return (LocationEngine(board: board, platform: platform, stateDirectory: nil, receiverAwake: receiverAwake), sim.receiver)
+        let board = try ReceiverTestBoards.board(family: family, model: model, scenario: "stationary")
+        return try ReceiverTestBoards.engine(board, receiverAwake: receiverAwake, synchronised: synchronised)
     }
 
     /// Two minutes of fixes, `hours` without a client, then 90 s with one again.

@@ -19,29 +19,11 @@ import Testing
 struct ReceiverConfigModeTests {
     static func engine(_ mode: ReceiverConfigMode?, ublox model: String? = nil) throws -> (LocationEngine, ReceiverEmulator, ManualClock) {
         var board = try BoardCatalog.load(builtin: "sim")
-        if let model {
-            board = try BoardLoader.load(text: """
-                name = "t"
-                title = "test"
-                simulated = true
-                [receiver]
-                baud = 9600
-                family = "ublox"
-                model = "\(model)"
-                wake = "uart-byte"
-                [sim]
-                latitude = 47.3769
-                longitude = 8.5417
-                altitude = 408.0
-                scenario = "walk"
-                receiver_model = "\(model)"
-                """, file: "t.toml")
-        }
+        if let model { board = try ReceiverTestBoards.board(family: "ublox", model: model) }
         if let mode { board.receiver?.configMode = mode }
         let clock = ManualClock()
-        let sim = try BoardHardware.simulatedBoard(for: board, clock: clock)
-        let platform = SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)
-        return (LocationEngine(board: board, platform: platform, stateDirectory: nil, receiverAwake: true), sim.receiver, clock)
+        let (engine, receiver) = try ReceiverTestBoards.engine(board, clock: clock)
+        return (engine, receiver, clock)
     }
 
     /// A client that makes the engine change every setting it can: 10 Hz, and the fitness model.

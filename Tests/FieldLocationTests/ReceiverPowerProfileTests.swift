@@ -12,21 +12,7 @@ import Testing
 struct ReceiverPowerProfileTests {
     /// A simulated board whose receiver is `family` (board spelling) `model`.
     static func board(family: String, model: String) throws -> BoardDescription {
-        try BoardLoader.load(text: """
-            name = "t"
-            title = "test"
-            simulated = true
-            [receiver]
-            baud = 9600
-            family = "\(family)"
-            model = "\(model)"
-            [sim]
-            latitude = 47.3769
-            longitude = 8.5417
-            altitude = 408.0
-            scenario = "stationary"
-            receiver_model = "\(model)"
-            """, file: "t.toml")
+        try ReceiverTestBoards.board(family: family, model: model, scenario: "stationary", wake: nil)
     }
 
     @Test("M8, M9, M10, F9P, MTK and CASIC receivers take their profile from their model's row", arguments: [

@@ -16,31 +16,8 @@ import Testing
 struct ReceiverSettingsTests {
     /// A simulated board (the built-in sim board, MediaTek, or `family`'s receiver) and its emulator.
     static func engine(family: String? = nil, model: String = "") throws -> (LocationEngine, ReceiverEmulator) {
-        let board: BoardDescription
-        if let family {
-            board = try BoardLoader.load(text: """
-                name = "t"
-                title = "test"
-                simulated = true
-                [receiver]
-                baud = 9600
-                family = "\(family)"
-                model = "\(model)"
-                wake = "uart-byte"
-                [sim]
-                latitude = 47.3769
-                longitude = 8.5417
-                altitude = 408.0
-                scenario = "walk"
-                receiver_model = "\(model)"
-                """, file: "t.toml")
-        } else {
-            board = try BoardCatalog.load(builtin: "sim")
-        }
-        let clock = ManualClock()
-        let sim = try BoardHardware.simulatedBoard(for: board, clock: clock)
-        let platform = SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver)
-        return (LocationEngine(board: board, platform: platform, stateDirectory: nil, receiverAwake: true), sim.receiver)
+        let board = try family.map { try ReceiverTestBoards.board(family: $0, model: model) } ?? BoardCatalog.load(builtin: "sim")
+        return try ReceiverTestBoards.engine(board)
     }
 
     static func client(_ engine: LocationEngine, _ accuracy: DesiredAccuracy, _ activity: ActivityType = .other) -> Int {
