@@ -26,15 +26,7 @@ struct RecordedCalibrationTests {
         let folder = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let log = folder + "/unit.nmea"
-        let sim = try BoardResolver.load("sim")
-        let live = try LocationEngine.simulated(board: sim, clock: ManualClock())
-        live.calibration = Self.calibration
-        var recorder: SessionRecorder?
-        let liveSeen = try SensorReplayTests.watch(live, board: sim, seconds: 20) {
-            recorder = try SessionRecorder(out: log, board: sim, engine: live)
-        }
-        _ = try #require(recorder).finish()
-        live.shutdown()
+        let (liveSeen, recorder, _, sim) = try SensorReplayTests.recordLive(to: log, seconds: 20, calibration: Self.calibration)
         #expect(liveSeen.headings.count > 500)
 
         let session = try RecordedSession.load(log: log, events: log + ".events.jsonl")
@@ -42,7 +34,7 @@ struct RecordedCalibrationTests {
         #expect(session.calibration == Self.calibration, "every digit of the calibration reads back")
 
         // The board written beside the recording loads by its path and names the sim board's layout.
-        let boardPath = try #require(recorder).boardPath
+        let boardPath = recorder.boardPath
         #expect(boardPath == folder + "/unit-nmea-replay.toml")
         let board = try BoardResolver.load(boardPath)
         #expect(board.name == "unit-nmea-replay" && board.simulated && board.replay?.log == log)
@@ -94,14 +86,7 @@ struct RecordedCalibrationTests {
             (good.replacingOccurrences(of: ",\"calibration\":{", with: ",\"calibration\":7,\"x\":{") + chunk,
              "s.events.jsonl:1: RECORDING: key 'calibration' must be an object"),
         ]
-        for (events, expected) in cases {
-            do {
-                _ = try RecordedSession.parse(raw: raw, events: events, eventsFile: "s.events.jsonl")
-                Issue.record("accepted: \(events)")
-            } catch {
-                #expect(error.description.hasPrefix(expected), "\(error.description)")
-            }
-        }
+        expectRefused(raw: raw, cases)
         // A singular matrix cannot be a calibration.
         let singular = with("\"matrix\":[1.08,0.031,-0.012", "\"matrix\":[0,0,0").replacingOccurrences(of: "0.031,0.94,0.007", with: "0,0,0")
         #expect(throws: RecordedSession.LoadError.self) { try RecordedSession.parse(raw: raw, events: singular, eventsFile: "s.events.jsonl") }

@@ -7,6 +7,7 @@ import Foundation
 import HardwareInterfaces
 import LocationServices
 import SimulatedHardware
+import Testing
 
 /// Records every delegate callback in order.
 final class Recorder: LocationManagerDelegate, @unchecked Sendable {
@@ -74,4 +75,17 @@ func temporaryDirectory() -> String {
     let path = NSTemporaryDirectory() + "fieldloc-manager-tests-" + UUID().uuidString
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
+}
+
+/// Checks that each `(events, expected)` recording is refused by the events parser with a message
+/// that starts with `expected` (the file, line and key), over the log bytes `raw`.
+func expectRefused(raw: [UInt8], _ cases: [(String, String)], sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    for (events, expected) in cases {
+        do {
+            _ = try RecordedSession.parse(raw: raw, events: events, eventsFile: "s.events.jsonl")
+            Issue.record("accepted: \(events)", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.description.hasPrefix(expected), "\(error.description)", sourceLocation: sourceLocation)
+        }
+    }
 }
