@@ -62,6 +62,23 @@ struct BackgroundMonitoringTests {
         return reply
     }
 
+    /// A persistent client that registers, asks for visits and hangs up; returns once the server
+    /// has seen it go.
+    static func askForVisitsAndLeave(_ server: ClientSocketServer) async throws {
+        let client = try CSUnixClient(path: server.configuration.path)
+        _ = try register(client)
+        var request = ClientRequest(op: "services", client: 1)
+        request.id = 2
+        var services = ClientServices()
+        services.visits = true
+        request.services = Checked(services)
+        let line = try #require(ClientSocketCodec.line(request, encoder: ClientSocketCodec.encoder()))
+        try client.send(String(decoding: line, as: UTF8.self))
+        #expect(try client.reply(id: 2, seconds: 60)["ok"] as? Bool == true)
+        client.hangUp()
+        #expect(await csWait(seconds: 60) { server.statistics.connected == 0 })
+    }
+
     /// The next `count` event lines as (seq, description).
     static func events(_ client: CSUnixClient, count: Int) throws -> [(UInt64, String)] {
         var out: [(UInt64, String)] = []
@@ -246,20 +263,7 @@ struct BackgroundMonitoringTests {
         logger.logLevel = .warning
         let server = ClientSocketServer(engine: engine, configuration: configuration, logger: logger)
         try await server.start()
-        do {
-            let client = try CSUnixClient(path: configuration.path)
-            _ = try Self.register(client)
-            var request = ClientRequest(op: "services", client: 1)
-            request.id = 2
-            var services = ClientServices()
-            services.visits = true
-            request.services = Checked(services)
-            let line = try #require(ClientSocketCodec.line(request, encoder: ClientSocketCodec.encoder()))
-            try client.send(String(decoding: line, as: UTF8.self))
-            #expect(try client.reply(id: 2)["ok"] as? Bool == true)
-            client.hangUp()
-            #expect(await csWait(seconds: 5) { server.statistics.connected == 0 })
-        }
+        try await Self.askForVisitsAndLeave(server)
         let engineID = try #require(server.persistentClients.first.flatMap { _ in (1...100).first { engine.services($0) != nil } })
         #expect(engine.services(engineID)?.visits == true && engine.services(engineID)?.updatingLocation == false)
         engine.advance(by: .seconds(1800))

@@ -88,6 +88,10 @@ func csAddress(_ path: String) -> sockaddr_un {
 /// comes late must not turn into a request silently not made (a region left monitored).
 let csReplyTimeout: Duration = .seconds(60)
 
+/// How long a test's raw socket client waits for a line, a message or a reply unless it says: as
+/// long as ``csReplyTimeout``, for the same reason. No test waits for the absence of a line with it.
+let csLineSeconds = 60.0
+
 /// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
 func csWait(seconds: Double, _ condition: () -> Bool) async -> Bool {
     let end = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
@@ -165,7 +169,7 @@ final class CSUnixClient {
     }
 
     /// The next line, within `seconds`.
-    func line(seconds: Double = 5) throws -> String {
+    func line(seconds: Double = csLineSeconds) throws -> String {
         let end = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
         while true {
             if let lf = buffer.firstIndex(of: 0x0A) {
@@ -190,7 +194,7 @@ final class CSUnixClient {
     }
 
     /// The next message as a JSON object.
-    func message(seconds: Double = 5) throws -> [String: Any] {
+    func message(seconds: Double = csLineSeconds) throws -> [String: Any] {
         let text = try line(seconds: seconds)
         guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             throw CSFailure("not a JSON object: \(text.prefix(200))")
@@ -199,7 +203,7 @@ final class CSUnixClient {
     }
 
     /// The reply with `id`, skipping events, within `seconds`.
-    func reply(id: Int, seconds: Double = 5) throws -> [String: Any] {
+    func reply(id: Int, seconds: Double = csLineSeconds) throws -> [String: Any] {
         let end = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
         while ContinuousClock.now < end {
             let left = ContinuousClock.now.duration(to: end)

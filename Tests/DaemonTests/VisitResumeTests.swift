@@ -62,20 +62,7 @@ struct VisitResumeTests {
         let stay = Trajectory.legs([.init(duration: 1200, speed: 0, course: 0), .init(duration: 300, speed: 1.4, course: 180)],
                                    latitude: place.latitude, longitude: place.longitude)
         let (engine1, server1) = try await Self.server(directory: directory, clock: clock1, track: stay, wall: wall)
-        do {
-            let client = try CSUnixClient(path: server1.configuration.path)
-            _ = try BackgroundMonitoringTests.register(client)
-            var request = ClientRequest(op: "services", client: 1)
-            request.id = 2
-            var services = ClientServices()
-            services.visits = true
-            request.services = Checked(services)
-            let line = try #require(ClientSocketCodec.line(request, encoder: ClientSocketCodec.encoder()))
-            try client.send(String(decoding: line, as: UTF8.self))
-            #expect(try client.reply(id: 2, seconds: 60)["ok"] as? Bool == true)
-            client.hangUp()
-            #expect(await csWait(seconds: 60) { server1.statistics.connected == 0 })
-        }
+        try await BackgroundMonitoringTests.askForVisitsAndLeave(server1)
         // Ten minutes in: the arrival is queued, its date kept as wall time.
         engine1.advance(by: .seconds(600))
         let before = try Self.journal(directory)
