@@ -40,7 +40,8 @@ struct NumericCSV {
     /// (line number, values in header order)
     let rows: [(Int, [Double])]
 
-    init(_ text: String, file: String, required: [String], optional: [String]) throws(SampleFileError) {
+    /// Reads `text`; a cell of a `blankable` column may be empty (read as NaN: not known).
+    init(_ text: String, file: String, required: [String], optional: [String], blankable: [String] = []) throws(SampleFileError) {
         self.file = file
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init).enumerated()
             .map { ($0.offset + 1, $0.element.trimmingCharacters()) }
@@ -66,6 +67,10 @@ struct NumericCSV {
             }
             var values: [Double] = []
             for (i, cell) in cells.enumerated() {
+                if cell.isEmpty, blankable.contains(names[i]) {
+                    values.append(.nan)
+                    continue
+                }
                 guard let value = Double(cell), value.isFinite else {
                     throw .badCell(file: file, line: number, column: names[i], text: cell)
                 }
@@ -111,6 +116,13 @@ public enum HeadingCSV {
     /// The optional columns that switch to the attitude filter: time and body rates.
     public static let motionColumns = ["t_s", "gyro_x_dps", "gyro_y_dps", "gyro_z_dps"]
 
+    /// The optional columns of a vehicle's GNSS fix beside the motion columns: speed over ground
+    /// (m/s) and course over ground (degrees from true north), as the engine gives the filter
+    /// from a fix under 2 s old. A cell may be empty (no fix then). With a speed above
+    /// ``AttitudeFilter/centripetalSpeed`` the filter takes the vehicle's centripetal and
+    /// longitudinal acceleration off the accelerometer, as in the engine.
+    public static let vehicleColumns = ["speed_mps", "course_deg"]
+
     /// The header of the samples `fieldloc record` writes on a board with a gyroscope
     /// (`OUT.samples.csv`): time, then today's columns, then the body rates, so
     /// `fieldloc heading --samples` runs them through the attitude filter again.
@@ -128,8 +140,9 @@ public enum HeadingCSV {
                                gains: AttitudeFilterGains = AttitudeFilterGains()) throws(SampleFileError)
         -> (csv: String, warnings: [String])
     {
-        let table = try NumericCSV(text, file: file, required: inputColumns, optional: ["declination_deg"] + motionColumns)
-        if motionColumns.contains(where: { table.index($0) != nil }) {
+        let table = try NumericCSV(text, file: file, required: inputColumns,
+                                   optional: ["declination_deg"] + motionColumns + vehicleColumns, blankable: vehicleColumns)
+        if motionColumns.contains(where: { table.index($0) != nil }) || vehicleColumns.contains(where: { table.index($0) != nil }) {
             for name in motionColumns where table.index(name) == nil {
                 throw .missingColumn(file: file, column: name, header: table.header)
             }

@@ -8,13 +8,16 @@ extension HeadingCSV {
     /// gravity and a horizontal field, and rows whose attitude is within 10° of vertical, have
     /// empty cells and a warning; a row after a gap of more than ``AttitudeFilter/maximumStep``
     /// re-initialises the filter from its sensors, with a warning. A row with the same time as
-    /// the previous one does not move the filter: it repeats its heading.
+    /// the previous one does not move the filter: it repeats its heading. `speed_mps` and
+    /// `course_deg` (``vehicleColumns``), where a row has them, go to the filter as the engine's
+    /// fix speed and course do.
     static func processWithGyroscope(_ table: NumericCSV, reference: ReferenceField?, gains: AttitudeFilterGains)
         -> (csv: String, warnings: [String])
     {
         let a = inputColumns.map { table.index($0) ?? 0 }
         let g = motionColumns.map { table.index($0) ?? 0 }
         let declinationIndex = table.index("declination_deg")
+        let speedIndex = table.index("speed_mps"), courseIndex = table.index("course_deg")
         let order = table.rows.indices.sorted { (table.rows[$0].1[g[0]], $0) < (table.rows[$1].1[g[0]], $1) }
         var filter = AttitudeFilter(gains: gains, reference: reference)
         var rows = [String](repeating: ",,,,,,,", count: table.rows.count)
@@ -33,7 +36,8 @@ extension HeadingCSV {
                 }
                 filter.update(gyroscope: Vector3(v[g[1]], v[g[2]], v[g[3]]),
                               acceleration: Vector3(v[a[0]], v[a[1]], v[a[2]]), field: Vector3(v[a[3]], v[a[4]], v[a[5]]),
-                              deltaTime: dt)
+                              deltaTime: dt, speed: speedIndex.map { v[$0] }.flatMap { $0.isFinite ? $0 : nil },
+                              course: courseIndex.map { v[$0] }.flatMap { $0.isFinite ? $0 : nil })
                 previous = t
             }
             guard let magnetic = filter.magneticHeading else {

@@ -25,7 +25,9 @@ extension FieldLoc {
             With 't_s,gyro_x_dps,gyro_y_dps,gyro_z_dps' as well (seconds; body rates in degrees per \
             second) the rows go through the attitude filter in time order (docs/ATTITUDE.md) and each \
             row gets the filter's heading and tilt after it, and its attitude quaternion 'q_w,q_x,q_y,q_z' \
-            (body to magnetic north-east-down). --lat/--lon give the filter the WMM2025 field there (the \
+            (body to magnetic north-east-down). A vehicle's GNSS 'speed_mps,course_deg' may come beside \
+            them (cells may be empty: no fix); above 2 m/s its centripetal and longitudinal acceleration \
+            come off the accelerometer, as the engine does with its fix. --lat/--lon give the filter the WMM2025 field there (the \
             prior of its field reference) and a declination for rows without one; --year before 2025 is \
             accepted with a warning.
             """)

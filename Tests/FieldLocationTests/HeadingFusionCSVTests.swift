@@ -83,4 +83,38 @@ struct HeadingFusionCSVTests {
             try HeadingCSV.process(names.joined(separator: ",") + "\n" + row + "\n", file: "p.csv")
         }
     }
+
+    @Test("a vehicle's fix speed and course columns take a long corner's centripetal force off, as in the engine; blank cells are no fix")
+    func vehicleColumns() throws {
+        // A level car at 15 m/s turning right at 10 °/s for 55 s after 5 s parked: 0.27 g to the
+        // right the whole corner, which without the speed looks like a 15° roll.
+        let (h, z, g) = (23.3, 43.0, 9.80665)
+        var plain: [String] = [], aided: [String] = [], blank: [String] = [], truth: [Double] = []
+        for k in 0..<6000 {
+            let t = Double(k) / 100
+            let moving = t >= 5
+            let yaw = 30 + (moving ? 10 * (t - 5) : 0)
+            let psi = yaw * .pi / 180
+            let side: Double = moving ? 15 * (10 * .pi / 180) / g : 0
+            let rate: Double = moving ? 10 : 0, speed: Double = moving ? 15 : 0
+            let row = String(format: "%.2f,0,%.6f,-1,%.4f,%.4f,%.4f,0,0,%.1f", t, side, h * cos(psi), -h * sin(psi), z, rate)
+            plain.append(row)
+            aided.append(row + String(format: ",%.1f,%.3f", speed, wrap360(yaw)))
+            blank.append(row + (moving ? String(format: ",15.0,%.3f", wrap360(yaw)) : ",,"))
+            truth.append(wrap360(yaw))
+        }
+        let header = Self.header + ",speed_mps,course_deg"
+        let without = Self.headings(try HeadingCSV.process(([Self.header] + plain).joined(separator: "\n"), file: "c.csv").csv)
+        let with = Self.headings(try HeadingCSV.process(([header] + aided).joined(separator: "\n"), file: "c.csv").csv)
+        let blanks = try HeadingCSV.process(([header] + blank).joined(separator: "\n"), file: "c.csv")
+        let corner = 500..<6000
+        let rmsWithout = Self.rms(Array(without[corner]), Array(truth[corner]))
+        let rmsWith = Self.rms(Array(with[corner]), Array(truth[corner]))
+        #expect(rmsWith < 0.5, "with the fix's speed: \(rmsWith)° RMS")
+        #expect(rmsWithout > 5, "without it the corner tilts the filter: \(rmsWithout)° RMS")
+        #expect(Self.headings(blanks.csv) == with, "a blank speed while parked differs from a speed of 0 there")
+        #expect(throws: SampleFileError.badCell(file: "c.csv", line: 2, column: "t_s", text: "")) {
+            try HeadingCSV.process(header + "\n,0,0,-1,23.3,0,43,0,0,0,1,2\n", file: "c.csv")
+        }
+    }
 }
