@@ -124,9 +124,11 @@ public enum HeadingCSV {
     public static let vehicleColumns = ["speed_mps", "course_deg"]
 
     /// The header of the samples `fieldloc record` writes on a board with a gyroscope
-    /// (`OUT.samples.csv`): time, then today's columns, then the body rates, so
+    /// (`OUT.samples.csv`): time, then today's columns, then the body rates and the fix's speed and
+    /// course as the filter had them, so
     /// `fieldloc heading --samples` runs them through the attitude filter again.
-    public static let recordedHeader = (["t_s"] + inputColumns + ["gyro_x_dps", "gyro_y_dps", "gyro_z_dps"]).joined(separator: ",")
+    public static let recordedHeader = (["t_s"] + inputColumns + ["gyro_x_dps", "gyro_y_dps", "gyro_z_dps"] + vehicleColumns)
+        .joined(separator: ",")
 
     /// Computes one output row per input row. Rows with no heading (near vertical, no gravity)
     /// have empty cells and a warning naming the line and the reason; `true_heading_deg` is empty

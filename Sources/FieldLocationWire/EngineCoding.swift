@@ -56,10 +56,11 @@ extension HeadingUpdate: Codable {
 
 /// The attitude filter's state on a board with a gyroscope: `quaternion` as `[w, x, y, z]`, `roll`,
 /// `pitch`, `yaw` in degrees, `sources` as the filter's bit set (1 gyroscope, 2 accelerometer,
-/// 4 magnetometer, 8 GNSS course), body rates and gyroscope bias as `[x, y, z]` degrees per second.
+/// 4 magnetometer, 8 GNSS course), body rates and gyroscope bias as `[x, y, z]` degrees per second;
+/// `groundSpeed` and `groundCourse` only when a fix's were given with the sample.
 extension AttitudeEstimate: Codable {
     private enum CodingKeys: String, CodingKey {
-        case quaternion, roll, pitch, yaw, sources, rotationRate, gyroscopeBias, isStill, recoveries
+        case quaternion, roll, pitch, yaw, sources, rotationRate, gyroscopeBias, isStill, recoveries, groundSpeed, groundCourse
     }
 
     /// Decodes an estimate; arrays of the wrong length are refused.
@@ -78,7 +79,9 @@ extension AttitudeEstimate: Codable {
                   yaw: try c.decode(Double.self, forKey: .yaw),
                   sources: AttitudeSources(rawValue: try c.decode(UInt8.self, forKey: .sources)),
                   rotationRate: Vector3(rate[0], rate[1], rate[2]), gyroscopeBias: Vector3(bias[0], bias[1], bias[2]),
-                  isStill: try c.decode(Bool.self, forKey: .isStill), recoveries: try c.decode(Int.self, forKey: .recoveries))
+                  isStill: try c.decode(Bool.self, forKey: .isStill), recoveries: try c.decode(Int.self, forKey: .recoveries),
+                  groundSpeed: try c.decodeIfPresent(Double.self, forKey: .groundSpeed),
+                  groundCourse: try c.decodeIfPresent(Double.self, forKey: .groundCourse))
     }
 
     /// Encodes the estimate.
@@ -93,6 +96,8 @@ extension AttitudeEstimate: Codable {
         try c.encode([gyroscopeBias.x, gyroscopeBias.y, gyroscopeBias.z], forKey: .gyroscopeBias)
         try c.encode(isStill, forKey: .isStill)
         try c.encode(recoveries, forKey: .recoveries)
+        try c.encodeIfPresent(groundSpeed, forKey: .groundSpeed)
+        try c.encodeIfPresent(groundCourse, forKey: .groundCourse)
     }
 }
 

@@ -18,10 +18,16 @@ public struct AttitudeEstimate: Sendable, Hashable {
     public var isStill: Bool
     /// New field references the filter adopted (a steady field somewhere else), since it started.
     public var recoveries: Int
+    /// The GNSS speed over ground (m/s) given to the filter with this sample, when there was one
+    /// (a fix under 2 s old in the engine).
+    public var groundSpeed: Double?
+    /// The GNSS course over ground (degrees from true north) given with this sample, when there was one.
+    public var groundCourse: Double?
 
     /// Creates an estimate from its values.
     public init(quaternion: AttitudeQuaternion, roll: Double, pitch: Double, yaw: Double, sources: AttitudeSources,
-                rotationRate: Vector3, gyroscopeBias: Vector3, isStill: Bool, recoveries: Int) {
+                rotationRate: Vector3, gyroscopeBias: Vector3, isStill: Bool, recoveries: Int,
+                groundSpeed: Double? = nil, groundCourse: Double? = nil) {
         self.quaternion = quaternion
         self.roll = roll
         self.pitch = pitch
@@ -31,6 +37,8 @@ public struct AttitudeEstimate: Sendable, Hashable {
         self.gyroscopeBias = gyroscopeBias
         self.isStill = isStill
         self.recoveries = recoveries
+        self.groundSpeed = groundSpeed
+        self.groundCourse = groundCourse
     }
 }
 
@@ -83,7 +91,8 @@ extension HeadingEngine {
         reading.quality = remaining.isDisjoint(with: HeadingFlags.degrading.union(.disqualifying)) ? .good : .degraded
         reading.attitude = AttitudeEstimate(quaternion: q, roll: q.roll, pitch: q.pitch, yaw: yaw, sources: sources,
                                             rotationRate: rate, gyroscopeBias: filter.gyroscopeBias,
-                                            isStill: filter.isStill, recoveries: filter.recoveries)
+                                            isStill: filter.isStill, recoveries: filter.recoveries,
+                                            groundSpeed: speed, groundCourse: course)
         return reading
     }
 }

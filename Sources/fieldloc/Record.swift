@@ -24,8 +24,8 @@ extension FieldLoc {
             magnetometer (µT) readings before calibration, ADVERT lines the Bluetooth advertising reports: a \
             replay board ([replay] in a board file) plays them all through the engine again). On a board with a \
             gyroscope (gyro = true) it records headings at 50 Hz and also writes OUT.samples.csv: t_s, the \
-            body-frame accelerometer (g) and calibrated magnetometer (µT) and gyro_x_dps,gyro_y_dps,gyro_z_dps \
-            of every sample the attitude filter took, which \
+            body-frame accelerometer (g) and calibrated magnetometer (µT), gyro_x_dps,gyro_y_dps,gyro_z_dps \
+            and the fix's speed_mps,course_deg (blank without a fix) of every sample the attitude filter took, which \
             'fieldloc heading --samples OUT.samples.csv' runs through the attitude filter again. The unit's \
             stored magnetometer calibration is applied and written into the RECORDING line, and NAME-replay.toml \
             is a replay board with the recorded board's receiver settings and sensor layout: 'fieldloc watch \

@@ -47,7 +47,11 @@ struct RemoteMonitorKillTests {
         }
         kill(-first.pid, SIGKILL)
         #expect(await first.wait(seconds: 10))
-        try #require(enough, "no six events with a circle left queued within 180 s: \(first.stderr.suffix(800))")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: SocketMonitors.directory(folder.path))) ?? []
+        try #require(enough, """
+            no six events with a circle left queued within 180 s: queued \(Result { try Self.queued(folder) }), \
+            monitor files \(files), fieldlocd: \(first.stderr.suffix(1500))
+            """)
         let stored = try Self.queued(folder)
         #expect(stored.map(\.seq) == (1...UInt64(stored.count)).map { $0 }, "\(stored)")
         #expect(Set(stored.map(\.identifier)).isSubset(of: Set(Self.conditions.map(\.0))))

@@ -83,7 +83,8 @@ struct AttitudeWiringTests {
     /// Runs the sensor subsystem for `seconds` at 100 Hz on a manual clock; returns the updates
     /// and, for each, the true magnetic heading of the world at its time.
     static func run(_ board: BoardDescription, seconds: Double, motion: MotionScript = walker,
-                    linearMotion: LinearMotion? = walking, period: Duration? = .milliseconds(10)) throws -> (updates: [HeadingUpdate], truth: [Double]) {
+                    linearMotion: LinearMotion? = walking, period: Duration? = .milliseconds(10),
+                    fix: (@Sendable (MonotonicInstant) -> Location?)? = nil) throws -> (updates: [HeadingUpdate], truth: [Double]) {
         let platform = try BoardHardware.simulatedPlatform(for: board, motion: motion, linearMotion: linearMotion)
         let declination = WorldMagneticModel.wmm2025.evaluate(latitude: 47.3769, longitude: 8.5417, heightKm: 0,
                                                               decimalYear: 2026.5).declination
@@ -99,7 +100,7 @@ struct AttitudeWiringTests {
         let end = platform.clock.now().advanced(by: .milliseconds(Int64(seconds * 1000)))
         while sensors.nextSample < end {
             platform.clock.sleep(until: sensors.nextSample)
-            if let h = sensors.sample(lastLocation: nil, report: { reports.append($0) }) {
+            if let h = sensors.sample(lastLocation: fix?(platform.clock.now()), report: { reports.append($0) }) {
                 updates.append(h)
                 truth.append(wrap360(motion.attitude(at: h.takenAt.seconds).yaw - declination))
             }
@@ -251,7 +252,7 @@ struct AttitudeWiringTests {
         for h in updates {
             csv += try #require(HeadingCSV.recordedRow(h, seconds: (h.takenAt - start).secondsDouble)) + "\n"
         }
-        #expect(HeadingCSV.recordedHeader == "t_s,acc_x_g,acc_y_g,acc_z_g,mag_x_uT,mag_y_uT,mag_z_uT,gyro_x_dps,gyro_y_dps,gyro_z_dps")
+        #expect(HeadingCSV.recordedHeader == "t_s,acc_x_g,acc_y_g,acc_z_g,mag_x_uT,mag_y_uT,mag_z_uT,gyro_x_dps,gyro_y_dps,gyro_z_dps,speed_mps,course_deg")
         let (out, warnings) = try HeadingCSV.process(csv, file: "rec.samples.csv")
         #expect(warnings.isEmpty, "\(warnings.prefix(3))")
         let replayed = out.split(separator: "\n").dropFirst().map { Double($0.split(separator: ",", omittingEmptySubsequences: false)[0]) }
@@ -265,5 +266,44 @@ struct AttitudeWiringTests {
         var plain = try #require(updates.first)
         plain.attitude = nil
         #expect(HeadingCSV.recordedRow(plain, seconds: 0) == nil)
+    }
+
+    @Test("a car's recorded samples carry the fix's speed and course the filter had, and replay through fieldloc heading --samples to the same headings")
+    func recordRoundTripInACar() throws {
+        // 15 m/s: straight for 5 s, then a right turn at 10 °/s for 25 s (0.27 g to the right);
+        // a fix (speed, course) from 0.4 s before every sample.
+        let turn: MotionScript = .custom { t in BodyAttitude(yaw: wrap360(40 + 10 * max(0, t - 5)), pitch: 0, roll: 0) }
+        let corner: LinearMotion = .vehicle(longitudinal: { _ in 0 }, lateral: { $0 < 5 ? 0 : 15 * (10 * Double.pi / 180) / 9.80665 },
+                                            vibration: 0)
+        let start = MonotonicInstant.zero
+        let fix: @Sendable (MonotonicInstant) -> Location? = { now in
+            let t = (now - start).secondsDouble
+            return Location(latitude: 47.3769, longitude: 8.5417, horizontalAccuracy: 3, receivedAt: now.advanced(by: .milliseconds(-400)),
+                            speed: 15, course: wrap360(40 + 10 * max(0, t - 5.4)))
+        }
+        let (updates, truth) = try Self.run(try Self.board(), seconds: 30, motion: turn, linearMotion: corner,
+                                            period: LocationEngine.gyroscopeSamplePeriod, fix: fix)
+        let first = try #require(updates.first)
+        #expect(first.attitude?.groundSpeed == 15 && first.attitude?.groundCourse != nil)
+        var csv = HeadingCSV.recordedHeader + "\n"
+        for h in updates {
+            csv += try #require(HeadingCSV.recordedRow(h, seconds: (h.takenAt - first.takenAt).secondsDouble)) + "\n"
+        }
+        let (out, warnings) = try HeadingCSV.process(csv, file: "car.samples.csv")
+        #expect(warnings.isEmpty, "\(warnings.prefix(3))")
+        let replayed = out.split(separator: "\n").dropFirst().map { Double($0.split(separator: ",", omittingEmptySubsequences: false)[0]) }
+        #expect(replayed.count == updates.count)
+        var worst = 0.0
+        for (h, r) in zip(updates, replayed) { worst = max(worst, abs(wrap180(h.magneticHeading - (r ?? .nan)))) }
+        #expect(worst < 0.05, "replay differs by up to \(worst)°")
+        // The corner is compensated live: the heading follows the turn.
+        let errors = zip(updates, truth).dropFirst(300).map { wrap180($0.magneticHeading - $1) }
+        #expect(Self.rms(errors) < 2, "\(Self.rms(errors))° RMS in the corner")
+        // Without the speed and course columns the replay tilts in the corner and goes astray.
+        let blind = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).prefix(10).joined(separator: ",") }
+        let (blindOut, _) = try HeadingCSV.process(blind.joined(separator: "\n"), file: "car.samples.csv")
+        let blindHeadings = blindOut.split(separator: "\n").dropFirst().map { Double($0.split(separator: ",", omittingEmptySubsequences: false)[0]) ?? .nan }
+        let blindErrors = zip(blindHeadings, truth).dropFirst(300).map { wrap180($0 - $1) }
+        #expect(Self.rms(blindErrors) > 2 * Self.rms(errors), "without the fix: \(Self.rms(blindErrors))° RMS")
     }
 }
