@@ -57,6 +57,8 @@ let badInputs: [BadInput] = [
              expected: "Boards/t.toml:7:1: key 'buad': unknown key in [receiver] (did you mean 'baud'?); allowed: name, uart, usb_vendor, usb_product, usb_serial, baud, family, model, wake, output, time_offset, receiver_config, leap_seconds, batch"),
     BadInput(label: "batching on a receiver without it", text: board(replacing: "baud = 9600", with: "baud = 9600\nbatch = 300"),
              expected: "Boards/t.toml:8:9: key 'batch': receiver-side batching needs a u-blox M8 (data batching), not mtk"),
+    BadInput(label: "batching on a receiver whose family is detected", text: board(replacing: "family = \"mtk\"", with: "family = \"auto\"\nbatch = 300"),
+             expected: "Boards/t.toml:9:9: key 'batch': receiver-side batching needs a u-blox M8 (data batching), not a family detected on arrival (name family = \"ublox\")"),
     BadInput(label: "a batch buffer out of range", text: board(replacing: "family = \"mtk\"", with: "family = \"ublox\"\nbatch = 5000"),
              expected: "Boards/t.toml:9:9: key 'batch': 5000 fixes: the receiver's buffer holds 1 to 1000"),
     BadInput(label: "a batch that is not a number of fixes", text: board(replacing: "family = \"mtk\"", with: "family = \"ublox\"\nbatch = true"),

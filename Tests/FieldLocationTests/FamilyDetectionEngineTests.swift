@@ -1,5 +1,6 @@
 import BoardConfig
 import EnginePlatforms
+import FieldLocationOutput
 @testable import FieldLocation
 import HardwareInterfaces
 import LocationAPI
@@ -140,5 +141,24 @@ struct FamilyDetectionEngineTests {
         #expect(receiver.bytesReceived > 0)
         engine.advance(by: .seconds(30))
         #expect(engine.statistics.watchdogWakes >= 1)
+    }
+
+    @Test("fieldloc receiver on an auto board identifies the receiver first; one it cannot identify is refused with the reason")
+    func settingsTool() throws {
+        let detected = try Self.board(family: "auto", model: nil)
+        let clock = ManualClock()
+        let sim = try BoardHardware.simulatedBoard(for: try Self.board(family: "ublox", model: "NEO-M8N"), clock: clock)
+        let tool = try ReceiverSettingsTool(board: detected, platform: SimulatedEnginePlatform(platform: sim.platform, receiver: sim.receiver))
+        #expect(tool.board.receiver?.family == .ublox && tool.board.receiver?.model == "NEO-M8N")
+        // Read with the M8's legacy polls (CFG-RATE, 06 08).
+        #expect(try tool.showText().hasPrefix("rate=1000"))
+        #expect(sim.receiver.commands.contains("UBX 6 8"))
+        let silent = try BoardHardware.simulatedBoard(for: try Self.board(family: "mtk", model: "MT3339"), clock: ManualClock())
+        silent.receiver.setPower(false, at: silent.platform.clock.now())
+        #expect {
+            _ = try ReceiverSettingsTool(board: detected, platform: SimulatedEnginePlatform(platform: silent.platform, receiver: silent.receiver))
+        } throws: { error in
+            "\(error)".contains("not identified (silent")
+        }
     }
 }
