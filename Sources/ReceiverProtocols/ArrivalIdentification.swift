@@ -74,7 +74,8 @@ extension ReceiverDetector {
     /// Identifies the receiver that just appeared on the port, before its driver is made, within
     /// `deadline` (every wait ends by it; the port's clock).
     ///
-    /// 1. It listens at the port's rate (``listenWindow``, less once something names the family):
+    /// 1. It listens at the port's rate (``listenWindow``, less once something names the family,
+    ///    a second more when valid sentences come but name nothing yet):
     ///    banners, `$PMTK` sentences, UBX or CASIC frames, CASIC's `ANTENNA` text name it without a
     ///    byte written. Unless `passive`, the family's own query then tells more (MON-VER gives the
     ///    u-blox generation).
