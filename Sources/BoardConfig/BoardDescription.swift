@@ -109,8 +109,15 @@ public struct ReceiverDescription: Sendable, Equatable {
     public var usb: USBSerialMatch?
     /// The receiver's baud rate as it starts up (or as it has been configured to).
     public var baudRate: BaudRate
-    /// The command-set family.
+    /// The command-set family: the board file's, or ``ReceiverFamily/genericNMEA`` until a
+    /// receiver whose family is detected (``detectsFamily``) is identified on its arrival.
     public var family: ReceiverFamily
+    /// Whether the family is found on the receiver's arrival (`family = "auto"`, or no `family`)
+    /// rather than named by the board file; see ``identified(as:model:)``.
+    public var detectsFamily = false
+    /// The `output` the board file asked for, `nil` when it asked for none (``output`` is then the
+    /// family's default, chosen again once a detected family is known).
+    public var requestedOutput: ReceiverOutputMode?
     /// The module's name as people buy it (`NEO-M9N`), free text.
     public var model: String?
     /// How to wake it, in order of preference; empty when it cannot be woken (always on).
@@ -142,7 +149,26 @@ public struct ReceiverDescription: Sendable, Equatable {
         self.model = model
         self.wake = wake
         self.output = output ?? ReceiverOutputMode.default(family: family, model: model)
+        self.requestedOutput = output
     }
+
+    /// This receiver as identified on its arrival: of `family`, its `model` the board's when the
+    /// board names one, else the one the receiver gave; the output the board asked for (NMEA where
+    /// the family has no binary protocol), else the family's default.
+    public func identified(as family: ReceiverFamily, model: String?) -> ReceiverDescription {
+        var copy = self
+        copy.family = family
+        copy.model = self.model ?? model
+        if let requested = requestedOutput {
+            copy.output = requested != .nmea && !family.entry.hasBinaryOutput ? .nmea : requested
+        } else {
+            copy.output = ReceiverOutputMode.default(family: family, model: copy.model)
+        }
+        return copy
+    }
+
+    /// The family as a board file writes it: `auto` for a detected one, else its first spelling.
+    public var familySpelling: String { detectsFamily ? "auto" : family.entry.boardSpellings.first ?? family.rawValue }
 }
 
 extension ReceiverDescription {

@@ -60,7 +60,7 @@ public enum BoardLoader {
         if !simulated && receiver == nil {
             throw BoardError(
                 file: file, location: top.entry("simulated")?.node.location, key: "receiver",
-                message: "a real board (simulated = false) needs a [receiver] table with uart, baud and family")
+                message: "a real board (simulated = false) needs a [receiver] table with uart and baud (and family, or it is detected)")
         }
 
         var i2cBus: Int?

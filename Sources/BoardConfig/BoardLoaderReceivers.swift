@@ -81,8 +81,17 @@ extension BoardLoader {
             let list = BaudRate.standard.map(String.init).joined(separator: ", ")
             throw section.error("\(baud) is not a supported baud rate (\(list))", key: "baud", at: baudLocation)
         }
-        let family = try section.requiredName("family", what: "the receiver's command set", names: ReceiverFamily.boardNames,
+        // No family, or `auto`: found on the receiver's arrival (generic NMEA until then).
+        let familyEntry = section.entry("family")
+        var detects = familyEntry == nil
+        if let familyEntry, case .string("auto") = familyEntry.node.value { detects = true }
+        let family: ReceiverFamily
+        if detects {
+            family = .genericNMEA
+        } else {
+            family = try section.requiredName("family", what: "the receiver's command set", names: ReceiverFamily.boardNames + ["auto"],
                                               lookup: ReceiverFamily.init(boardSpelling:))
+        }
         let model = try section.string("model")?.value
         var wake: [WakeMethod] = []
         if let entry = section.entry("wake") {
@@ -114,7 +123,7 @@ extension BoardLoader {
         var output: ReceiverOutputMode?
         if let entry = section.entry("output") {
             let mode = try section.enumValue(entry.node, ReceiverOutputMode.self, key: "output")
-            if mode != .nmea, !family.entry.hasBinaryOutput {
+            if mode != .nmea, !detects, !family.entry.hasBinaryOutput {
                 let binary = ReceiverFamily.catalogue.filter(\.hasBinaryOutput).compactMap(\.boardSpellings.first).joined(separator: " or ")
                 throw section.error("output '\(mode.rawValue)' needs a receiver with a binary protocol (\(binary)), not \(family.rawValue)",
                                     key: "output", at: entry.node.location)
@@ -130,6 +139,9 @@ extension BoardLoader {
             timeOffset = entry.value
         }
         var receiver = ReceiverDescription(uart: uart?.value, baudRate: baudRate, family: family, model: model, wake: wake, output: output)
+        receiver.detectsFamily = detects
+        // A detected family's default output is chosen on arrival; until then NMEA.
+        if detects, output == nil { receiver.output = .nmea }
         receiver.name = try section.string("name")?.value
         receiver.usb = usb
         receiver.timeOffset = timeOffset
@@ -142,7 +154,7 @@ extension BoardLoader {
             }
             receiver.leapSecondsFile = path
         }
-        receiver.batch = try readBatch(section, family: family)
+        receiver.batch = try readBatch(section, family: detects ? nil : family)
         return receiver
     }
 }

@@ -21,7 +21,7 @@ public enum BoardResolver {
     public static func describe(_ b: BoardDescription) -> String {
         var out = "\(b.name): \(b.title)\(b.simulated ? " (simulated)" : "")\n"
         if let r = b.receiver {
-            out += "  receiver   \(r.family.rawValue)\(r.model.map { " \($0)" } ?? "") on \(r.uart ?? "(simulated)") at \(r.baudRate.rawValue) baud"
+            out += "  receiver   \(r.detectsFamily ? "auto" : r.family.rawValue)\(r.model.map { " \($0)" } ?? "") on \(r.uart ?? "(simulated)") at \(r.baudRate.rawValue) baud"
             out += r.wake.isEmpty ? "\n" : ", wakes by \(r.wake.map(\.rawValue).joined(separator: ", "))\n"
         }
         if let bus = b.i2cBus { out += "  i2c        bus \(bus)\n" }

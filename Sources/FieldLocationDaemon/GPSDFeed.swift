@@ -126,12 +126,20 @@ public final class EngineFeed: GPSDFeed {
     /// identity while absent); one receiver: ``device``.
     public var devices: [GPSDDeviceInfo] {
         let board = engine.board
-        guard !board.otherReceivers.isEmpty else { return [device] }
         let sources = engine.receiverSources
+        guard !board.otherReceivers.isEmpty else {
+            // A family found on arrival names the driver and the model.
+            guard board.receiver?.detectsFamily == true, let source = sources.first else { return [device] }
+            var one = device
+            one.driver = source.gpsdDriver
+            one.subtype = source.model
+            one.bps = source.baudRate
+            return [one]
+        }
         return board.receivers.enumerated().map { index, receiver in
             let source = index < sources.count ? sources[index] : nil
-            var info = GPSDDeviceInfo(path: source?.device ?? receiver.uart ?? receiver.label, driver: receiver.family.entry.gpsdDriver,
-                                      subtype: receiver.model, bps: source?.baudRate ?? receiver.baudRate.rawValue,
+            var info = GPSDDeviceInfo(path: source?.device ?? receiver.uart ?? receiver.label, driver: source?.gpsdDriver ?? receiver.family.entry.gpsdDriver,
+                                      subtype: source?.model ?? receiver.model, bps: source?.baudRate ?? receiver.baudRate.rawValue,
                                       hasCompass: index == 0 && device.hasCompass)
             info.present = source?.open ?? false
             return info

@@ -164,13 +164,13 @@ final class GPSDHub: Sendable {
 
     /// The device as DEVICE reports show it: only its path while nobody watches (as gpsd before it
     /// opens a device), with driver, activation time and serial settings while active.
-    func deviceReport() -> GPSDDevice { deviceReport(device, primary: true) }
+    func deviceReport() -> GPSDDevice { deviceReport(feed.devices.first ?? device, primary: true) }
 
     /// Every device of the feed (``GPSDFeed/devices``) as DEVICES lists them: each present one as
     /// active while the server is; an absent receiver with its path only.
     func deviceReports() -> [GPSDDevice] {
         let all = feed.devices
-        guard all.count > 1 else { return [deviceReport()] }
+        guard all.count > 1 else { return [deviceReport(all.first ?? device, primary: true)] }
         return all.enumerated().map { index, info in deviceReport(info, primary: index == 0) }
     }
 

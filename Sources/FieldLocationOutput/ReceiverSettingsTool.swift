@@ -31,14 +31,26 @@ public final class ReceiverSettingsTool {
         guard receiver.configMode != .passive else {
             throw Problem(description: "board \(board.name) has receiver_config = \"passive\": nothing is written to its receiver")
         }
-        self.board = board
         do {
             port = try platform.hardware.openSerialPort(platform.receiverPort(for: board), baudRate: receiver.baudRate)
         } catch {
             throw Problem(description: "receiver port: \(error.description)")
         }
+        // `family = "auto"`: identified first, as the engine does on the receiver's arrival.
+        var board = board
+        var generation: UBloxGeneration?
+        if receiver.detectsFamily {
+            let found = try? ReceiverDetector(port: port).identifyOnArrival(passive: false, deadline: port.clock.now().advanced(by: .seconds(10)))
+            guard let identity = found?.identity else {
+                port.close()
+                throw Problem(description: "family = \"auto\": the receiver was not identified (\(found?.reason ?? "the port failed")); name its family in the board file")
+            }
+            board.receiver = receiver.identified(as: identity.family, model: identity.model ?? identity.ubloxGeneration?.rawValue)
+            generation = identity.ubloxGeneration
+        }
+        self.board = board
         let lines = (try? platform.receiverLines(for: board)) ?? ReceiverLines()
-        guard let driver = ReceiverBringUp.driver(for: board, port: port, lines: lines) else {
+        guard let driver = ReceiverBringUp.driver(for: board, port: port, lines: lines, ubloxGeneration: generation) else {
             port.close()
             throw Problem(description: "a generic NMEA receiver takes no commands")
         }

@@ -10,6 +10,8 @@ public struct ListenReport: Sendable, Hashable {
     public var invalidSentences = 0
     /// UBX frames with a correct checksum: class, id, payload.
     public var ubxFrames: [UBXFrame] = []
+    /// CASIC binary frames (`0xBA 0xCE`) with a correct checksum.
+    public var casicFrames = 0
     /// Bytes that belonged to no sentence or frame (line noise, a wrong baud rate).
     public var garbageBytes: Int64 = 0
     /// Every byte received.
@@ -25,10 +27,20 @@ public struct ListenReport: Sendable, Hashable {
         public var payload: [UInt8]
     }
 
+    /// Adds what a later window on the same port heard.
+    public mutating func append(_ later: ListenReport) {
+        validSentences += later.validSentences
+        invalidSentences += later.invalidSentences
+        ubxFrames += later.ubxFrames
+        casicFrames += later.casicFrames
+        garbageBytes += later.garbageBytes
+        bytes += later.bytes
+    }
+
     /// Whether the bytes look like a receiver at this line rate: two valid sentences, or one valid
     /// UBX frame, and more valid than invalid sentences.
     public var looksLikeReceiver: Bool {
-        (validSentences.count >= 2 || !ubxFrames.isEmpty) && validSentences.count >= invalidSentences
+        (validSentences.count >= 2 || !ubxFrames.isEmpty || casicFrames > 0) && validSentences.count >= invalidSentences
     }
 }
 
@@ -51,6 +63,10 @@ struct ListenSink: NMEAFramerSink {
         var bytes: [UInt8] = []
         for i in payload.indices { bytes.append(payload[i]) }
         report.ubxFrames.append(.init(messageClass: ubxClass, id: id, payload: bytes))
+    }
+
+    mutating func framer(casicClass: UInt8, id: UInt8, payload: Span<UInt8>) {
+        report.casicFrames += 1
     }
 }
 

@@ -164,6 +164,11 @@ public struct ReceiverIdentity: Sendable, Hashable, CustomStringConvertible {
         if text.hasPrefix("HW=") {
             return ReceiverIdentity(family: .casic, model: String(text.dropFirst(3)), evidence: sentence)
         }
+        // CASIC's antenna supervisor, every second while its ANT output is on (`ANTENNA OK`,
+        // `ANTENNA OPEN`, `ANTENNA SHORT`); u-blox and Quectel MediaTek modules say `ANTSTATUS=`.
+        if text.hasPrefix("ANTENNA ") {
+            return ReceiverIdentity(family: .casic, evidence: sentence)
+        }
         return nil
     }
 

@@ -18,6 +18,8 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     public enum Family: String, Sendable, Hashable {
         /// u-blox 8 (legacy CFG messages; VALSET refused).
         case ublox8
+        /// u-blox M9 (NEO-M9N: configured with CFG-VALSET keys, as the M10 here).
+        case ublox9
         /// u-blox M10 (CFG-VALSET only; legacy CFG refused).
         case ublox10
         /// MediaTek MT3339 (PMTK).
@@ -84,8 +86,11 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         // MediaTek EASY runs by default; u-blox AssistNow Autonomous waits to be switched on.
         model.predictionsEnabled = family == .mediatek
         if awake && !tracking { model.wake() }
-        state = Mutex(State(family: family, model: model, trajectory: trajectory, start: start,
-                            nextEpoch: start.advanced(by: .seconds(1)), lastAccounted: start, random: SplitMix64(seed: seed ^ 0x5A5A)))
+        var initial = State(family: family, model: model, trajectory: trajectory, start: start,
+                            nextEpoch: start.advanced(by: .seconds(1)), lastAccounted: start, random: SplitMix64(seed: seed ^ 0x5A5A))
+        // CASIC modules report their antenna every second (`$PCAS03`'s ANT field, on at power-up).
+        if family == .casic { initial.outputs.insert("ANT") }
+        state = Mutex(initial)
     }
 
     /// Sets the antenna's height above mean sea level and the geoid separation the receiver
@@ -131,8 +136,11 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
                 resetConfiguration(&s)
                 loadSaved(&s)
             }
+            let wasPowered = s.powered
             s.powered = on
             if on {
+                // A supply switched on boots the receiver: it prints its start-up banner.
+                if !wasPowered { s.pending.append((instant.advanced(by: .milliseconds(300)), bootBanner(s.family))) }
                 s.model.wake()
                 s.asleep = false
                 s.nextEpoch = instant.advanced(by: s.interval)
@@ -277,6 +285,7 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         if s.outputs.contains("RMC") {
             out += sentence("\(talker)RMC,\(time),\(hasFix ? "A" : "V"),\(latText),\(lonText),\(fmt(truth.speed / 0.514444)),\(fmt(truth.course)),\(dateText),,,\(hasFix ? "A" : "N")")
         }
+        if s.family == .casic && s.outputs.contains("ANT") { out += sentence("GPTXT,01,01,01,ANTENNA OK") }
         let binary = BinaryEpoch(hasFix: hasFix, latitude: lat, longitude: lon, altitudeMSL: s.altitude,
                                  geoidSeparation: s.geoidSeparation, speed: truth.speed, course: truth.course,
                                  secondsOfDay: secondsOfDay, accuracy: s.lastError.accuracy * scale / 2.45 * 2.0.squareRoot(),
@@ -343,9 +352,10 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
     }
 
     func handleUBX(_ s: inout State, _ c: UInt8, _ i: UInt8, _ p: [UInt8], at: MonotonicInstant) {
-        guard s.family == .ublox8 || s.family == .ublox10 else { return }
+        guard s.family == .ublox8 || s.family == .ublox9 || s.family == .ublox10 else { return }
         s.commands.append("UBX \(c) \(i)")
-        let m10 = s.family == .ublox10
+        // The M9 and M10 take configuration keys (the emulated M9 refuses legacy CFG messages, as the M10 does).
+        let m10 = s.family != .ublox8
         func u16(_ o: Int) -> Int { p.count >= o + 2 ? Int(p[o]) | Int(p[o + 1]) << 8 : 0 }
         switch (c, i) {
         case (0x06, 0x08) where !m10 && p.isEmpty, (0x06, 0x01) where !m10 && p.count == 2, (0x06, 0x24) where !m10 && p.isEmpty:
@@ -424,8 +434,9 @@ public final class ReceiverEmulator: SimulatedSerialPeer, @unchecked Sendable {
         case (0x21, 0x10) where !m10:  // LOG-RETRIEVEBATCH: no acknowledgement
             retrieveBatch(&s, p, at: at)
         case (0x0A, 0x04):  // MON-VER poll
-            var payload = pad("ROM SPG \(m10 ? "5.10" : "3.01")", 30) + pad(m10 ? "000A0000" : "00080000", 10)
-            payload += pad("PROTVER=\(m10 ? "34.10" : "18.00")", 30) + pad("MOD=\(m10 ? "MAX-M10S" : "NEO-M8N")", 30)
+            let version = Self.version(s.family)
+            var payload = pad(version.software, 30) + pad(version.hardware, 10)
+            payload += pad("PROTVER=\(version.protocolVersion)", 30) + pad("MOD=\(version.module)", 30)
             s.pending.append((at, ubxFrame(0x0A, 0x04, payload)))
         default:
             if c == 0x06 { ack(&s, c, i, ok: false, at: at) }

@@ -55,11 +55,14 @@ extension ReceiverEmulator {
             switch address {
             case "PCAS02": if fields.count == 2, let ms = Int(fields[1]), [200, 500, 1000].contains(ms) { setInterval(&s, .milliseconds(ms), at: at) }
             case "PCAS03":
-                let order = ["GGA", "GLL", "GSA", "GSV", "RMC", "VTG", "ZDA"]
+                let order = ["GGA", "GLL", "GSA", "GSV", "RMC", "VTG", "ZDA", "ANT"]
                 for (k, name) in order.enumerated() where k + 1 < fields.count { set(&s, name, UInt64(fields[k + 1]) ?? 0) }
                 if fields.count > 14 { set(&s, "GST", UInt64(fields[14]) ?? 0) }
             case "PCAS11": setCASICModel(&s, fields)
-            case "PCAS06": s.pending.append((at, sentence("GPTXT,01,01,02,SW=URANUS5,V5.3.0.0")))
+            // `$PCAS06,0` asks for the firmware, `$PCAS06,1` for the hardware (the Quectel L76K spec).
+            case "PCAS06":
+                let hardware = fields.count > 1 && fields[1] == "1"
+                s.pending.append((at, sentence(hardware ? "GPTXT,01,01,02,HW=ATGM336H" : "GPTXT,01,01,02,SW=URANUS5,V5.3.0.0")))
             case "PCAS10": restart(&s, fields.count > 1 && fields[1] == "2" ? .cold : .hot, at: at)
             case "PCAS12":
                 let seconds = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
@@ -68,8 +71,35 @@ extension ReceiverEmulator {
                 s.wakeAt = seconds > 0 ? at.advanced(by: .seconds(seconds)) : nil
             default: break
             }
-        case .ublox8, .ublox10:
+        case .ublox8, .ublox9, .ublox10:
             break
+        }
+    }
+
+    /// What MON-VER answers (the interface descriptions' layout; the hardware versions u-blox's
+    /// generations report, `00080000` M8, `00190000` M9, `000A0000` M10).
+    static func version(_ family: Family) -> (software: String, hardware: String, protocolVersion: String, module: String) {
+        switch family {
+        case .ublox8: return ("ROM SPG 3.01", "00080000", "18.00", "NEO-M8N")
+        case .ublox9: return ("EXT CORE 4.04", "00190000", "32.01", "NEO-M9N")
+        default: return ("ROM SPG 5.10", "000A0000", "34.10", "MAX-M10S")
+        }
+    }
+
+    /// What the receiver prints when its supply comes on: u-blox's boot screen as `GPTXT` (the
+    /// company line, the hardware and the protocol version), MediaTek's `$PMTK011,MTKGPS` and
+    /// `$PMTK010,001` (started), CASIC's `GPTXT` lines (maker, chip, firmware, model).
+    func bootBanner(_ family: Family) -> [UInt8] {
+        switch family {
+        case .ublox8, .ublox9, .ublox10:
+            let version = Self.version(family)
+            return sentence("GPTXT,01,01,02,u-blox ag - www.u-blox.com") + sentence("GPTXT,01,01,02,HW UBX \(version.hardware)")
+                + sentence("GPTXT,01,01,02,\(version.software)") + sentence("GPTXT,01,01,02,PROTVER=\(version.protocolVersion)")
+        case .mediatek:
+            return sentence("PMTK011,MTKGPS") + sentence("PMTK010,001")
+        case .casic:
+            return sentence("GPTXT,01,01,02,MA=CASIC") + sentence("GPTXT,01,01,02,IC=AT6558F-5N-32-1C580900")
+                + sentence("GPTXT,01,01,02,SW=URANUS5,V5.3.0.0") + sentence("GPTXT,01,01,02,MO=GB")
         }
     }
 }

@@ -34,7 +34,7 @@ extension ReceiverEmulator {
     /// The power-up configuration: 1 Hz, GGA, RMC, GSA and GSV, no binary messages, model 0.
     func resetConfiguration(_ s: inout State) {
         s.interval = .seconds(1)
-        s.outputs = ["GGA", "RMC", "GSA", "GSV"]
+        s.outputs = s.family == .casic ? ["GGA", "RMC", "GSA", "GSV", "ANT"] : ["GGA", "RMC", "GSA", "GSV"]
         s.binaryOutputs = []
         s.dynamicModel = 0
         s.powerSave = false

@@ -57,7 +57,8 @@ extension ReceiverEmulator.Family {
     public init(model: ReceiverModel) {
         switch model {
         case .ubloxM8: self = .ublox8
-        case .ubloxM9, .ubloxM10, .ubloxF9, .ublox6, .ublox7: self = .ublox10
+        case .ubloxM9: self = .ublox9
+        case .ubloxM10, .ubloxF9, .ublox6, .ublox7: self = .ublox10
         case .at6558: self = .casic
         case .mt3339, .airoha, .goke, .genericNMEA: self = .mediatek
         }
@@ -67,6 +68,7 @@ extension ReceiverEmulator.Family {
     public var model: ReceiverModel {
         switch self {
         case .ublox8: return .ubloxM8
+        case .ublox9: return .ubloxM9
         case .ublox10: return .ubloxM10
         case .mediatek: return .mt3339
         case .casic: return .at6558

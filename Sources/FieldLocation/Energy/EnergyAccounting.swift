@@ -1,6 +1,27 @@
 import HardwareInterfaces
 import PowerPolicy
 
+/// What one receiver cost between two ticks is priced by: the decision in force for it, its own
+/// profile, whether it was there (its port open) and whether the engine commands it.
+struct ReceiverCharge {
+    /// The decision in force for it during the stretch; `nil` before its first.
+    var decision: PowerDecision?
+    /// Its model's power figures.
+    var profile: ReceiverProfile
+    /// Whether its port was open: an absent receiver (an unplugged USB dongle) costs the unit nothing.
+    var present = true
+    /// Whether the engine commands it; one it cannot (generic NMEA, `passive`) tracks as it
+    /// runs: continuously.
+    var commanded = true
+
+    /// The state name and mean current (mA) it is charged at, `nil` when nothing is charged.
+    var price: (state: String, current: Double)? {
+        guard present, let decision else { return nil }
+        guard commanded else { return ("continuous", profile.tracking) }
+        return (decision.receiver.stateName, decision.meanCurrent(profile))
+    }
+}
+
 /// The receiver's charge estimated from the policy's decisions: each stretch between two ticks is
 /// charged at the mean current of the decision in force during it (the receiver profile's
 /// data-sheet currents). A platform that measures the receiver (a simulated one keeps a ledger)
@@ -21,6 +42,8 @@ struct EnergyAccounting {
     private(set) var ledger = EnergyLedger()
     /// The charge so far by client.
     private(set) var byClient = ClientEnergyLedger()
+    /// Each receiver's own charge so far, the board's first first (``tick(at:receivers:demands:measured:)``).
+    private(set) var receiverLedgers: [EnergyLedger] = []
     private var lastTick: MonotonicInstant?
     /// The demands in force since the last tick.
     private var demands: [ClientDemand] = []
@@ -35,9 +58,24 @@ struct EnergyAccounting {
     /// in force during it; `demands` are the ones in force from now on.
     mutating func tick(at now: MonotonicInstant, previous: PowerDecision?, demands next: [ClientDemand] = [],
                        measured: EnergyLedger? = nil) {
-        if let last = lastTick, let previous {
-            ledger.add(.receiver, state: previous.receiver.stateName, current: previous.meanCurrent(profile),
-                       seconds: (now - last).secondsDouble)
+        tick(at: now, receivers: [ReceiverCharge(decision: previous, profile: profile)], demands: next, measured: measured)
+    }
+
+    /// A tick at `now` on a board whose receivers each had a decision of their own: each receiver's
+    /// stretch is charged at its own decision and profile (see ``ReceiverCharge``), to its own
+    /// ledger and to the total; the rest as ``tick(at:previous:demands:measured:)``.
+    mutating func tick(at now: MonotonicInstant, receivers: [ReceiverCharge], demands next: [ClientDemand] = [],
+                       measured: EnergyLedger? = nil) {
+        if receiverLedgers.count < receivers.count {
+            receiverLedgers += Array(repeating: EnergyLedger(), count: receivers.count - receiverLedgers.count)
+        }
+        if let last = lastTick {
+            let seconds = (now - last).secondsDouble
+            for (index, receiver) in receivers.enumerated() {
+                guard let price = receiver.price else { continue }
+                ledger.add(.receiver, state: price.state, current: price.current, seconds: seconds)
+                receiverLedgers[index].add(.receiver, state: price.state, current: price.current, seconds: seconds)
+            }
         }
         attribute(measured ?? ledger)
         demands = next

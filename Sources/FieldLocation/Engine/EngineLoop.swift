@@ -192,7 +192,7 @@ extension LocationEngine {
 
     /// What the policy sees at `now`. The accelerometer decides whether the unit moves; a recent
     /// fix moving faster than walking pace overrules a smooth ride that shows no vibration.
-    private func policyState(_ now: MonotonicInstant) -> PolicyState {
+    private func policyState(_ now: MonotonicInstant, of receiver: ReceiverSubsystem) -> PolicyState {
         let history = receiver.history(at: now)
         let motion = sensors.motion
         var stillFor = motion.stillFor(at: now)
@@ -211,7 +211,7 @@ extension LocationEngine {
         for receiver in receivers { receiver.watchdog(at: now, report: reportToAll) }
         publishCounters()
         let records = registry.snapshot()
-        let state = policyState(now)
+        let state = policyState(now, of: receiver)
         // The privacy switch: while it is on, no demand reaches the policy (the receiver is
         // powered off); the in-use light shows whether any client wants location services.
         if let on = privacy.poll(report: reportToAll) {
@@ -220,18 +220,28 @@ extension LocationEngine {
         }
         let demands = registry.demands(records, motion: sensors.motion, lastFixAt: receiver.lastFixAt)
         let privacyOn = privacy.engaged
-        var decision = policy.decide(privacyOn ? [] : demands, state: state)
-        if privacyOn { decision.reasons.insert(PrivacySubsystem.engagedReason, at: 0) }
+        // Each receiver its own decision for the same demand: its own profile and power modes, its
+        // own fixes and ephemerides (docs/RECEIVER-CONFIG.md, "Power per receiver"). The decision
+        // shown (and the sensors') is the chosen receiver's.
+        let states = receivers.map { $0 === receiver ? state : policyState(now, of: $0) }
+        let decisions = zip(receivers, states).map { one, oneState in
+            var decision = one.policy.decide(privacyOn ? [] : demands, state: oneState)
+            if privacyOn { decision.reasons.insert(PrivacySubsystem.engagedReason, at: 0) }
+            return decision
+        }
+        let decision = decisions[receivers.firstIndex { $0 === receiver } ?? 0]
         privacy.light(!privacyOn && !demands.isEmpty, report: reportToAll)
-        let previousDecision = published.withLock { p -> PowerDecision? in
-            defer { p.decision = decision }
+        published.withLock { p in
             p.counters.ticks += 1
             if p.decision?.receiver != decision.receiver { p.counters.modeChanges += 1 }
-            return p.decision
+            p.decision = decision
         }
-        energy.tick(at: now, previous: previousDecision, demands: privacyOn ? [] : demands, measured: platform.measuredReceiverEnergy())
-        let ephemerisFresh = state.ephemerisAge.map { $0 < policy.ephemerisRefreshAge } ?? false
-        for receiver in receivers { receiver.apply(decision, ephemerisFresh: ephemerisFresh) }
+        // Each receiver's stretch since the last tick, at the decision that was in force for it.
+        energy.tick(at: now, receivers: receivers.map(\.charge), demands: privacyOn ? [] : demands, measured: platform.measuredReceiverEnergy())
+        for (index, one) in receivers.enumerated() {
+            let fresh = states[index].ephemerisAge.map { $0 < one.policy.ephemerisRefreshAge } ?? false
+            one.apply(decisions[index], ephemerisFresh: fresh)
+        }
         // Sensors: heading at the magnetometer's rate, motion detection at 4 Hz.
         // (A replay board's headings come from its recording; it has no sensors to open.)
         if platform.recordedHeadings == nil { sensors.schedule(decision, at: now, report: reportToHeadingClients) }
@@ -274,7 +284,8 @@ extension LocationEngine {
             corrections.note(fix)
             location.corrections = corrections.status(at: now)
         }
-        receivers[index].noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration, hotStartLimit: policy.hotStartLimit)
+        let own = receivers[index].policy
+        receivers[index].noteFix(location, fix, at: now, upkeepDuration: own.upkeepDuration, hotStartLimit: own.hotStartLimit)
         sensors.updateReference(location, fix: fix, fallbackUTC: platform.utcSeconds(at: now))
         published.withLock { $0.lastLocation = location }
         registry.deliver(location, at: now)

@@ -1,4 +1,5 @@
 import BoardConfig
+import Devices
 import HardwareInterfaces
 import LocationServices
 import NMEA
@@ -15,9 +16,23 @@ public struct ReceiverSourceStatus: Sendable, Equatable {
     public var chosen: Bool
     /// Why its port cannot be used now, when it cannot.
     public var problem: String?
-    /// The board's family name for it (`ublox`, `mtk`, `casic`, `nmea`) and model, when given.
+    /// Its family (`ublox`, `mtk`, `casic`, `generic-nmea`): the board's, or the one found on its
+    /// arrival (`auto` until it arrived, when the board leaves it to detection); and its model,
+    /// the board's or the one it gave (`MAX-M10S`, `u-blox M8`), when known.
     public var family: String
     public var model: String?
+    /// The driver gpsd would name for it (`u-blox`, `MTK-3301`, `CASIC`, `NMEA0183`).
+    public var gpsdDriver: String = "NMEA0183"
+    /// How its family was found on its last arrival (the reply or sentences), or why it was not;
+    /// `nil` when the board names the family.
+    public var identification: String?
+    /// Its own power decision's mode now (`cyclic tracking 1 Hz`, `periodic every 60 s (4 s on,
+    /// backup between)`, with `asleep now` while it sleeps), `runs as it is (not commanded)` for a
+    /// receiver the engine does not command; `nil` while its port is closed.
+    public var powerState: String?
+    /// Its charge so far, mAh: estimated from its own decisions and its model's figures while its
+    /// port was open (see ``LocationEngine/energyUsed`` for the board's total).
+    public var charge: Double = 0
     /// The line rate it was opened at.
     public var baudRate: Int
     /// The fix type of its last fix with a position (``LocationFixType``), when it gave one.
@@ -96,7 +111,8 @@ extension LocationEngine {
         guard var location = Location(fix, receivedAt: now) else { return index == (selection.chosen ?? 0) }
         location.source = receivers[index].devicePath
         if selection.offer(index, location, at: now) { return true }
-        receivers[index].noteFix(location, fix, at: now, upkeepDuration: policy.upkeepDuration, hotStartLimit: policy.hotStartLimit)
+        let own = receivers[index].policy
+        receivers[index].noteFix(location, fix, at: now, upkeepDuration: own.upkeepDuration, hotStartLimit: own.hotStartLimit)
         return false
     }
 
@@ -105,11 +121,18 @@ extension LocationEngine {
         receivers.enumerated().map { index, receiver in
             let description = receiver.receiverDescription
             let candidate = selection.candidates[index]
-            return ReceiverSourceStatus(label: receiver.label, device: receiver.devicePath, open: receiver.port != nil,
-                                        chosen: receivers.count == 1 || index == selection.chosen, problem: receiver.portProblem,
-                                        family: description?.family.rawValue ?? "nmea", model: description?.model,
-                                        baudRate: receiver.port?.baudRate.rawValue ?? description?.baudRate.rawValue ?? 9600,
-                                        lastFixType: candidate?.fixType, lastAccuracy: candidate?.accuracy)
+            let waiting = description?.detectsFamily == true && receiver.identified == nil
+            var status = ReceiverSourceStatus(label: receiver.label, device: receiver.devicePath, open: receiver.port != nil,
+                                              chosen: receivers.count == 1 || index == selection.chosen, problem: receiver.portProblem,
+                                              family: waiting ? "auto" : description?.family.rawValue ?? "generic-nmea",
+                                              model: description?.model,
+                                              baudRate: receiver.port?.baudRate.rawValue ?? description?.baudRate.rawValue ?? 9600,
+                                              lastFixType: candidate?.fixType, lastAccuracy: candidate?.accuracy)
+            status.gpsdDriver = (description?.family ?? .genericNMEA).entry.gpsdDriver
+            status.identification = receiver.identification?.description
+            status.powerState = receiver.powerState
+            status.charge = index < energy.receiverLedgers.count ? energy.receiverLedgers[index].charge(.receiver) : 0
+            return status
         }
     }
 }

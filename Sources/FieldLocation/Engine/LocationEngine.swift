@@ -182,7 +182,7 @@ public final class LocationEngine: @unchecked Sendable {
         self.platform = platform
         clock = platform.hardware.clock
         let model = ReceiverModel.lookup(family: board.receiver?.family ?? .genericNMEA, model: board.receiver?.model)
-        policy = PowerPolicy(profile: model.powerProfile)
+        policy = PowerPolicy(profile: ReceiverSubsystem.powerProfile(of: board.receiver))
         timePulseAccuracy = model.entry.timePulseAccuracy
         let wake = EngineWake()
         self.wake = wake
@@ -368,8 +368,8 @@ public final class LocationEngine: @unchecked Sendable {
     /// Makes the subsystems' state visible to the queries. Under `runLock`.
     func publishState() {
         // An idle engine has no tick to count the receiver's charge by: it is counted up to now.
-        if nextTick == .distantFuture, let decision = published.withLock({ $0.decision }) {
-            energy.tick(at: clock.now(), previous: decision, measured: platform.measuredReceiverEnergy())
+        if nextTick == .distantFuture, published.withLock({ $0.decision }) != nil {
+            energy.tick(at: clock.now(), receivers: receivers.map(\.charge), measured: platform.measuredReceiverEnergy())
         }
         let state = EngineState(hardwareProblem: receiver.portProblem ?? sensors.problem, pps: timing.status(at: clock.now()),
                                 receiverFailures: (receiver.executor?.failures ?? []).suffix(20).map(\.description),
@@ -405,6 +405,6 @@ extension LocationEngine {
     /// The power figures of `board`'s receiver: its model's row in the device catalogue (a board
     /// without a receiver counts as generic NMEA).
     public static func powerProfile(of board: BoardDescription) -> ReceiverProfile {
-        ReceiverModel.lookup(family: board.receiver?.family ?? .genericNMEA, model: board.receiver?.model).powerProfile
+        ReceiverSubsystem.powerProfile(of: board.receiver)
     }
 }

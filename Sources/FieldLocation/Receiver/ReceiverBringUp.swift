@@ -35,15 +35,17 @@ public enum ReceiverBringUp {
     }
 
     /// The driver for `board`'s receiver on `port`, or `nil` for a generic NMEA receiver (which
-    /// takes no commands). Hardware errors requesting lines are thrown; a u-blox receiver that
-    /// does not answer MON-VER is driven as an M10 (configuration keys).
-    public static func driver(for board: BoardDescription, port: any SerialPort, lines: ReceiverLines)
-        -> (any ReceiverDriver)?
-    {
+    /// takes no commands). Hardware errors requesting lines are thrown; a u-blox receiver whose
+    /// generation is not known already (`ubloxGeneration`, from its identification on arrival) is
+    /// asked with MON-VER, and one that does not answer is driven as an M10 (configuration keys).
+    public static func driver(for board: BoardDescription, port: any SerialPort, lines: ReceiverLines,
+                              ubloxGeneration known: UBloxGeneration? = nil) -> (any ReceiverDriver)? {
         guard let receiver = board.receiver else { return nil }
         let channel = CommandChannel(port: port)
         var generation = UBloxGeneration.m10
-        if receiver.family == .ublox {
+        if receiver.family == .ublox, let known {
+            generation = known
+        } else if receiver.family == .ublox {
             if let payload = try? channel.poll(UBXMessage.pollVersion), let g = UBXVersion(payload: payload)?.generation {
                 generation = g
             } else if ReceiverModel.lookup(family: receiver.family, model: receiver.model) == .ubloxM8 {

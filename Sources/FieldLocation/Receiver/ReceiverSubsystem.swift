@@ -53,9 +53,9 @@ final class ReceiverSubsystem {
         var satellitesUsed = 0
     }
 
-    private let board: BoardDescription
-    private let platform: any EnginePlatform
-    private let clock: any MonotonicClock
+    let board: BoardDescription
+    let platform: any EnginePlatform
+    let clock: any MonotonicClock
     private let initiallyAwake: Bool
     private let stream: NMEAStream
     private(set) var counters = Counters()
@@ -65,8 +65,22 @@ final class ReceiverSubsystem {
     private(set) var port: (any SerialPort)?
     /// The device the port was last opened on (`/dev/ttyACM0`): the source named in its fixes.
     private(set) var devicePath: String?
-    /// The board file's description of this receiver.
-    var receiverDescription: ReceiverDescription? { board.receiver }
+    /// The board file's description of this receiver, with the family and model found on its
+    /// arrival when the board lets them be detected (``identification``).
+    var receiverDescription: ReceiverDescription? { identified ?? board.receiver }
+    /// The board's receiver as identified on its last arrival (`family = "auto"`); `nil` before.
+    var identified: ReceiverDescription?
+    /// What the identification on the last arrival found, and why (see `ReceiverIdentification.swift`).
+    var identification: ArrivalIdentification?
+    /// How long an arrival's identification may take at most (listening, autobaud, queries).
+    var identificationDeadline: Duration = .seconds(10)
+    /// The identification's outcome, waiting to be reported (by ``ensurePort(at:report:)``).
+    var identificationNote: String?
+    /// This receiver's own power policy: its model's profile, trimmed to its family's power modes
+    /// (see `ReceiverPower.swift`); the identified model's once a detected family is known.
+    var policy: PowerPolicy
+    /// The decision last applied to it; `nil` before the first.
+    private(set) var decision: PowerDecision?
     /// How status names this receiver (``ReceiverDescription/label``).
     var label: String { board.receiver?.label ?? "receiver" }
     /// Why the port is not usable now.
@@ -83,7 +97,7 @@ final class ReceiverSubsystem {
     private(set) var lastFixAt: MonotonicInstant?
     private var nextPortAttempt = MonotonicInstant.zero
     private var portBackoff = Duration.milliseconds(250)
-    private var lines = ReceiverLines()
+    var lines = ReceiverLines()
     private var passed: [UInt8] = []
     /// The speeds of the fixes of the last 15 minutes in the order they came, and the same
     /// speeds sorted (the policy asks for their 95th percentile every second).
@@ -124,6 +138,7 @@ final class ReceiverSubsystem {
         self.platform = platform
         clock = platform.hardware.clock
         self.initiallyAwake = initiallyAwake
+        policy = PowerPolicy(profile: Self.powerProfile(of: board.receiver))
         wasAwake = initiallyAwake
         acquiringSince = initiallyAwake ? clock.now() : nil
         stream = NMEAStream(assemblerOptions: AssemblerOptions(weekRolloverPivot: nil, provenance: platform.provenance,
@@ -137,6 +152,12 @@ final class ReceiverSubsystem {
     /// retried soon at first (a replugged adapter is back within 2 s), then every 2 s.
     func ensurePort(at now: MonotonicInstant, report: (LocationError) -> Void) {
         guard port == nil, now >= nextPortAttempt else { return }
+        defer {
+            if let note = identificationNote {
+                identificationNote = nil
+                report(.hardware(.other, note))
+            }
+        }
         do { try openPort(at: now) } catch {
             portProblem = error.description
             nextPortAttempt = now.advanced(by: portBackoff)
@@ -175,6 +196,8 @@ final class ReceiverSubsystem {
         } else if executor == nil {
             executor = makeExecutor(port: p, awake: initiallyAwake)
         }
+        // An identification took its time: silence counts from its end.
+        if board.receiver?.detectsFamily == true { lastByteAt = clock.now(); lastValidAt = clock.now() }
     }
 
     private func makeExecutor(port: any SerialPort, awake: Bool) -> ReceiverExecutor? {
@@ -182,14 +205,20 @@ final class ReceiverSubsystem {
             portProblem = "receiver control lines: \(error)"
             lines = ReceiverLines()
         }
-        // Passive: no driver, so not a byte is written (no identification, settings or power commands).
+        // `family = "auto"`: what the receiver is, found before its driver is made (only listening in
+        // passive mode). A replay's bytes are the recording's: none is spent on identifying.
+        if board.receiver?.detectsFamily == true, platform.provenance != .replay { identify(port: port) }
+        // Passive: no driver, so not a byte is written (no queries, settings or power commands).
         if board.receiver?.configMode == .passive { return nil }
-        guard let driver = ReceiverBringUp.driver(for: board, port: port, lines: lines) else { return nil }
+        var board = self.board
+        board.receiver = receiverDescription
+        guard let driver = ReceiverBringUp.driver(for: board, port: port, lines: lines,
+                                                  ubloxGeneration: identification?.identity?.ubloxGeneration) else { return nil }
         if let channel = (driver as? UBloxDriver)?.channel ?? (driver as? MediaTekDriver)?.channel ?? (driver as? CASICDriver)?.channel {
             channel.passThrough = { [weak self] bytes in self?.passed += bytes }
         }
         let executor = ReceiverExecutor(driver: driver, clock: clock, awake: awake)
-        executor.binaryOutput = BinaryOutputMode(rawValue: board.receiver?.output.rawValue ?? "") ?? .nmea
+        executor.binaryOutput = BinaryOutputMode(rawValue: receiverDescription?.output.rawValue ?? "") ?? .nmea
         executor.configMode = board.receiver?.configMode ?? .ram
         executor.aidingSource = aidingSource
         executor.batchSize = board.receiver?.batch
@@ -336,6 +365,7 @@ final class ReceiverSubsystem {
         // The time to first fix counts from the wake command, not from after the boot wait and
         // the commands (aiding among them) that follow it.
         let commanded = clock.now()
+        self.decision = decision
         executor?.apply(decision, lastFix: lastFixAt, ephemerisFresh: ephemerisFresh)
         if let executor, !executor.awake { trackingSince = nil }
         let awakeNow = executor?.awake ?? true
