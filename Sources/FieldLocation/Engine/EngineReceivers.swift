@@ -24,10 +24,16 @@ public struct ReceiverSourceStatus: Sendable, Equatable {
     public var lastFixType: LocationFixType?
     /// The horizontal accuracy (68 %, metres) of that fix, when known.
     public var lastAccuracy: Double?
+    /// The USB identity the board finds it by (`usb:1546:01a9:F9P-1`), for a USB receiver.
+    public var usb: String?
+    /// Seconds from that fix to the step the status was taken at; `nil` before its first fix
+    /// with a position, and after its port failed (it competes again with its next fix).
+    public var lastFixAge: Double?
 
     /// A status with the given values.
     public init(label: String, device: String?, open: Bool, chosen: Bool, problem: String? = nil, family: String, model: String? = nil,
-                baudRate: Int, lastFixType: LocationFixType? = nil, lastAccuracy: Double? = nil) {
+                baudRate: Int, lastFixType: LocationFixType? = nil, lastAccuracy: Double? = nil, usb: String? = nil,
+                lastFixAge: Double? = nil) {
         self.label = label
         self.device = device
         self.open = open
@@ -38,6 +44,8 @@ public struct ReceiverSourceStatus: Sendable, Equatable {
         self.baudRate = baudRate
         self.lastFixType = lastFixType
         self.lastAccuracy = lastAccuracy
+        self.usb = usb
+        self.lastFixAge = lastFixAge
     }
 }
 
@@ -55,14 +63,29 @@ extension LocationEngine {
     /// Reads the receivers until `deadline` (one receiver: one read that waits until then; several:
     /// each without waiting, the last waiting at most ``receiverReadSlice``), and handles what came.
     func readReceivers(until deadline: MonotonicInstant) {
+        let recording = receivers.count > 1 && registry.wantsRawInputs
         for (index, receiver) in receivers.enumerated() {
             let last = index == receivers.count - 1
+            if recording { notePortState(index) }
             let until = receivers.count == 1 ? deadline : (last ? min(deadline, clock.now().advanced(by: Self.receiverReadSlice)) : clock.now())
             let bytes = receiver.read(until: until, report: reportToAll)
             // A port that failed is no longer a source: another live one's next fix is delivered.
             if receiver.port == nil { dropSource(index) }
+            if recording {
+                notePortState(index)
+                if !bytes.isEmpty && !privacy.engaged { registry.notify(.receiverBytes(receiver: index, bytes)) }
+            }
             process(bytes, from: index)
         }
+    }
+
+    /// Tells the raw-input observers (a recording) when receiver `index`'s port opened or failed
+    /// since they were last told.
+    private func notePortState(_ index: Int) {
+        let open = receivers[index].port != nil
+        guard receivers[index].observedOpen != open else { return }
+        receivers[index].observedOpen = open
+        registry.notify(.receiverPort(receiver: index, open: open))
     }
 
     /// Forgets receiver `index` as a source (its port went away).
@@ -102,14 +125,16 @@ extension LocationEngine {
 
     /// The receivers' status for ``receiverSources``.
     func sourceStatus() -> [ReceiverSourceStatus] {
-        receivers.enumerated().map { index, receiver in
+        let now = clock.now()
+        return receivers.enumerated().map { index, receiver in
             let description = receiver.receiverDescription
             let candidate = selection.candidates[index]
             return ReceiverSourceStatus(label: receiver.label, device: receiver.devicePath, open: receiver.port != nil,
                                         chosen: receivers.count == 1 || index == selection.chosen, problem: receiver.portProblem,
                                         family: description?.family.rawValue ?? "nmea", model: description?.model,
                                         baudRate: receiver.port?.baudRate.rawValue ?? description?.baudRate.rawValue ?? 9600,
-                                        lastFixType: candidate?.fixType, lastAccuracy: candidate?.accuracy)
+                                        lastFixType: candidate?.fixType, lastAccuracy: candidate?.accuracy,
+                                        usb: description?.usb?.description, lastFixAge: candidate.map { (now - $0.at).secondsDouble })
         }
     }
 }
