@@ -1,4 +1,5 @@
 import EnginePlatforms
+import Foundation
 import HardwareInterfaces
 import Heading
 import LocationAPI
@@ -153,5 +154,20 @@ public enum RecordingEvents {
     private static func add(_ line: inout String, _ key: String, _ value: Double?, _ digits: Int) {
         guard let value, value.isFinite else { return }
         line += ",\"\(key)\":\(FixText.fixed(value, digits))"
+    }
+}
+
+extension RecordingEvents {
+    /// The receivers the events file beside raw log `log` (`LOG.events.jsonl`) lists in its
+    /// RECORDING line (format version 4), read from its first line only; empty when there is no
+    /// such file, or it lists none (a recording of one receiver).
+    public static func receivers(besideLog log: String) -> [String] {
+        guard let handle = FileHandle(forReadingAtPath: log + ".events.jsonl") else { return [] }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 65_536) else { return [] }
+        let first = head.prefix { $0 != 0x0A }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any],
+              object["class"] as? String == "RECORDING" else { return [] }
+        return object["receivers"] as? [String] ?? []
     }
 }

@@ -133,6 +133,23 @@ struct SeveralReceiversReplayTests {
         #expect(fixSources.contains("hat") && fixSources.contains("dongle") && fixSources.last == "dongle", "\(fixSources)")
         #expect(recordedFixes.count >= 40, "\(recordedFixes.count) fixes")
 
+        // `fieldloc replay` (one stream through the NMEA engine) refuses the interleaved log and names the replay board.
+        #expect(RecordingEvents.receivers(besideLog: out) == ["hat", "dongle"])
+        if let fieldloc = ReplayBoardTests.fieldloc {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: fieldloc)
+            process.arguments = ["replay", out]
+            let errors = Pipe()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus != 0)
+            #expect(said.contains("holds the reads of 2 receivers (hat, dongle, listed in \(out).events.jsonl:1), interleaved")
+                && said.contains("fieldloc watch --board \(recorder.boardPath)"), "\(said)")
+        }
+
         // The replay board names both receivers; replayed, the same fixes come from the same receivers at the same times.
         let boardText = try String(contentsOfFile: recorder.boardPath, encoding: .utf8)
         #expect(boardText.contains("receivers = [\"hat\", \"dongle\"]"), "\(boardText)")
