@@ -8,10 +8,12 @@ extension StatusView {
     /// Nothing for a board with one receiver (its line is `Receiver`).
     static func receiverLines(_ receivers: [ReceiverSourceStatus]) -> [String] {
         guard receivers.count > 1 else { return [] }
+        let width = receivers.map(\.label.count).max() ?? 0
         return receivers.enumerated().flatMap { i, r -> [String] in
             let lead = i == 0 ? "Receivers  " : "           "
-            var line = lead + pad(r.label, 10) + " " + (r.chosen ? "delivering" : (r.open ? "open      " : "absent    "))
-            line += "  " + (r.device ?? r.usb ?? "—")
+            var line = lead + pad(r.label, width) + " " + (r.chosen ? "delivering" : (r.open ? "open      " : "absent    "))
+            // A daemon's receivers are named by their paths: the device once.
+            if let device = r.device ?? r.usb, device != r.label { line += "  " + device }
             line += "  " + ([r.family, r.model].compactMap { $0 }.joined(separator: " "))
             if let type = r.lastFixType {
                 line += "  last fix \(type)" + (r.lastAccuracy.map { " ±\(f($0, 1, " m"))" } ?? "") + (r.lastFixAge.map { " \(f($0, 1, " s")) ago" } ?? "")

@@ -111,7 +111,7 @@ struct SeveralReceiversReplayTests {
         #expect(unplugged.map(\.open) == [true, false] && unplugged.map(\.chosen) == [true, false], "\(unplugged)")
         #expect(unplugged[1].problem != nil && unplugged[1].lastFixAge == nil, "\(unplugged)")
         let absentText = StatusView.text(status.snapshot())
-        #expect(absentText.contains("dongle     absent") && absentText.contains("port: "), "\(absentText)")
+        #expect(absentText.contains("dongle absent") && absentText.contains("port: "), "\(absentText)")
         dongleport.replug()
         engine.advance(by: .seconds(15))
         #expect(engine.receiverSources.map(\.chosen) == [false, true], "\(engine.receiverSources)")
