@@ -145,7 +145,7 @@ enum ConsolePageScript {
             ["Satellites", (s.satellites_used || 0) + " used of " + (s.satellites || []).length], ["Fix age", fmt(s.fix_age, 1, " s")]]);
           const receivers = s.receivers || [];
           $("receivers-section").hidden = receivers.length < 2;
-          rows("receivers", receivers.map(r => [r.name + (r.chosen ? " (delivering)" : ""),
+          rows("receivers", receivers.map(r => [r.name + (r.chosen ? (r.live ? " (delivering)" : " (silent)") : ""),
             (r.open ? "open " : "absent ") + (r.device || r.usb || "") + (r.problem && !r.open ? ": " + r.problem : "") + " · " + r.family + (r.model ? " " + r.model : "")
               + " · " + (r.fix_type ? r.fix_type + " ±" + fmt(r.accuracy, 1, " m") + ", " + fmt(r.fix_age, 1, " s") + " ago" : "no fix yet"),
             r.open ? "" : "warn"]));

@@ -61,13 +61,14 @@ final class UnitMetrics: Sendable {
     }
 
     /// Per receiver of a board with several, labelled `receiver` (its name): open, chosen (its
-    /// fixes are delivered), its last fix's type (one series per type), accuracy and age.
+    /// fixes are delivered), live (it competes in the best-source rule), its last fix's type (one series per type), accuracy and age.
     private func recordReceivers(_ receivers: [ReceiverSourceStatus]) {
         guard receivers.count > 1 else { return }
         for r in receivers {
             let label = [("receiver", r.label)]
             set("receiver_open", "1 while the receiver's port is open.", r.open ? 1 : 0, label)
             set("receiver_chosen", "1 for the receiver whose fixes are delivered (the best-source rule's choice).", r.chosen ? 1 : 0, label)
+            set("receiver_live", "1 while the receiver competes in the best-source rule (open, last fix within 1.5 of its epochs).", r.live ? 1 : 0, label)
             set("receiver_fix_age_seconds", "Seconds since the receiver's last fix with a position.", r.lastFixAge, label)
             set("receiver_horizontal_accuracy_meters", "Horizontal accuracy (68 %) of the receiver's last fix, metres.", r.lastAccuracy, label)
             for type in LocationFixType.allCases where type != .none {

@@ -158,7 +158,9 @@ public struct GPSDStatusReader: Sendable {
             let last = lastByDevice[d.path]
             return ReceiverSourceStatus(label: d.path, device: d.path, open: d.open, chosen: d.path == delivering && d.open, problem: nil,
                                         family: d.driver ?? "—", baudRate: 0, lastFixType: last?.type, lastAccuracy: last?.accuracy,
-                                        lastFixAge: last.map { (now - $0.at).secondsDouble })
+                                        lastFixAge: last.map { (now - $0.at).secondsDouble },
+                                        // The stream has no epochs: 1.5 s, the rule's limit for a 1 Hz receiver.
+                                        live: d.open && last.map { (now - $0.at).secondsDouble <= 1.5 } ?? false)
         }
     }
 

@@ -4,14 +4,16 @@ import LocationServices
 extension StatusView {
     /// The receivers of a board with several, one line each, the first first: name, device (or
     /// USB identity while absent), open or absent with the port's problem, family and model, the
-    /// last fix's type, accuracy and age, and `delivering` for the one whose fixes are delivered.
+    /// last fix's type, accuracy and age, and `delivering` for the one whose fixes are delivered
+    /// (`silent` when it is still the chosen one but its last fix is older than the rule allows).
     /// Nothing for a board with one receiver (its line is `Receiver`).
-    static func receiverLines(_ receivers: [ReceiverSourceStatus]) -> [String] {
+    public static func receiverLines(_ receivers: [ReceiverSourceStatus]) -> [String] {
         guard receivers.count > 1 else { return [] }
         let width = receivers.map(\.label.count).max() ?? 0
         return receivers.enumerated().flatMap { i, r -> [String] in
             let lead = i == 0 ? "Receivers  " : "           "
-            var line = lead + pad(r.label, width) + " " + (r.chosen ? "delivering" : (r.open ? "open      " : "absent    "))
+            let state = r.chosen ? (r.live ? "delivering" : "silent    ") : (r.open ? "open      " : "absent    ")
+            var line = lead + pad(r.label, width) + " " + state
             // A daemon's receivers are named by their paths: the device once.
             if let device = r.device ?? r.usb, device != r.label { line += "  " + device }
             line += "  " + ([r.family, r.model].compactMap { $0 }.joined(separator: " "))
@@ -27,7 +29,8 @@ extension StatusView {
     }
 
     /// The receivers as a JSON array (`--json`, the console's status): `name`, `device`, `usb`,
-    /// `open`, `chosen` (its fixes are the ones delivered), `problem`, `family`, `model`,
+    /// `open`, `chosen` (its fixes are the ones delivered), `live` (it competes in the best-source
+    /// rule: open, and its last fix within 1.5 of its epochs), `problem`, `family`, `model`,
     /// `baud`, `fix_type`, `accuracy` (68 %, metres) and `fix_age` (seconds); unknown values are left out.
     static func receiversJSON(_ receivers: [ReceiverSourceStatus]) -> String {
         let entries = receivers.map { r -> String in
@@ -36,6 +39,7 @@ extension StatusView {
             if let u = r.usb { f.append("\"usb\":" + JSONText.quote(u)) }
             f.append("\"open\":\(r.open)")
             f.append("\"chosen\":\(r.chosen)")
+            f.append("\"live\":\(r.live)")
             if let p = r.problem { f.append("\"problem\":" + JSONText.quote(p)) }
             f.append("\"family\":" + JSONText.quote(r.family))
             if let m = r.model { f.append("\"model\":" + JSONText.quote(m)) }

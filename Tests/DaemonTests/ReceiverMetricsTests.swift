@@ -18,13 +18,13 @@ struct ReceiverMetricsTests {
     @Test("a board with several receivers: open, chosen, fix type, accuracy and age labelled by receiver name; one receiver: no such series")
     func perReceiver() {
         let hat = ReceiverSourceStatus(label: "hat", device: "/dev/ttyS1", open: true, chosen: false, family: "mtk", baudRate: 9600,
-                                       lastFixType: .threeD, lastAccuracy: 4.5, lastFixAge: 0.25)
+                                       lastFixType: .threeD, lastAccuracy: 4.5, lastFixAge: 0.25, live: true)
         let dongle = ReceiverSourceStatus(label: "dongle", device: nil, open: false, chosen: false, problem: "no USB serial device", family: "ublox",
                                           baudRate: 38_400, usb: "usb:1546:01a9")
         let text = String(decoding: UnitMetrics(includePosition: false).exposition(Self.snapshot([hat, dongle])), as: UTF8.self)
         let lines = Set(text.split(separator: "\n").map(String.init))
         for expected in ["fieldloc_receiver_open{receiver=\"hat\"} 1.0", "fieldloc_receiver_open{receiver=\"dongle\"} 0.0",
-                         "fieldloc_receiver_chosen{receiver=\"hat\"} 0.0", "fieldloc_receiver_fix_age_seconds{receiver=\"hat\"} 0.25",
+                         "fieldloc_receiver_chosen{receiver=\"hat\"} 0.0", "fieldloc_receiver_live{receiver=\"hat\"} 1.0", "fieldloc_receiver_fix_age_seconds{receiver=\"hat\"} 0.25",
                          "fieldloc_receiver_horizontal_accuracy_meters{receiver=\"hat\"} 4.5",
                          "fieldloc_receiver_fix_type{receiver=\"hat\",type=\"threeD\"} 1.0",
                          "fieldloc_receiver_fix_type{receiver=\"hat\",type=\"dgps\"} 0.0",
@@ -34,8 +34,8 @@ struct ReceiverMetricsTests {
         let one = String(decoding: UnitMetrics(includePosition: false).exposition(Self.snapshot([hat])), as: UTF8.self)
         #expect(!one.contains("fieldloc_receiver_open"))
         let json = StatusView.json(Self.snapshot([hat, dongle]))
-        #expect(json.contains("\"receivers\":[{\"name\":\"hat\",\"device\":\"/dev/ttyS1\",\"open\":true,\"chosen\":false,\"family\":\"mtk\",\"baud\":9600,\"fix_type\":\"threeD\",\"accuracy\":4.50,\"fix_age\":0.3}"), "\(json)")
-        #expect(json.contains("{\"name\":\"dongle\",\"usb\":\"usb:1546:01a9\",\"open\":false,\"chosen\":false,\"problem\":\"no USB serial device\",\"family\":\"ublox\",\"baud\":38400}"), "\(json)")
+        #expect(json.contains("\"receivers\":[{\"name\":\"hat\",\"device\":\"/dev/ttyS1\",\"open\":true,\"chosen\":false,\"live\":true,\"family\":\"mtk\",\"baud\":9600,\"fix_type\":\"threeD\",\"accuracy\":4.50,\"fix_age\":0.3}"), "\(json)")
+        #expect(json.contains("{\"name\":\"dongle\",\"usb\":\"usb:1546:01a9\",\"open\":false,\"chosen\":false,\"live\":false,\"problem\":\"no USB serial device\",\"family\":\"ublox\",\"baud\":38400}"), "\(json)")
         #expect(!StatusView.json(Self.snapshot([hat])).contains("\"receivers\""))
     }
 }

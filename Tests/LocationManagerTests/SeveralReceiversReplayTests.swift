@@ -94,7 +94,7 @@ struct SeveralReceiversReplayTests {
         let before = engine.receiverSources
         #expect(before.map(\.label) == ["hat", "dongle"] && before.map(\.open) == [true, true] && before.map(\.chosen) == [false, true], "\(before)")
         #expect(before.map(\.lastFixType) == [.threeD, .dgps], "\(before)")
-        #expect(before.allSatisfy { ($0.lastFixAge ?? 99) < 1.5 }, "\(before)")
+        #expect(before.allSatisfy { ($0.lastFixAge ?? 99) < 1.5 } && before.allSatisfy(\.live), "\(before)")
         let text = StatusView.text(status.snapshot())
         let lines = text.split(separator: "\n").map(String.init)
         let hatLine = try #require(lines.first { $0.hasPrefix("Receivers  hat") }, "\(text)")
@@ -109,7 +109,7 @@ struct SeveralReceiversReplayTests {
         engine.advance(by: .milliseconds(10_500))
         let unplugged = engine.receiverSources
         #expect(unplugged.map(\.open) == [true, false] && unplugged.map(\.chosen) == [true, false], "\(unplugged)")
-        #expect(unplugged[1].problem != nil && unplugged[1].lastFixAge == nil, "\(unplugged)")
+        #expect(unplugged[1].problem != nil && unplugged[1].lastFixAge == nil && unplugged.map(\.live) == [true, false], "\(unplugged)")
         let absentText = StatusView.text(status.snapshot())
         #expect(absentText.contains("dongle absent") && absentText.contains("port: "), "\(absentText)")
         dongleport.replug()
@@ -180,6 +180,9 @@ struct SeveralReceiversReplayTests {
         }
         #expect(delegate.locations.compactMap(\.source).contains(ReplayDescription.port(of: "hat")))
         #expect(replay.receiverSources.map(\.chosen) == [false, true], "\(replay.receiverSources)")
+        // After the recording's end the dongle is still the chosen one, silent: no receiver is live.
+        #expect(replay.receiverSources.map(\.live) == [false, false], "\(replay.receiverSources)")
+        #expect(StatusView.receiverLines(replay.receiverSources).contains { $0.contains("dongle silent") })
         manager.stopUpdatingLocation()
     }
 

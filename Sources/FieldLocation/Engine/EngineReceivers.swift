@@ -29,11 +29,15 @@ public struct ReceiverSourceStatus: Sendable, Equatable {
     /// Seconds from that fix to the step the status was taken at; `nil` before its first fix
     /// with a position, and after its port failed (it competes again with its next fix).
     public var lastFixAge: Double?
+    /// Whether it competes in the best-source rule now: its port is open and its last fix is no
+    /// older than 1.5 of its epochs. A chosen receiver that is not live has fallen silent and is
+    /// replaced by the next live receiver's fix.
+    public var live = false
 
     /// A status with the given values.
     public init(label: String, device: String?, open: Bool, chosen: Bool, problem: String? = nil, family: String, model: String? = nil,
                 baudRate: Int, lastFixType: LocationFixType? = nil, lastAccuracy: Double? = nil, usb: String? = nil,
-                lastFixAge: Double? = nil) {
+                lastFixAge: Double? = nil, live: Bool = false) {
         self.label = label
         self.device = device
         self.open = open
@@ -46,6 +50,7 @@ public struct ReceiverSourceStatus: Sendable, Equatable {
         self.lastAccuracy = lastAccuracy
         self.usb = usb
         self.lastFixAge = lastFixAge
+        self.live = live
     }
 }
 
@@ -134,7 +139,8 @@ extension LocationEngine {
                                         family: description?.family.rawValue ?? "nmea", model: description?.model,
                                         baudRate: receiver.port?.baudRate.rawValue ?? description?.baudRate.rawValue ?? 9600,
                                         lastFixType: candidate?.fixType, lastAccuracy: candidate?.accuracy,
-                                        usb: description?.usb?.description, lastFixAge: candidate.map { (now - $0.at).secondsDouble })
+                                        usb: description?.usb?.description, lastFixAge: candidate.map { (now - $0.at).secondsDouble },
+                                        live: receiver.port != nil && selection.isLive(index, at: now))
         }
     }
 }
