@@ -295,7 +295,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationManagerTests",
-            dependencies: ["FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationOutput", "LocationServices", "NMEA", "PowerPolicy", "SimulatedHardware", "HardwareInterfaces", "BoardConfig", "Beacons"]
+            dependencies: ["FieldLocation", "LocationAPI", "EnginePlatforms", "FieldLocationOutput", "LocationServices", "NMEA", "PowerPolicy", "ReceiverProtocols", "SimulatedHardware", "HardwareInterfaces", "BoardConfig", "Beacons"]
         ),
 
         // Hardware-in-the-loop: the Linux backends against real kernel devices (a Pi, or the

@@ -412,6 +412,13 @@ public struct ReplayDescription: Sendable, Equatable {
     public var log: String
     /// Its events (`FILE.events.jsonl`): CHUNK lines time the bytes; HEADING and PPS lines are replayed.
     public var events: String
+    /// The recording's receivers by name (`receivers`), when it holds several (events format 4):
+    /// each plays its own bytes on its own port (``port(of:)``), through the best-source rule.
+    /// Empty for a recording of one receiver.
+    public var receivers: [String] = []
+
+    /// The port a replayed receiver is read on: `recorded:NAME`.
+    public static func port(of receiver: String) -> String { "recorded:" + receiver }
 
     /// A recording's two files.
     public init(log: String, events: String) {

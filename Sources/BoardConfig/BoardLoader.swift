@@ -125,7 +125,13 @@ public enum BoardLoader {
         board.bluetooth = try readBluetooth(top)
         try readBeaconSettings(top, into: &board)
         if let replaySection {
-            board.replay = try readReplay(replaySection, board: board, file: file)
+            let replay = try readReplay(replaySection, board: board, file: file)
+            board.replay = replay
+            let replayed = replayReceivers(replay)
+            if !replayed.isEmpty {
+                board.receiver = replayed.first
+                board.otherReceivers = Array(replayed.dropFirst())
+            }
         }
         board.ntrip = try ntripSection.map { section throws(BoardError) in try readNTRIP(section) }
         board.gpsdClients = try readGPSDClients(top)

@@ -9,15 +9,34 @@ import LocationServices
 /// reports (ADVERT lines), each at its time since the recording's start. A recording from
 /// format version 2 on starts with a RECORDING line naming its version; one without is version 1
 /// (receiver bytes, headings and PPS only). From version 3 the RECORDING line also carries the
-/// magnetometer calibration the unit applied (``calibration``).
+/// magnetometer calibration the unit applied (``calibration``). From version 4 a recording of
+/// several receivers names them (``receivers``), each CHUNK its receiver, and PORT lines say when
+/// a receiver's port opened or failed (``portEvents``).
 public struct RecordedSession: Sendable {
     /// The newest format version this reader knows.
-    public static let formatVersion = 3
+    public static let formatVersion = 4
 
-    /// One read of the receiver: its bytes, `t` seconds after the start.
+    /// One read of the receiver: its bytes, `t` seconds after the start; on a recording of several
+    /// receivers, whose (an index into ``receivers``; 0 otherwise).
     public struct Chunk: Sendable, Equatable {
         public var t: Double
         public var bytes: [UInt8]
+        public var receiver = 0
+    }
+
+    /// A receiver's port opened (`open`) or failed, `t` seconds after the start (a PORT line).
+    public struct PortEvent: Sendable, Equatable {
+        public var t: Double
+        /// An index into ``receivers``.
+        public var receiver: Int
+        public var open: Bool
+
+        /// A port event.
+        public init(t: Double, receiver: Int, open: Bool) {
+            self.t = t
+            self.receiver = receiver
+            self.open = open
+        }
     }
 
     /// A recorded heading.
@@ -36,8 +55,13 @@ public struct RecordedSession: Sendable {
         public var edge: Double
     }
 
-    /// The reads, in order.
+    /// The reads, in order (every receiver's, in the order they were read).
     public var chunks: [Chunk] = []
+    /// The receivers by name, the board's first first, when the recording holds several (format
+    /// version 4's `receivers`); empty for a recording of one receiver.
+    public var receivers: [String] = []
+    /// When receivers' ports opened and failed, in order (format version 4).
+    public var portEvents: [PortEvent] = []
     /// The headings, in order.
     public var headings: [Heading] = []
     /// The PPS edges, in order.
@@ -105,6 +129,7 @@ public struct RecordedSession: Sendable {
                 guard !sawEvent else { throw fail("RECORDING: the header must be the file's first line") }
                 session.version = try header(event, fail: fail)
                 session.calibration = try event.calibration?.calibration(fail: fail)
+                session.receivers = try receiverNames(event, fail: fail)
                 sawEvent = true
                 continue
             }
@@ -133,7 +158,8 @@ public struct RecordedSession: Sendable {
                     throw fail("CHUNK: length \(Int(length)) at offset \(expectedOffset) runs past the log's \(raw.count) bytes")
                 }
                 let end = expectedOffset + Int(length)
-                session.chunks.append(Chunk(t: t, bytes: Array(raw[expectedOffset..<end])))
+                let receiver = try receiverIndex(event, of: session, kind: kind, fail: fail)
+                session.chunks.append(Chunk(t: t, bytes: Array(raw[expectedOffset..<end]), receiver: receiver))
                 expectedOffset = end
             case "HEADING":
                 let magnetic = try number(event.magnetic, "magnetic")
@@ -148,6 +174,9 @@ public struct RecordedSession: Sendable {
                 // sentence) less `nmea_delay` puts it on the recording's time line.
                 let utc = try number(event.utc, "utc"), delay = try number(event.nmeaDelay, "nmea_delay")
                 session.pulses.append(Pulse(t: t, utc: Int64(utc), edge: max(0, t - delay)))
+            case "PORT":
+                guard let open = event.open else { throw fail("PORT: missing key 'open' (true when the port opened, false when it failed)") }
+                session.portEvents.append(PortEvent(t: t, receiver: try receiverIndex(event, of: session, kind: kind, fail: fail), open: open))
             default:
                 break  // FIX lines are the recording's output, not its input; other classes are skipped.
             }
@@ -191,22 +220,26 @@ extension RecordedSession {
         var scanResponse: Bool?
         var data: String?
         var calibration: CalibrationRecord?
+        var receivers: [String]?
+        var receiver: String?
+        var open: Bool?
 
         enum CodingKeys: String, CodingKey {
             case kind = "class", t, offset, length, magnetic, trueHeading = "true", accuracy, quality, utc
             case nmeaDelay = "nmea_delay", version, acc, gyro, mag, address, random, rssi, txPower = "tx_power"
-            case scanResponse = "scan_response", data, calibration
+            case scanResponse = "scan_response", data, calibration, receivers, receiver, open
         }
 
         /// What a key's value must be, for an error about it.
         static func expected(_ key: String) -> String {
             switch key {
-            case "class", "quality", "address", "data": return "a string"
+            case "class", "quality", "address", "data", "receiver": return "a string"
+            case "receivers": return "a list of the receivers' names"
             case "acc", "gyro", "mag", "offset_uT": return "a list of three numbers"
             case "matrix": return "a list of nine numbers"
             case "calibration": return "an object (a stored calibration's keys)"
             case "method": return "a string"
-            case "random", "scan_response": return "true or false"
+            case "random", "scan_response", "open": return "true or false"
             default: return "a number"
             }
         }

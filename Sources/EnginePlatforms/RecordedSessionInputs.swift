@@ -36,6 +36,35 @@ extension RecordedSession {
         return Int(version)
     }
 
+    /// The RECORDING line's `receivers` (format version 4): at least two distinct, non-empty names.
+    static func receiverNames(_ event: Event, fail: (String) -> LoadError) throws(LoadError) -> [String] {
+        guard let names = event.receivers else { return [] }
+        guard (event.version ?? 0) >= 4 else { throw fail("RECORDING: key 'receivers' needs format version 4") }
+        guard names.count >= 2 else { throw fail("RECORDING: key 'receivers' lists \(names.count) receiver(s); it names two or more") }
+        if let bad = names.first(where: { name in name.isEmpty || names.filter { $0 == name }.count > 1 }) {
+            throw fail("RECORDING: key 'receivers' names '\(String(bad.prefix(32)))' \(bad.isEmpty ? "(empty)" : "twice")")
+        }
+        return names
+    }
+
+    /// The index of the receiver a CHUNK or PORT line names (0 on a recording of one receiver).
+    static func receiverIndex(_ event: Event, of session: RecordedSession, kind: String, fail: (String) -> LoadError) throws(LoadError) -> Int {
+        guard !session.receivers.isEmpty else {
+            guard event.receiver == nil else {
+                throw fail("\(kind): key 'receiver' on a recording whose RECORDING line lists no receivers")
+            }
+            guard kind == "CHUNK" else { throw fail("\(kind): a recording of one receiver has no \(kind) lines") }
+            return 0
+        }
+        guard let name = event.receiver else {
+            throw fail("\(kind): missing key 'receiver' (one of \(session.receivers.joined(separator: ", ")))")
+        }
+        guard let index = session.receivers.firstIndex(of: name) else {
+            throw fail("\(kind): receiver '\(String(name.prefix(32)))' is not one the RECORDING line lists (\(session.receivers.joined(separator: ", ")))")
+        }
+        return index
+    }
+
     static func sensorSample(_ event: Event, t: Double, fail: (String) -> LoadError) throws(LoadError) -> SensorSample {
         func vector(_ values: [Double]?, _ key: String) throws(LoadError) -> SIMD3<Double>? {
             guard let values else { return nil }

@@ -78,11 +78,15 @@ public struct ReplayEnginePlatform: EnginePlatform {
             chips.append(.init(name: g.chip, lines: names.sorted()))
         }
         let rate = board.receiver?.baudRate.rawValue ?? 9600
+        let ports = try Self.receiverPorts(board: board, session: session, events: replay.events)
         let platform = try SimulatedPlatform(SimulatedPlatformDescription(gpioChips: chips,
-                                                                          serialPorts: [.init(path: BoardHardware.simulatedPortName, baudRate: rate)]),
+                                                                          serialPorts: ports.map { .init(path: $0.path, baudRate: rate) }),
                                              clock: clock)
         let start = clock.now()
-        platform.serialPort(BoardHardware.simulatedPortName)?.attach(RecordedReceiver(chunks: session.chunks, start: start))
+        for port in ports {
+            platform.serialPort(port.path)?.attach(RecordedReceiver(chunks: session.chunks.filter { $0.receiver == port.receiver }, start: start))
+        }
+        Self.schedulePortEvents(session, ports: ports, platform: platform, clock: clock, start: start)
         if let g = board.gpio, let id = g.lines[.gnssPPS], let first = session.pulses.first,
            let line = platform.gpioChip(named: g.chip)?.line(id) {
             line.schedulePulses(GPIOPulseTrain(start: start.advanced(by: .nanoseconds(Int64((first.edge * 1e9).rounded())))))
@@ -118,7 +122,9 @@ public struct ReplayEnginePlatform: EnginePlatform {
     public var pacing: EnginePacing { .manual }
     public var provenance: Provenance { .replay }
     public var providesReceiver: Bool { true }
-    public func receiverPort(for board: BoardDescription) -> String { BoardHardware.simulatedPortName }
+    /// The simulated port; on a replay of several receivers, the port of `board`'s receiver
+    /// (``ReplayDescription/port(of:)``).
+    public func receiverPort(for board: BoardDescription) -> String { board.receiver?.uart ?? BoardHardware.simulatedPortName }
     public func receiverLines(for board: BoardDescription) throws(HardwareError) -> ReceiverLines { ReceiverLines() }
     public func measuredReceiverEnergy() -> EnergyLedger? { nil }
     public func utcSeconds(at instant: MonotonicInstant) -> Double { utcAtZero + instant.seconds }

@@ -54,6 +54,7 @@ enum ConsolePage {
         </header>
         <main>
           <section><h2>Fix</h2><table id="fix"></table></section>
+          <section id="receivers-section" hidden><h2>Receivers</h2><table id="receivers"></table></section>
           <section><h2>Sky</h2>
             <svg id="sky" viewBox="-160 -160 320 320" role="img" aria-label="sky plot"></svg>
             <div class="legend"><span><i style="background:#3fb950"></i>≥ 40 dB-Hz</span><span><i style="background:#d29922"></i>30-39</span><span><i style="background:#f0883e"></i>20-29</span><span><i style="background:#f85149"></i>&lt; 20</span><span>filled: used</span></div>

@@ -143,6 +143,13 @@ enum ConsolePageScript {
             ["Accuracy", fmt(s.eph, 1, " m") + " horizontal, " + fmt(s.epv, 1, " m") + " vertical"],
             ["Speed, course", fmt(s.speed, 2, " m/s") + ", " + fmt(s.course, 1, "°")], ["HDOP", fmt(s.hdop, 2)],
             ["Satellites", (s.satellites_used || 0) + " used of " + (s.satellites || []).length], ["Fix age", fmt(s.fix_age, 1, " s")]]);
+          const receivers = s.receivers || [];
+          const fixTypes = { twoD: "2D", threeD: "3D", dgps: "DGPS", rtkFloat: "RTK float", rtkFixed: "RTK fixed", deadReckoning: "dead reckoning" };
+          $("receivers-section").hidden = receivers.length < 2;
+          rows("receivers", receivers.map(r => [r.name + (r.chosen ? (r.live ? " (delivering)" : " (silent)") : ""),
+            (r.open ? "open " : "absent ") + (r.device || r.usb || "") + (r.problem && !r.open ? ": " + r.problem : "") + " · " + r.family + (r.model ? " " + r.model : "")
+              + " · " + (r.fix_type ? (fixTypes[r.fix_type] || r.fix_type) + " ±" + fmt(r.accuracy, 1, " m") + ", " + fmt(r.fix_age, 1, " s") + " ago" : "no fix yet"),
+            r.open ? "" : "warn"]));
           drawSky(s.satellites || []);
           drawBars(s.satellites || []);
           drawTrack();

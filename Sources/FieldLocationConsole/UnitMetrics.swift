@@ -60,6 +60,24 @@ final class UnitMetrics: Sendable {
         return buffer
     }
 
+    /// Per receiver of a board with several, labelled `receiver` (its name): open, chosen (its
+    /// fixes are delivered), live (it competes in the best-source rule), its last fix's type (one series per type), accuracy and age.
+    private func recordReceivers(_ receivers: [ReceiverSourceStatus]) {
+        guard receivers.count > 1 else { return }
+        for r in receivers {
+            let label = [("receiver", r.label)]
+            set("receiver_open", "1 while the receiver's port is open.", r.open ? 1 : 0, label)
+            set("receiver_chosen", "1 for the receiver whose fixes are delivered (the best-source rule's choice).", r.chosen ? 1 : 0, label)
+            set("receiver_live", "1 while the receiver competes in the best-source rule (open, last fix within 1.5 of its epochs).", r.live ? 1 : 0, label)
+            set("receiver_fix_age_seconds", "Seconds since the receiver's last fix with a position.", r.lastFixAge, label)
+            set("receiver_horizontal_accuracy_meters", "Horizontal accuracy (68 %) of the receiver's last fix, metres.", r.lastAccuracy, label)
+            for type in LocationFixType.allCases where type != .none {
+                set("receiver_fix_type", "The receiver's last fix type: 1 for the current one.", r.lastFixType == type ? 1 : 0,
+                    label + [("type", type.rawValue)])
+            }
+        }
+    }
+
     /// Updates every metric from `snapshot`.
     func record(_ s: StatusSnapshot) {
         let h = s.health
@@ -116,6 +134,7 @@ final class UnitMetrics: Sendable {
         set("energy_charge_coulombs", charge, h.receiverCharge * 3.6, [("component", "receiver")])
         set("energy_charge_coulombs", charge, h.sensorCharge * 3.6, [("component", "sensors")])
         set("receiver_current_amperes", "The receiver's mean current since start, amperes.", h.receiverMeanCurrent / 1000)
+        recordReceivers(s.receivers)
         if includePosition {
             set("latitude_degrees", "Latitude of the last fix, degrees (exported only with --metrics-position).", fix?.latitude)
             set("longitude_degrees", "Longitude of the last fix, degrees (exported only with --metrics-position).", fix?.longitude)

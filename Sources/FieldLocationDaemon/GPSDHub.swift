@@ -216,7 +216,7 @@ final class GPSDHub: Sendable {
             case .fix(let fix, let at): publishFix(fix, at: at, scratch: &scratch)
             case .heading(let heading): publishHeading(heading)
             case .pps(let sample): publishPPS(sample)
-            case .sensorSample, .advert: break  // Raw inputs are for recorders.
+            case .sensorSample, .advert, .receiverBytes, .receiverPort: break  // Raw inputs are for recorders.
             }
         }
     }

@@ -36,7 +36,7 @@ final class NMEAOutputComposer {
             }
         case .heading(let update):
             return Self.headingLines(update)
-        case .bytes, .fix, .pps, .sensorSample, .advert:
+        case .bytes, .fix, .pps, .sensorSample, .advert, .receiverBytes, .receiverPort:
             return []
         }
     }

@@ -81,7 +81,7 @@ public struct BoardWatch {
             switch observation {
             case .fix(let fix, let at): lines.withLock { $0.append(.fix(fix, at)) }
             case .heading(let heading): lines.withLock { $0.append(.heading(heading)) }
-            case .bytes, .frames, .pps, .sensorSample, .advert: break
+            case .bytes, .frames, .pps, .sensorSample, .advert, .receiverBytes, .receiverPort: break
             }
         }
         defer { engine.removeObserver(observer) }

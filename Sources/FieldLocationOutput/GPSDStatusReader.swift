@@ -26,6 +26,12 @@ public struct GPSDStatusReader: Sendable {
     private var errors: [String] = []
     /// Reports read.
     public private(set) var reports = 0
+    /// The devices the last DEVICES listed: path, whether activated (open), driver.
+    private var devices: [(path: String, open: Bool, driver: String?)] = []
+    /// Each device's last TPV with a position (its fix type, 68 % accuracy and when it came).
+    private var lastByDevice: [String: (type: LocationFixType, accuracy: Double?, at: MonotonicInstant)] = [:]
+    /// The device the last TPV named: the one delivering.
+    private var delivering: String?
 
     /// A reader for reports from `source`.
     public init(source: String) { self.source = source }
@@ -38,6 +44,7 @@ public struct GPSDStatusReader: Sendable {
         case "VERSION": if case .string(let r)? = object["release"] { release = r }
         case "DEVICES":
             if case .array(let list)? = object["devices"], let first = list.first, case .string(let path)? = first["path"] { device = path }
+            if case .array(let list)? = object["devices"] { readDevices(list) }
         case "TPV": tpv(object, at: now)
         case "SKY": sky(object)
         case "ATT": att(object, at: now)
@@ -115,6 +122,46 @@ public struct GPSDStatusReader: Sendable {
         f.provenance = .receiver
         fix = f
         fixAt = now
+        if case .string(let path)? = o["device"] {
+            delivering = path
+            if f.mode >= .twoD { lastByDevice[path] = (Self.fixType(o, mode: f.mode), f.horizontalAccuracy, now) }
+        }
+    }
+
+    /// DEVICES' entries: each `path`, active while it has `activated`, and its `driver`.
+    private mutating func readDevices(_ list: [GPSDJSONValue]) {
+        devices = list.compactMap { entry in
+            guard case .string(let path)? = entry["path"] else { return nil }
+            var driver: String?
+            if case .string(let d)? = entry["driver"] { driver = d }
+            return (path, entry["activated"] != nil, driver)
+        }
+    }
+
+    /// A TPV's fix type: gpsd's `status` (2 DGPS, 3 RTK fixed, 4 RTK float, 5 and 6 dead
+    /// reckoning), else its mode.
+    static func fixType(_ o: GPSDJSONValue, mode: FixMode) -> LocationFixType {
+        switch number(o["status"]).map(Int.init) {
+        case 2?: return .dgps
+        case 3?: return .rtkFixed
+        case 4?: return .rtkFloat
+        case 5?, 6?: return .deadReckoning
+        default: return mode == .threeD ? .threeD : .twoD
+        }
+    }
+
+    /// The daemon's receivers as the readout lists them, when DEVICES named two or more: each
+    /// device open or absent, the one the last TPV named delivering, with its last fix.
+    func receiverStatus(at now: MonotonicInstant) -> [ReceiverSourceStatus] {
+        guard devices.count > 1 else { return [] }
+        return devices.map { d in
+            let last = lastByDevice[d.path]
+            return ReceiverSourceStatus(label: d.path, device: d.path, open: d.open, chosen: d.path == delivering && d.open, problem: nil,
+                                        family: d.driver ?? "—", baudRate: 0, lastFixType: last?.type, lastAccuracy: last?.accuracy,
+                                        lastFixAge: last.map { (now - $0.at).secondsDouble },
+                                        // The stream has no epochs: 1.5 s, the rule's limit for a 1 Hz receiver.
+                                        live: d.open && last.map { (now - $0.at).secondsDouble <= 1.5 } ?? false)
+        }
     }
 
     private mutating func sky(_ o: GPSDJSONValue) {
@@ -166,6 +213,7 @@ public struct GPSDStatusReader: Sendable {
                                       headingAge: headingAt.map { (now - $0).secondsDouble }, calibration: nil, decision: nil,
                                       energy: EnergyLedger(), uptime: uptime, counters: LocationEngine.Counters(), warnings: warnings)
         snapshot.remote = true
+        snapshot.receivers = receiverStatus(at: now)
         if serialOffset != nil || pulseOffset != nil {
             snapshot.time = StatusTime(source: "\(device ?? "the device") as \(source) serves it (TOFF and PPS reports)",
                                        serialOffset: serialOffset, pulseOffset: pulseOffset)

@@ -1,4 +1,5 @@
 import EnginePlatforms
+import Foundation
 import HardwareInterfaces
 import Heading
 import LocationAPI
@@ -22,6 +23,12 @@ import NMEA
 /// - `ADVERT` (version 2): a Bluetooth advertising report: `address`, `random`, `rssi` (dBm),
 ///   `tx_power` (when reported), `scan_response` (when true) and `data` (the AD structures, hex).
 ///
+/// - Version 4, a board with several receivers: the RECORDING line lists them by name
+///   (`receivers`, the board's first first); every CHUNK line names the `receiver` whose read it
+///   was (the raw log holds every receiver's bytes in the order read), a `PORT` line says when a
+///   receiver's port opened (`"open":true`) or failed (`false`), and a FIX line names the
+///   `receiver` whose fix was delivered. A recording of one receiver is written as in version 3.
+///
 /// From version 2 the times of CHUNK, SENSOR and ADVERT lines have nine decimals (nanoseconds),
 /// and sensor readings are written with every digit Swift needs to read the same `Double` back,
 /// so that a replay reproduces the live run bit for bit.
@@ -34,16 +41,26 @@ public enum RecordingEvents {
         "{\"class\":\"CHUNK\",\"t\":\(FixText.fixed(t, 3)),\"offset\":\(offset),\"length\":\(length)}\n"
     }
 
-    /// A `CHUNK` line (with its newline) with its time to the nanosecond (format version 2).
-    public static func chunk(at t: Duration, offset: Int, length: Int) -> String {
-        "{\"class\":\"CHUNK\",\"t\":\(seconds(t)),\"offset\":\(offset),\"length\":\(length)}\n"
+    /// A `CHUNK` line (with its newline) with its time to the nanosecond (format version 2), and
+    /// the receiver whose read it was on a board with several (version 4).
+    public static func chunk(at t: Duration, offset: Int, length: Int, receiver: String? = nil) -> String {
+        "{\"class\":\"CHUNK\",\"t\":\(seconds(t)),\"offset\":\(offset),\"length\":\(length)"
+            + (receiver.map { ",\"receiver\":" + quoted($0) } ?? "") + "}\n"
+    }
+
+    /// A `PORT` line (with its newline, version 4): `receiver`'s port opened or failed `t` after the start.
+    public static func port(at t: Duration, receiver: String, open: Bool) -> String {
+        "{\"class\":\"PORT\",\"t\":\(seconds(t)),\"receiver\":\(quoted(receiver)),\"open\":\(open)}\n"
     }
 
     /// The `RECORDING` header line (with its newline): the format version, the board and, when
     /// one is in force, the magnetometer calibration the unit applies (a stored calibration's keys,
     /// every digit kept, so a replay's headings are the unit's bit for bit).
-    public static func header(board: String, calibration: MagnetometerCalibration? = nil) -> String {
-        var line = "{\"class\":\"RECORDING\",\"version\":\(RecordedSession.formatVersion),\"board\":\(quoted(board))"
+    public static func header(board: String, calibration: MagnetometerCalibration? = nil, receivers: [String] = []) -> String {
+        // One receiver: the version 3 format, which older readers take.
+        let version = receivers.count > 1 ? RecordedSession.formatVersion : 3
+        var line = "{\"class\":\"RECORDING\",\"version\":\(version),\"board\":\(quoted(board))"
+        if receivers.count > 1 { line += ",\"receivers\":[" + receivers.map(quoted).joined(separator: ",") + "]" }
         if let c = calibration {
             let q = c.quality
             line += ",\"calibration\":{\"offset_uT\":[\(exact(c.offset.x)),\(exact(c.offset.y)),\(exact(c.offset.z))]"
@@ -111,9 +128,10 @@ public enum RecordingEvents {
     /// the reader, which names the line) for a value that is not finite.
     static func exact(_ value: Double) -> String { value.isFinite ? "\(value)" : "null" }
 
-    /// A `FIX` line (with its newline): ``FixJSON/line(_:)`` with `t` added.
-    public static func fix(_ fix: Fix, t: Double) -> String {
-        String(FixJSON.line(fix).dropLast()) + ",\"t\":\(FixText.fixed(t, 3))}\n"
+    /// A `FIX` line (with its newline): ``FixJSON/line(_:)`` with `t` added, and on a board with
+    /// several receivers the `receiver` whose fix it is.
+    public static func fix(_ fix: Fix, t: Double, receiver: String? = nil) -> String {
+        String(FixJSON.line(fix).dropLast()) + (receiver.map { ",\"receiver\":" + quoted($0) } ?? "") + ",\"t\":\(FixText.fixed(t, 3))}\n"
     }
 
     /// A `HEADING` line (with its newline).
@@ -136,5 +154,20 @@ public enum RecordingEvents {
     private static func add(_ line: inout String, _ key: String, _ value: Double?, _ digits: Int) {
         guard let value, value.isFinite else { return }
         line += ",\"\(key)\":\(FixText.fixed(value, digits))"
+    }
+}
+
+extension RecordingEvents {
+    /// The receivers the events file beside raw log `log` (`LOG.events.jsonl`) lists in its
+    /// RECORDING line (format version 4), read from its first line only; empty when there is no
+    /// such file, or it lists none (a recording of one receiver).
+    public static func receivers(besideLog log: String) -> [String] {
+        guard let handle = FileHandle(forReadingAtPath: log + ".events.jsonl") else { return [] }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 65_536) else { return [] }
+        let first = head.prefix { $0 != 0x0A }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any],
+              object["class"] as? String == "RECORDING" else { return [] }
+        return object["receivers"] as? [String] ?? []
     }
 }

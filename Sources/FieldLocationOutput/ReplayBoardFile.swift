@@ -3,7 +3,8 @@ import HardwareInterfaces
 
 /// The replay board `fieldloc record` writes beside a recording (``path(out:)``): the recorded
 /// board's sensor layout (chips, addresses, mounting, gyroscope), I2C bus,
-/// Bluetooth adapter and PPS line, with `[replay]` naming the recording. `fieldloc watch --board
+/// Bluetooth adapter and PPS line, with `[replay]` naming the recording (and, for a board with
+/// several receivers, each receiver by name: `receivers`). `fieldloc watch --board
 /// unit-nmea-replay.toml` (for `-o unit.nmea`; or any command taking a board) then replays the session through the same
 /// engine path, with no board file to write by hand; the calibration the unit applied travels in
 /// the recording itself. Edit the mounting and replay again to see what it would have done.
@@ -45,6 +46,10 @@ public enum ReplayBoardFile {
         if let n = board.beaconPathLossExponent { lines.append("beacon_path_loss_exponent = \(n)") }
         if let p = board.beaconPower1m { lines.append("beacon_power_1m = \(p)") }
         lines += ["", "[replay]", "log = \(quoted(logName))"]
+        if board.receivers.count > 1 {
+            // Each receiver's reads play on a port of its own, through the best-source rule.
+            lines.append("receivers = [" + board.receivers.map { quoted($0.label) }.joined(separator: ", ") + "]")
+        }
         if !board.sensors.isEmpty {
             lines += ["", "[i2c]", "bus = \(board.i2cBus ?? 1)"]
         }

@@ -6,8 +6,9 @@ import Foundation
 import HardwareInterfaces
 import LocationAPI
 
-/// What `fieldloc record` writes while an engine runs: OUT (the receiver's bytes exactly as read),
-/// OUT.events.jsonl (a RECORDING header, then CHUNK, FIX, HEADING, PPS, SENSOR and ADVERT lines,
+/// What `fieldloc record` writes while an engine runs: OUT (the receiver's bytes exactly as read;
+/// on a board with several receivers every receiver's, in the order read),
+/// OUT.events.jsonl (a RECORDING header, then CHUNK, PORT, FIX, HEADING, PPS, SENSOR and ADVERT lines,
 /// ``RecordingEvents``), the board that replays it (``ReplayBoardFile``, `unit.nmea` →
 /// `unit-nmea-replay.toml`) and, on a board with a gyroscope, OUT.samples.csv (the attitude filter's
 /// inputs, for `fieldloc heading --samples`). Times are on the engine's clock from when the
@@ -49,6 +50,8 @@ public final class SessionRecorder: @unchecked Sendable {
     private var observer: Int?
     private var summary = Summary()
     private var failure: String?
+    /// The receivers' names on a board with several (empty for one): CHUNK, PORT and FIX lines name them.
+    private let receiverNames: [String]
 
     /// Creates the files and starts observing `engine` (which runs `board`): its receiver bytes,
     /// fixes, headings, PPS, raw sensor samples and advertising reports. The events file's header
@@ -68,7 +71,8 @@ public final class SessionRecorder: @unchecked Sendable {
             return handle
         }
         raw = try create(out, "")
-        events = try create(eventsPath, RecordingEvents.header(board: board.name, calibration: engine.calibration))
+        receiverNames = board.receivers.count > 1 ? board.receivers.map(\.label) : []
+        events = try create(eventsPath, RecordingEvents.header(board: board.name, calibration: engine.calibration, receivers: receiverNames))
         let boardPath = ReplayBoardFile.path(out: out)
         do { try AtomicFile.write(Data(ReplayBoardFile.text(recording: board, out: out).utf8), to: boardPath) } catch {
             throw Failure(file: boardPath, reason: "cannot be written (\(error.description))")
@@ -93,11 +97,23 @@ public final class SessionRecorder: @unchecked Sendable {
             do {
                 switch observation {
                 case .bytes(let bytes):
+                    // With several receivers every receiver's reads come as receiverBytes.
+                    guard receiverNames.isEmpty else { break }
                     try raw.write(contentsOf: bytes)
                     try events.write(contentsOf: Data(RecordingEvents.chunk(at: t, offset: summary.bytes, length: bytes.count).utf8))
                     summary.bytes += bytes.count
+                case .receiverBytes(let index, let bytes):
+                    guard index < receiverNames.count else { break }
+                    try raw.write(contentsOf: bytes)
+                    try events.write(contentsOf: Data(RecordingEvents.chunk(at: t, offset: summary.bytes, length: bytes.count,
+                                                                            receiver: receiverNames[index]).utf8))
+                    summary.bytes += bytes.count
+                case .receiverPort(let index, let open):
+                    guard index < receiverNames.count else { break }
+                    try events.write(contentsOf: Data(RecordingEvents.port(at: t, receiver: receiverNames[index], open: open).utf8))
                 case .fix(let fix, _):
-                    try events.write(contentsOf: Data(RecordingEvents.fix(fix, t: t.secondsDouble).utf8))
+                    let receiver = fix.receiverIndex.flatMap { $0 < receiverNames.count ? receiverNames[$0] : nil }
+                    try events.write(contentsOf: Data(RecordingEvents.fix(fix, t: t.secondsDouble, receiver: receiver).utf8))
                 case .heading(let h):
                     try events.write(contentsOf: Data(RecordingEvents.heading(h, t: t.secondsDouble).utf8))
                     if let samples, let row = HeadingCSV.recordedRow(h, seconds: (h.takenAt - start).secondsDouble) {

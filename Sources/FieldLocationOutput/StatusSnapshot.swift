@@ -51,6 +51,10 @@ public struct StatusSnapshot: Sendable {
     /// Each service of the board with whether its device can be used and why not (`nil` when
     /// read from a daemon's gpsd socket, which does not say).
     public var capabilities: DeviceCapabilities?
+    /// Each receiver of a board with several (``LocationEngine/receiverSources``; from a daemon,
+    /// its devices as `?DEVICES` and the TPVs name them); the readouts list them when there are
+    /// two or more.
+    public var receivers: [ReceiverSourceStatus] = []
 
     /// Creates a snapshot.
     public init(board: String, boardTitle: String, receiver: String, fix: Fix?, fixAge: Double?, heading: HeadingUpdate?,
@@ -171,6 +175,7 @@ public final class StatusMonitor: @unchecked Sendable {
                               counters: engine.statistics, warnings: warnings)
         snapshot.pps = pps
         snapshot.capabilities = engine.capabilities
+        snapshot.receivers = engine.receiverSources
         snapshot.corrections = engine.correctionStatus
         var health = engine.health(fixAge: snapshot.fixAge, uptime: snapshot.uptime)
         health.fixRate = errorBox.lock.withLock { () -> Double? in

@@ -87,6 +87,7 @@ public enum StatusView {
             }
             out.append("Receiver   \(s.receiver)   \(s.counters.bytes) bytes, \(s.counters.fixes) epochs, \(s.counters.headings) headings")
         }
+        out.append(contentsOf: receiverLines(s.receivers))
         if let c = s.corrections { out.append(contentsOf: correctionLines(c)) }
         for (i, r) in s.regions.prefix(8).enumerated() {
             out.append((i == 0 ? "Regions    " : "           ") + "\(r.identifier) (\(r.client)): \(r.state.rawValue)")
@@ -200,6 +201,7 @@ public enum StatusView {
             let clients = s.energyByClient.map { "{\"client\":" + JSONText.quote($0.client) + ",\"energy_mAh\":" + FixText.fixed($0.charge, 4) + "}" }
             fields.append("\"energy_by_client\":[" + clients.joined(separator: ",") + "]")
         }
+        if s.receivers.count > 1 { fields.append("\"receivers\":" + receiversJSON(s.receivers)) }
         if let c = s.corrections { fields.append("\"corrections\":" + correctionJSON(c)) }
         fields.append("\"health\":" + HealthView.json(health(s)))
         let regions = s.regions.map {

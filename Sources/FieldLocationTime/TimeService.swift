@@ -109,7 +109,7 @@ public final class TimeService: Sendable {
                 s.sampler.pulse(pulse, edgeSystemNanoseconds: pulse.edgeSystemNanoseconds ?? systemNanoseconds(pulse.edge))
             }
             deliver(result, to: sinks.pulse, pulse: true)
-        case .heading, .frames, .sensorSample, .advert:
+        case .heading, .frames, .sensorSample, .advert, .receiverBytes, .receiverPort:
             break
         }
     }

@@ -134,6 +134,13 @@ public enum EngineObservation: Sendable {
     case sensorSample(RawSensorSample)
     /// A Bluetooth LE advertising report as received; only to observers that asked for raw inputs.
     case advert(RecordedAdvert)
+    /// On a board with several receivers: the bytes one read of receiver `receiver` (its index among
+    /// the board's receivers, the first 0) returned, every receiver's and not only the chosen one's,
+    /// in the order read; only to observers that asked for raw inputs.
+    case receiverBytes(receiver: Int, [UInt8])
+    /// On a board with several receivers: receiver `receiver`'s port was opened (`true`) or failed
+    /// (`false`); only to observers that asked for raw inputs.
+    case receiverPort(receiver: Int, open: Bool)
 }
 
 /// What one client of the engine wants: the services it runs and their options.

@@ -47,6 +47,14 @@ extension FieldLoc {
         }
 
         func run() throws {
+            // A recording of several receivers interleaves their reads in one log: only the engine,
+            // with the events file's tags, can take them apart.
+            let receivers = RecordingEvents.receivers(besideLog: file)
+            if !receivers.isEmpty {
+                throw ValidationError("\(file) holds the reads of \(receivers.count) receivers (\(receivers.joined(separator: ", ")), "
+                                      + "listed in \(file).events.jsonl:1), interleaved; replay it through the engine with its replay board: "
+                                      + "fieldloc watch --board \(ReplayBoardFile.path(out: file))")
+            }
             var replay = LogReplay(path: file, speed: speed, acceptMissingChecksums: noChecksum)
             if gpsd322Cycle { replay.untimedAfterCycleEnd = .leftOut }
             if let leapSeconds {

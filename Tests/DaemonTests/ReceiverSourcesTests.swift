@@ -2,6 +2,7 @@ import BoardConfig
 import EnginePlatforms
 import FieldLocation
 @testable import FieldLocationDaemon
+import FieldLocationOutput
 import Foundation
 import HardwareInterfaces
 import LinuxHardware
@@ -151,8 +152,15 @@ struct ReceiverSourcesTests {
             let tpv = try client.readLines(seconds: 10) { reportClass($0) == "TPV" && json($0)?["mode"] as? Int ?? 0 >= 2 }.last
             check(tpv.flatMap { json($0)?["device"] as? String } == linkB, "TPV device: \(tpv ?? "none")")
             try client.send("?DEVICES;\n")
-            let devices = try client.readLines(seconds: 5) { reportClass($0) == "DEVICES" }.last.flatMap { json($0)?["devices"] as? [[String: Any]] } ?? []
+            let devicesLine = try client.readLines(seconds: 5) { reportClass($0) == "DEVICES" }.last
+            let devices = devicesLine.flatMap { json($0)?["devices"] as? [[String: Any]] } ?? []
             check(devices.compactMap { $0["path"] as? String } == [linkA, linkB], "DEVICES paths: \(devices)")
+            // `fieldloc status` against the daemon: both receivers, B delivering its DGPS fixes.
+            var reader = GPSDStatusReader(source: "127.0.0.1:\(port)")
+            for line in [devicesLine, tpv].compactMap({ $0 }) { reader.read(line: Array(line.utf8), at: engine.clock.now()) }
+            let remote = reader.snapshot(at: engine.clock.now(), uptime: 1).receivers
+            check(remote.map(\.device) == [linkA, linkB] && remote.map(\.chosen) == [false, true] && remote.last?.lastFixType == .dgps,
+                  "status through the daemon: \(remote)")
             check(devices.allSatisfy { $0["activated"] != nil && $0["driver"] as? String == "NMEA0183" }, "both active: \(devices)")
 
             // B unplugged mid-epoch (half a second after one of its fixes): A's next fix, at the next

@@ -153,7 +153,7 @@ struct SensorReplayTests {
         #expect(try RecordedSession.parse(raw: raw, events: chunk, eventsFile: "old.events.jsonl").version == 1)
         let cases: [(String, String)] = [
             (chunk + "\n" + header, "s.events.jsonl:2: RECORDING: the header must be the file's first line"),
-            ("{\"class\":\"RECORDING\",\"version\":4}\n" + chunk, "s.events.jsonl:1: RECORDING: format version 4 is newer than this fieldloc reads (3)"),
+            ("{\"class\":\"RECORDING\",\"version\":5}\n" + chunk, "s.events.jsonl:1: RECORDING: format version 5 is newer than this fieldloc reads (4)"),
             ("{\"class\":\"RECORDING\",\"version\":\"two\"}\n" + chunk, "s.events.jsonl:1: RECORDING: key 'version' must be a number"),
             (chunk + "\n{\"class\":\"SENSOR\",\"t\":1,\"acc\":[1,2]}", "s.events.jsonl:2: SENSOR: key 'acc' must be a list of three numbers, found 2"),
             (chunk + "\n{\"class\":\"SENSOR\",\"t\":1,\"acc\":[1,\"x\",3]}", "s.events.jsonl:2: SENSOR: key 'acc' must be a list of three numbers"),

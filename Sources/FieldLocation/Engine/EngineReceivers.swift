@@ -39,10 +39,20 @@ public struct ReceiverSourceStatus: Sendable, Equatable {
     public var lastFixType: LocationFixType?
     /// The horizontal accuracy (68 %, metres) of that fix, when known.
     public var lastAccuracy: Double?
+    /// The USB identity the board finds it by (`usb:1546:01a9:F9P-1`), for a USB receiver.
+    public var usb: String?
+    /// Seconds from that fix to the step the status was taken at; `nil` before its first fix
+    /// with a position, and after its port failed (it competes again with its next fix).
+    public var lastFixAge: Double?
+    /// Whether it competes in the best-source rule now: its port is open and its last fix is no
+    /// older than 1.5 of its epochs. A chosen receiver that is not live has fallen silent and is
+    /// replaced by the next live receiver's fix.
+    public var live = false
 
     /// A status with the given values.
     public init(label: String, device: String?, open: Bool, chosen: Bool, problem: String? = nil, family: String, model: String? = nil,
-                baudRate: Int, lastFixType: LocationFixType? = nil, lastAccuracy: Double? = nil) {
+                baudRate: Int, lastFixType: LocationFixType? = nil, lastAccuracy: Double? = nil, usb: String? = nil,
+                lastFixAge: Double? = nil, live: Bool = false) {
         self.label = label
         self.device = device
         self.open = open
@@ -53,6 +63,9 @@ public struct ReceiverSourceStatus: Sendable, Equatable {
         self.baudRate = baudRate
         self.lastFixType = lastFixType
         self.lastAccuracy = lastAccuracy
+        self.usb = usb
+        self.lastFixAge = lastFixAge
+        self.live = live
     }
 }
 
@@ -70,14 +83,29 @@ extension LocationEngine {
     /// Reads the receivers until `deadline` (one receiver: one read that waits until then; several:
     /// each without waiting, the last waiting at most ``receiverReadSlice``), and handles what came.
     func readReceivers(until deadline: MonotonicInstant) {
+        let recording = receivers.count > 1 && registry.wantsRawInputs
         for (index, receiver) in receivers.enumerated() {
             let last = index == receivers.count - 1
+            if recording { notePortState(index) }
             let until = receivers.count == 1 ? deadline : (last ? min(deadline, clock.now().advanced(by: Self.receiverReadSlice)) : clock.now())
             let bytes = receiver.read(until: until, report: reportToAll)
             // A port that failed is no longer a source: another live one's next fix is delivered.
             if receiver.port == nil { dropSource(index) }
+            if recording {
+                notePortState(index)
+                if !bytes.isEmpty && !privacy.engaged { registry.notify(.receiverBytes(receiver: index, bytes)) }
+            }
             process(bytes, from: index)
         }
+    }
+
+    /// Tells the raw-input observers (a recording) when receiver `index`'s port opened or failed
+    /// since they were last told.
+    private func notePortState(_ index: Int) {
+        let open = receivers[index].port != nil
+        guard receivers[index].observedOpen != open else { return }
+        receivers[index].observedOpen = open
+        registry.notify(.receiverPort(receiver: index, open: open))
     }
 
     /// Forgets receiver `index` as a source (its port went away).
@@ -118,7 +146,8 @@ extension LocationEngine {
 
     /// The receivers' status for ``receiverSources``.
     func sourceStatus() -> [ReceiverSourceStatus] {
-        receivers.enumerated().map { index, receiver in
+        let now = clock.now()
+        return receivers.enumerated().map { index, receiver in
             let description = receiver.receiverDescription
             let candidate = selection.candidates[index]
             let waiting = description?.detectsFamily == true && receiver.identified == nil
@@ -127,7 +156,9 @@ extension LocationEngine {
                                               family: waiting ? "auto" : description?.family.rawValue ?? "generic-nmea",
                                               model: description?.model,
                                               baudRate: receiver.port?.baudRate.rawValue ?? description?.baudRate.rawValue ?? 9600,
-                                              lastFixType: candidate?.fixType, lastAccuracy: candidate?.accuracy)
+                                              lastFixType: candidate?.fixType, lastAccuracy: candidate?.accuracy,
+                                              usb: description?.usb?.description, lastFixAge: candidate.map { (now - $0.at).secondsDouble },
+                                              live: receiver.port != nil && selection.isLive(index, at: now))
             status.gpsdDriver = (description?.family ?? .genericNMEA).entry.gpsdDriver
             status.identification = receiver.identification?.description
             status.powerState = receiver.powerState

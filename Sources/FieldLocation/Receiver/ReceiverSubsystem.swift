@@ -85,6 +85,8 @@ final class ReceiverSubsystem {
     var label: String { board.receiver?.label ?? "receiver" }
     /// Why the port is not usable now.
     private(set) var portProblem: String?
+    /// Whether the raw-input observers were last told the port is open (the engine's record).
+    var observedOpen = false
     /// The executor of the policy's decisions; `nil` for a receiver without a command set.
     private(set) var executor: ReceiverExecutor?
     /// What the executor aids the receiver with (the engine's synchronised time and last fix).
