@@ -75,6 +75,8 @@ public struct AttitudeFilter: Sendable {
     private var fieldChord = 0.0
     private var courseAidSpeedSquared = 0.0
     private var newFieldRateSquared = 0.0
+    // The mean square rotation rate over the heading time constant (rad²/s²), and its half-weight value.
+    private var rotationSquared = 0.0, headingBiasRateSquared = 0.0
     private var disagreementScale = 0.0
     private var stillAccelerationSquared = 0.0
     private var magnitudeLowerSquared = 0.0, magnitudeUpperSquared = 0.0, cosDipSquared = 0.0
@@ -110,6 +112,8 @@ public struct AttitudeFilter: Sendable {
         courseAidSpeedSquared = newGains.courseAidMinimumSpeed * newGains.courseAidMinimumSpeed
         let rate = newGains.newFieldRate / degreesPerRadian
         newFieldRateSquared = rate * rate
+        let calm = newGains.headingBiasRate / degreesPerRadian
+        headingBiasRateSquared = calm * calm
         let separation = 1 - Double.cos(newGains.accelerationDisagreement / degreesPerRadian)
         disagreementScale = separation > 0 ? 1 / (separation * separation) : 0
         newFieldTangent = Double.tan(min(89, max(0, newGains.newFieldAngle)) / degreesPerRadian)
@@ -133,20 +137,6 @@ public struct AttitudeFilter: Sendable {
         stillTimer = 0
         sources = []
     }
-
-    /// Magnetic heading of the body x axis, degrees in [0, 360); `nil` before initialisation.
-    public var magneticHeading: Double? { isInitialised ? quaternion.yaw : nil }
-
-    /// True heading (magnetic + declination), degrees in [0, 360); `nil` without a reference.
-    public var trueHeading: Double? {
-        guard isInitialised, let reference else { return nil }
-        return wrap360(quaternion.yaw + reference.declination)
-    }
-
-    /// Roll, degrees; `nil` before initialisation.
-    public var roll: Double? { isInitialised ? quaternion.roll : nil }
-    /// Pitch, degrees; `nil` before initialisation.
-    public var pitch: Double? { isInitialised ? quaternion.pitch : nil }
 }
 
 extension AttitudeFilter {
@@ -234,6 +224,7 @@ extension AttitudeFilter {
         // Strapdown integration of the bias-corrected rates.
         let omega = (g - gyroscopeBias) * radiansPerDegree
         strapdown = Self.renormalised(strapdown * Self.rotation(omega, over: dt))
+        rotationSquared += (omega.dot(omega) - rotationSquared) * step.field
         var believed: AttitudeSources = [.gyroscope]
         // inclination ⊗ strapdown (body to the levelled frame), once the inclination is final.
         var bodyToLevel = AttitudeQuaternion.identity
@@ -373,8 +364,10 @@ extension AttitudeFilter {
             let turn = -k * error
             turnHeading(by: turn)
             if learning, fieldTime > gains.fieldTimeConstant, abs(error) < Self.biasLearningError {
-                // The turn about down, in the body: down's row of bodyToLevel.
-                gyroscopeBias = gyroscopeBias - levelDown * (turn * step.bias)
+                // The turn about down, in the body: down's row of bodyToLevel; weighed down after
+                // fast rotation, whose scale and cross-axis error is not bias.
+                let calm = headingBiasRateSquared / (headingBiasRateSquared + rotationSquared)
+                gyroscopeBias = gyroscopeBias - levelDown * (turn * step.bias * calm)
             }
             return true
         }
@@ -452,6 +445,7 @@ extension AttitudeFilter {
         headingHalf = (1, 0)
         filteredForce = a
         forceAverage = a
+        rotationSquared = 0
         rateAverage = gyroscopeBias
         accelerationTime = 0
         fieldTime = 0
@@ -477,15 +471,5 @@ extension AttitudeFilter {
         levelDown = q.downInBody
         isInitialised = true
         return true
-    }
-
-    /// The attitude from one accelerometer direction (down, body) and one field sample: the
-    /// tilt-compensated sensor solution. `nil` when the field has no horizontal part.
-    public static func sensorSolution(down d: Vector3, field m: Vector3) -> AttitudeQuaternion? {
-        let east = d.cross(m)
-        let length = east.length
-        guard length > 1e-9 * m.length, length.isFinite else { return nil }
-        let e = east / length
-        return AttitudeQuaternion(north: e.cross(d), east: e, down: d).normalized
     }
 }
