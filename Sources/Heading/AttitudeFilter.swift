@@ -380,6 +380,14 @@ extension AttitudeFilter {
         let c = headingHalf.c * headingHalf.c - headingHalf.s * headingHalf.s
         let s = 2 * headingHalf.c * headingHalf.s
         let northward = c * level.x - s * level.y, eastward = s * level.x + c * level.y
+        let startingOut = !referenceConfirmed && h * h > 1e-18 * lengthSquared
+        if startingOut {
+            // Nothing has confirmed the one-sample first reference: the field is all there is, so
+            // it corrects the heading as the start's running mean (VQF's fast initial convergence).
+            let error = Self.angle(y: eastward, x: northward)
+            fieldTime += dt
+            turnHeading(by: -min(1, max((1 + error * error * recoveryScale) * step.field, dt / fieldTime)) * error)
+        }
         let pointsNorth = !referenceConfirmed || northward > 0 && abs(eastward) < newFieldTangent * northward
         if pointsNorth, agrees(h, v, lengthSquared, candidateH, candidateV) {
             if !referenceConfirmed || omega.dot(omega) > newFieldRateSquared { candidateTime += dt }
@@ -396,7 +404,7 @@ extension AttitudeFilter {
             candidateTime = 0
             recoveries += 1
         }
-        return false
+        return startingOut
     }
 
     /// Whether a field of horizontal part `h`, vertical part `v` and squared norm `lengthSquared`
@@ -449,7 +457,7 @@ extension AttitudeFilter {
         rateAverage = gyroscopeBias
         accelerationTime = 0
         fieldTime = 0
-        settleTime = gains.fieldSettleTime
+        settleTime = 0
         stillTimer = 0
         candidateTime = 0
         returning = false
@@ -460,13 +468,15 @@ extension AttitudeFilter {
         candidateV = v
         // The measured field is the first reference even when the model disagrees (indoors it
         // mostly does), so the start's running mean corrects a bad first sample at once. Until a
-        // field agrees with it, such a reference is unconfirmed: a different steady field replaces
-        // it within seconds.
+        // field agrees with it (the next sample, normally), a reference that the model does not
+        // confirm, or any without a place, is unconfirmed: a different steady field replaces it
+        // within seconds. One sample is no evidence: a stale first row (another attitude's field)
+        // would otherwise stay the reference, and the field unused, for good.
         fieldH = h
         fieldV = v
         referenceConfirmed = reference.map {
             agrees(h, v, fieldSquared, $0.horizontalIntensity, $0.totalIntensity * Double.sin($0.inclination / degreesPerRadian))
-        } ?? true
+        } ?? false
         quaternion = q
         levelDown = q.downInBody
         isInitialised = true
