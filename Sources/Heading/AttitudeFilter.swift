@@ -75,6 +75,8 @@ public struct AttitudeFilter: Sendable {
     private var fieldChord = 0.0
     private var courseAidSpeedSquared = 0.0
     private var newFieldRateSquared = 0.0
+    // The mean square rotation rate over the heading time constant (rad²/s²), and its half-weight value.
+    private var rotationSquared = 0.0, headingBiasRateSquared = 0.0
     private var disagreementScale = 0.0
     private var stillAccelerationSquared = 0.0
     private var magnitudeLowerSquared = 0.0, magnitudeUpperSquared = 0.0, cosDipSquared = 0.0
@@ -110,6 +112,8 @@ public struct AttitudeFilter: Sendable {
         courseAidSpeedSquared = newGains.courseAidMinimumSpeed * newGains.courseAidMinimumSpeed
         let rate = newGains.newFieldRate / degreesPerRadian
         newFieldRateSquared = rate * rate
+        let calm = newGains.headingBiasRate / degreesPerRadian
+        headingBiasRateSquared = calm * calm
         let separation = 1 - Double.cos(newGains.accelerationDisagreement / degreesPerRadian)
         disagreementScale = separation > 0 ? 1 / (separation * separation) : 0
         newFieldTangent = Double.tan(min(89, max(0, newGains.newFieldAngle)) / degreesPerRadian)
@@ -133,20 +137,6 @@ public struct AttitudeFilter: Sendable {
         stillTimer = 0
         sources = []
     }
-
-    /// Magnetic heading of the body x axis, degrees in [0, 360); `nil` before initialisation.
-    public var magneticHeading: Double? { isInitialised ? quaternion.yaw : nil }
-
-    /// True heading (magnetic + declination), degrees in [0, 360); `nil` without a reference.
-    public var trueHeading: Double? {
-        guard isInitialised, let reference else { return nil }
-        return wrap360(quaternion.yaw + reference.declination)
-    }
-
-    /// Roll, degrees; `nil` before initialisation.
-    public var roll: Double? { isInitialised ? quaternion.roll : nil }
-    /// Pitch, degrees; `nil` before initialisation.
-    public var pitch: Double? { isInitialised ? quaternion.pitch : nil }
 }
 
 extension AttitudeFilter {
@@ -234,6 +224,7 @@ extension AttitudeFilter {
         // Strapdown integration of the bias-corrected rates.
         let omega = (g - gyroscopeBias) * radiansPerDegree
         strapdown = Self.renormalised(strapdown * Self.rotation(omega, over: dt))
+        rotationSquared += (omega.dot(omega) - rotationSquared) * step.field
         var believed: AttitudeSources = [.gyroscope]
         // inclination ⊗ strapdown (body to the levelled frame), once the inclination is final.
         var bodyToLevel = AttitudeQuaternion.identity
@@ -373,8 +364,10 @@ extension AttitudeFilter {
             let turn = -k * error
             turnHeading(by: turn)
             if learning, fieldTime > gains.fieldTimeConstant, abs(error) < Self.biasLearningError {
-                // The turn about down, in the body: down's row of bodyToLevel.
-                gyroscopeBias = gyroscopeBias - levelDown * (turn * step.bias)
+                // The turn about down, in the body: down's row of bodyToLevel; weighed down after
+                // fast rotation, whose scale and cross-axis error is not bias.
+                let calm = headingBiasRateSquared / (headingBiasRateSquared + rotationSquared)
+                gyroscopeBias = gyroscopeBias - levelDown * (turn * step.bias * calm)
             }
             return true
         }
@@ -387,6 +380,14 @@ extension AttitudeFilter {
         let c = headingHalf.c * headingHalf.c - headingHalf.s * headingHalf.s
         let s = 2 * headingHalf.c * headingHalf.s
         let northward = c * level.x - s * level.y, eastward = s * level.x + c * level.y
+        let startingOut = !referenceConfirmed && h * h > 1e-18 * lengthSquared
+        if startingOut {
+            // Nothing has confirmed the one-sample first reference: the field is all there is, so
+            // it corrects the heading as the start's running mean (VQF's fast initial convergence).
+            let error = Self.angle(y: eastward, x: northward)
+            fieldTime += dt
+            turnHeading(by: -min(1, max((1 + error * error * recoveryScale) * step.field, dt / fieldTime)) * error)
+        }
         let pointsNorth = !referenceConfirmed || northward > 0 && abs(eastward) < newFieldTangent * northward
         if pointsNorth, agrees(h, v, lengthSquared, candidateH, candidateV) {
             if !referenceConfirmed || omega.dot(omega) > newFieldRateSquared { candidateTime += dt }
@@ -403,7 +404,7 @@ extension AttitudeFilter {
             candidateTime = 0
             recoveries += 1
         }
-        return false
+        return startingOut
     }
 
     /// Whether a field of horizontal part `h`, vertical part `v` and squared norm `lengthSquared`
@@ -452,10 +453,11 @@ extension AttitudeFilter {
         headingHalf = (1, 0)
         filteredForce = a
         forceAverage = a
+        rotationSquared = 0
         rateAverage = gyroscopeBias
         accelerationTime = 0
         fieldTime = 0
-        settleTime = gains.fieldSettleTime
+        settleTime = 0
         stillTimer = 0
         candidateTime = 0
         returning = false
@@ -466,26 +468,18 @@ extension AttitudeFilter {
         candidateV = v
         // The measured field is the first reference even when the model disagrees (indoors it
         // mostly does), so the start's running mean corrects a bad first sample at once. Until a
-        // field agrees with it, such a reference is unconfirmed: a different steady field replaces
-        // it within seconds.
+        // field agrees with it (the next sample, normally), a reference that the model does not
+        // confirm, or any without a place, is unconfirmed: a different steady field replaces it
+        // within seconds. One sample is no evidence: a stale first row (another attitude's field)
+        // would otherwise stay the reference, and the field unused, for good.
         fieldH = h
         fieldV = v
         referenceConfirmed = reference.map {
             agrees(h, v, fieldSquared, $0.horizontalIntensity, $0.totalIntensity * Double.sin($0.inclination / degreesPerRadian))
-        } ?? true
+        } ?? false
         quaternion = q
         levelDown = q.downInBody
         isInitialised = true
         return true
-    }
-
-    /// The attitude from one accelerometer direction (down, body) and one field sample: the
-    /// tilt-compensated sensor solution. `nil` when the field has no horizontal part.
-    public static func sensorSolution(down d: Vector3, field m: Vector3) -> AttitudeQuaternion? {
-        let east = d.cross(m)
-        let length = east.length
-        guard length > 1e-9 * m.length, length.isFinite else { return nil }
-        let e = east / length
-        return AttitudeQuaternion(north: e.cross(d), east: e, down: d).normalized
     }
 }

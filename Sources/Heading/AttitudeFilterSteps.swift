@@ -1,8 +1,33 @@
 import RealModule
 
-// The attitude filter's per-step arithmetic: renormalisation, the small-angle series, the
-// gyroscope's rotation, and the low-pass coefficients of one step length.
+// The attitude filter's read-outs, its sensor solution, and its per-step arithmetic:
+// renormalisation, the small-angle series, the gyroscope's rotation, and the low-pass
+// coefficients of one step length.
 extension AttitudeFilter {
+    /// Magnetic heading of the body x axis, degrees in [0, 360); `nil` before initialisation.
+    public var magneticHeading: Double? { isInitialised ? quaternion.yaw : nil }
+
+    /// True heading (magnetic + declination), degrees in [0, 360); `nil` without a reference.
+    public var trueHeading: Double? {
+        guard isInitialised, let reference else { return nil }
+        return wrap360(quaternion.yaw + reference.declination)
+    }
+
+    /// Roll, degrees; `nil` before initialisation.
+    public var roll: Double? { isInitialised ? quaternion.roll : nil }
+    /// Pitch, degrees; `nil` before initialisation.
+    public var pitch: Double? { isInitialised ? quaternion.pitch : nil }
+
+    /// The attitude from one accelerometer direction (down, body) and one field sample: the
+    /// tilt-compensated sensor solution. `nil` when the field has no horizontal part.
+    public static func sensorSolution(down d: Vector3, field m: Vector3) -> AttitudeQuaternion? {
+        let east = d.cross(m)
+        let length = east.length
+        guard length > 1e-9 * m.length, length.isFinite else { return nil }
+        let e = east / length
+        return AttitudeQuaternion(north: e.cross(d), east: e, down: d).normalized
+    }
+
     /// A quaternion within rounding of unit norm brought back to it by one Newton step of
     /// 1/sqrt (no square root, no division); one far from it by the full normalisation.
     @inline(__always)

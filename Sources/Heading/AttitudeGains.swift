@@ -18,6 +18,12 @@ public struct AttitudeFilterGains: Sendable, Hashable {
     public var fieldRecoveryAngle: Double
     /// Time constant of the gyroscope bias learnt from the corrections while moving, seconds.
     public var motionBiasTimeConstant: Double
+    /// Average rotation rate (the root mean square over ``fieldTimeConstant``) at which a heading
+    /// correction feeds the bias at half weight, degrees per second. The gyroscope's scale and
+    /// cross-axis errors grow with the angle turned, so after a fast rotation the heading error
+    /// is mostly theirs, a step rather than the ramp of a bias, and it is corrected without
+    /// moving the bias; while the unit turns slowly the field sees the bias.
+    public var headingBiasRate: Double
     /// Time constant of the gyroscope bias learnt from the rates while still, seconds.
     public var biasTimeConstant: Double
     /// Largest bias the filter will estimate on any axis, degrees per second.
@@ -75,7 +81,7 @@ public struct AttitudeFilterGains: Sendable, Hashable {
 
     /// Creates gains; every argument has the documented default.
     public init(accelerationTimeConstant: Double = 1.5, accelerationDisagreement: Double = 40, fieldTimeConstant: Double = 3,
-                fieldRecoveryAngle: Double = 20, motionBiasTimeConstant: Double = 10,
+                fieldRecoveryAngle: Double = 20, motionBiasTimeConstant: Double = 10, headingBiasRate: Double = 30,
                 biasTimeConstant: Double = 3, biasLimit: Double = 5, stillRateThreshold: Double = 2,
                 stillAccelerationThreshold: Double = 0.04, stillFieldThreshold: Double = 1, stillTime: Double = 1.5,
                 fieldMagnitudeTolerance: Double = 0.1, dipTolerance: Double = 10, fieldSettleTime: Double = 0.5,
@@ -87,6 +93,7 @@ public struct AttitudeFilterGains: Sendable, Hashable {
         self.fieldTimeConstant = fieldTimeConstant
         self.fieldRecoveryAngle = fieldRecoveryAngle
         self.motionBiasTimeConstant = motionBiasTimeConstant
+        self.headingBiasRate = headingBiasRate
         self.biasTimeConstant = biasTimeConstant
         self.biasLimit = biasLimit
         self.stillRateThreshold = stillRateThreshold

@@ -78,4 +78,35 @@ struct AttitudeFieldReturnTests {
         }
         #expect(filter.sources.contains(.magnetometer))
     }
+
+    @Test("Stale first rows from another attitude (a wrong dip): the room's field is taken within 8 s",
+          arguments: [true, false])
+    func staleStart(withPlace: Bool) {
+        var world = MotionWorld(seed: 33_104)
+        let samples = world.run(duration: 20) { t in MotionState(yaw: 40 + 10 * sin(2 * .pi * t / 10), pitch: 5, roll: 5) }
+        let model = ReferenceField(declination: MotionWorld.reference.declination, inclination: 40, totalIntensity: 44)
+        var filter = AttitudeFilter(reference: withPlace ? model : nil)
+        // Two rows left over from before (FIUMARGDB rec13): the accelerometer of a pose 30° nose up
+        // and 25° on its side beside the field of the level one, so the first reference's dip is
+        // far from the room's.
+        let first = samples[0]
+        for _ in 0..<2 {
+            filter.update(gyroscope: Vector3(-9, 21, -15), acceleration: Vector3(0.59, -0.38, -0.85), field: first.field,
+                          deltaTime: 0.008)
+        }
+        let stale = filter.learntField
+        var believed = 0
+        for s in samples.dropFirst() {
+            filter.update(gyroscope: s.gyroscope, acceleration: s.acceleration, field: s.field, deltaTime: 0.01)
+            if s.t >= 8 {
+                if filter.sources.contains(.magnetometer) { believed += 1 }
+                #expect(abs(wrap180((filter.magneticHeading ?? .nan) + MotionWorld.reference.declination - s.trueHeading)) < 2)
+            }
+        }
+        print("held-out stale start, place \(withPlace): first reference \(stale), then \(filter.learntField), "
+              + "field believed in \(believed) of the samples from 8 s on")
+        #expect(abs(stale.inclination - MotionWorld.reference.inclination) > 15)
+        #expect(abs(filter.learntField.inclination - MotionWorld.reference.inclination) < 3)
+        #expect(believed > 1000)
+    }
 }
