@@ -6,6 +6,8 @@ import FieldLocation
 import FieldLocationClient
 import Foundation
 import LocationAPI
+import LocationServices
+import Synchronization
 import Testing
 
 /// A monitor over the client socket held by a real `fieldlocd` that is killed with SIGKILL while
@@ -13,11 +15,29 @@ import Testing
 /// and the next daemon hands them to the reopened monitor first, with the same numbers and states.
 @Suite("Monitor over the client socket across kill -9 of fieldlocd", .serialized)
 struct RemoteMonitorKillTests {
-    /// Circles around the sim board's start: the walk leaves each in turn (radius in metres), so
-    /// events keep coming while the client is away.
-    static let conditions: [(String, MonitorCondition)] =
+    /// Circles around where the unit is when they are added (radius in metres): the sim board's walk
+    /// at `--speed 20` (28 m/s) leaves each in turn, so events keep coming while the client is away
+    /// however long the daemon took to start.
+    static func conditions(around here: Location) -> [(String, MonitorCondition)] {
         [("home", RemoteMonitorTests.zurich), ("gulf", RemoteMonitorTests.gulf)]
-        + [25.0, 50, 100, 150, 200, 300].map { ("r\(Int($0))", .circle(latitude: 47.3769, longitude: 8.5417, radius: $0)) }
+            + [60.0, 120, 240, 480, 960, 1920].map {
+                ("r\(Int($0))", .circle(latitude: here.latitude, longitude: here.longitude, radius: $0))
+            }
+    }
+
+    /// The unit's position now, from a client of the daemon that asks for one fix.
+    static func position(socket: String) async throws -> Location {
+        let provider = try RemoteLocationProvider(path: socket, timeout: csReplyTimeout)
+        defer { provider.close() }
+        let seen = Mutex<Location?>(nil)
+        let id = provider.register(name: "where", persistentName: nil) { event in
+            if case .locations(let l) = event, let last = l.last { seen.withLock { $0 = last } }
+        }.id
+        provider.update(id) { $0.updatingLocation = true }
+        let got = await csWait(seconds: 120) { seen.withLock { $0 } != nil }
+        try #require(got, "no fix from fieldlocd within 120 s")
+        return try #require(seen.withLock { $0 })
+    }
 
     /// The events queued in the daemon's file for the monitor, as the monitor's own reader sees them.
     static func queued(_ folder: URL) throws -> [MonitorEvent] {
@@ -31,12 +51,13 @@ struct RemoteMonitorKillTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let socket = csSocketPath()
         let first = try await BackgroundMonitoringKillTests.start(folder: folder, socket: socket)
+        let conditions = Self.conditions(around: try await Self.position(socket: socket))
         do {
             // The client adds its conditions and goes without handling any event.
             let provider = try RemoteLocationProvider(path: socket, timeout: csReplyTimeout)
             let monitor = try RemoteMonitor(named: "field", provider: provider)
-            for (identifier, condition) in Self.conditions { try monitor.add(condition, identifier: identifier) }
-            #expect(try monitor.identifiers() == Self.conditions.map(\.0))
+            for (identifier, condition) in conditions { try monitor.add(condition, identifier: identifier) }
+            #expect(try monitor.identifiers() == conditions.map(\.0))
             provider.close()
         }
         // The daemon goes on deciding the conditions; once the walk has left a circle (a condition's
@@ -54,7 +75,7 @@ struct RemoteMonitorKillTests {
             """)
         let stored = try Self.queued(folder)
         #expect(stored.map(\.seq) == (1...UInt64(stored.count)).map { $0 }, "\(stored)")
-        #expect(Set(stored.map(\.identifier)).isSubset(of: Set(Self.conditions.map(\.0))))
+        #expect(Set(stored.map(\.identifier)).isSubset(of: Set(conditions.map(\.0))))
 
         // A new daemon on the same state folder: the reopened monitor gets what was on disk first.
         let second = try await BackgroundMonitoringKillTests.start(folder: folder, socket: socket)
@@ -62,7 +83,7 @@ struct RemoteMonitorKillTests {
         let provider = try RemoteLocationProvider(path: socket, timeout: csReplyTimeout)
         let monitor = try RemoteMonitor(named: "field", provider: provider)
         #expect(monitor.pendingAtOpen >= stored.count)
-        #expect(try monitor.identifiers() == Self.conditions.map(\.0), "the conditions survive the kill")
+        #expect(try monitor.identifiers() == conditions.map(\.0), "the conditions survive the kill")
         let consumer = RemoteMonitorTests.Consumer(monitor, limit: stored.count)
         #expect(await csWait(seconds: 60) { consumer.events.count >= stored.count }, "\(consumer.described)")
         let delivered = consumer.events
