@@ -122,7 +122,8 @@ enum ReceiverSourcesCheck {
         let clock = context.clock
         // The USB receiver is absent at the start: the guest boots without it; were it plugged
         // in (another order of checks), it is pulled out first.
-        if USBSerialDevices.node(matching: usb) != nil {
+        let pluggedAtStart = USBSerialDevices.node(matching: usb) != nil
+        if pluggedAtStart {
             try USBSimulator.relay(["PULL"], context: context)
             _ = clock.poll(attempts: 200, interval: .milliseconds(50)) { USBSerialDevices.node(matching: usb) == nil ? true : nil }
             try require(USBSerialDevices.node(matching: usb) == nil, "the USB receiver \(usb) did not go away on $PFLSIM,USB,PULL")
@@ -151,7 +152,9 @@ enum ReceiverSourcesCheck {
             engine.shutdown()
         }
         let run = Run(engine: engine, delivered: delivered, usb: usb, uart: c.gnssTTY)
-        return try run.scenario(uartTTY: c.gnssTTY, expectedNode: expected)
+        let outcome = try run.scenario(uartTTY: c.gnssTTY, expectedNode: expected)
+        guard pluggedAtStart, case .passed(let detail) = outcome else { return outcome }
+        return .passed(detail: "the USB receiver was plugged in at the start: pulled out first; " + detail)
     }
 }
 

@@ -267,7 +267,7 @@ def main() -> int:
             unplug_at = 0.0
         if replug_at and now >= replug_at and not unplug_at:
             replug_at = 0.0
-            if not plug():
+            if not plugged and not plug():    # (a PLUG may have come first)
                 break
         if streaming and plugged and now >= next_fix:
             # The epoch is the host's UTC on a grid of 1/rate s; a late wake-up skips an epoch
