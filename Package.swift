@@ -49,7 +49,7 @@
 //   fieldloc             ──► Foundation, LocationAPI, FieldLocationStore, FieldLocation, EnginePlatforms, FieldLocationOutput, FieldLocationTime, GPSDWatch, ArgumentParser, Beacons, BoardConfig, HardwareInterfaces, Heading, LinuxHardware, LocationServices, NMEA, PowerPolicy, SensorDrivers, SimulatedHardware
 // Hardware-in-the-loop harness (HardwareTests/, built for the HIL runs and tests, never shipped):
 //   HILChecks (HardwareTests/HILChecks)   ──► HardwareInterfaces, NMEA, SensorDrivers, LocationServices, Devices, Glibc
-//   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, BluetoothHCI, Glibc
+//   fieldloc-hil (HardwareTests/HILCheck) ──► HILChecks, LinuxHardware, HardwareInterfaces, BoardConfig, BluetoothHCI, Glibc, Foundation, FieldLocation, EnginePlatforms, LocationAPI, LocationServices, NMEA
 import PackageDescription
 
 let package = Package(
@@ -304,7 +304,7 @@ let package = Package(
         .target(name: "HILChecks", dependencies: ["HardwareInterfaces", "NMEA", "SensorDrivers", "LocationServices", "Devices"], path: "HardwareTests/HILChecks"),
         .executableTarget(
             name: "fieldloc-hil",
-            dependencies: ["HILChecks", "LinuxHardware", "HardwareInterfaces", "BoardConfig", "BluetoothHCI"],
+            dependencies: ["HILChecks", "LinuxHardware", "HardwareInterfaces", "BoardConfig", "BluetoothHCI", "FieldLocation", "EnginePlatforms", "LocationAPI", "LocationServices", "NMEA"],
             path: "HardwareTests/HILCheck"
         ),
         .testTarget(

@@ -1,7 +1,8 @@
 // fieldloc-hil: runs the hardware-in-the-loop checks (HILChecks) against this machine's real
 // kernel devices through LinuxHardware, one line per check, and exits non-zero on any failure.
 //
-//   fieldloc-hil                   run every check (devices from FIELDLOC_HIL_* variables)
+//   fieldloc-hil                   run every check (devices from FIELDLOC_HIL_* variables): HILChecks'
+//                                  and the engine's gnss-two-receivers (ReceiverSourcesCheck.swift)
 //   fieldloc-hil --only a,b        run the named checks
 //   fieldloc-hil --list            print each check's name and what it proves
 //   fieldloc-hil --fixture         print the i2c-stub preload, one `addr reg value` per line
@@ -30,13 +31,21 @@ func fail(_ message: String, code: Int32 = 2) -> Never {
     exit(code)
 }
 
+/// Every check, in order: HILChecks' own, with the engine's two-receiver check before
+/// `gnss-usb-unplug` (the guest boots without the USB receiver, which that check plugs in late).
+let allChecks: [HILCheck] = {
+    var checks = HILChecks.all
+    checks.insert(ReceiverSourcesCheck.twoReceivers, at: checks.firstIndex { $0.name == "gnss-usb-unplug" } ?? checks.endIndex)
+    return checks
+}()
+
 let arguments = Array(CommandLine.arguments.dropFirst())
-var selected = HILChecks.all
+var selected = allChecks
 var index = 0
 while index < arguments.count {
     switch arguments[index] {
     case "--list":
-        for check in HILChecks.all { say("\(check.name): \(check.proves)") }
+        for check in allChecks { say("\(check.name): \(check.proves)") }
         exit(0)
     case "--fixture":
         for value in StubFixture.preload { say(value.description) }
@@ -61,7 +70,7 @@ while index < arguments.count {
         guard index + 1 < arguments.count else { fail("--only needs a comma-separated list of check names") }
         var checks: [HILCheck] = []
         for name in arguments[index + 1].split(separator: ",") {
-            guard let check = HILChecks.named(String(name)) else {
+            guard let check = allChecks.first(where: { $0.name == name }) else {
                 fail("--only: no check named \(name) (see --list)")
             }
             checks.append(check)

@@ -121,13 +121,15 @@ extension HILChecks {
     /// A USB serial adapter pulled out and plugged back in.
     public static let gnssUSBUnplug = HILCheck(
         name: "gnss-usb-unplug",
-        proves: "when the receiver's USB serial adapter is unplugged (QEMU device_del), the open port's read fails with HardwareError.deviceGone; when it is plugged back (device_add), the device node returns, the port opens again, and a fix comes within 2 s of the reopen"
+        proves: "when the receiver's USB serial adapter is unplugged (QEMU device_del), the open port's read fails with HardwareError.deviceGone; when it is plugged back (device_add), the device node returns, the port opens again, and a fix comes within 2 s of the reopen (an adapter not plugged in yet is plugged in first)"
     ) { context throws(HILFailure) in
         let c = context.configuration
         let clock = context.clock
         guard let tty = c.usbTTY else {
             return .skipped(reason: "needs a USB serial adapter the host simulator can unplug (FIELDLOC_HIL_USB_TTY, set in the QEMU guest)")
         }
+        // The guest boots without the adapter (a receiver plugged in late): have it plugged in first.
+        let pluggedIn = try USBSimulator.ensurePlugged(tty, context: context)
         // The simulator acknowledges, streams for 1 s, then unplugs the adapter for 2 s.
         let port = try openWithCommand(context, tty: tty, command: "UNPLUG,2")
         let stream = NMEAStream()
@@ -171,7 +173,8 @@ extension HILChecks {
         let firstFix = clock.now() - reopenedAt
         try require(!collector.fixes.isEmpty, "no fix within 5 s of reopening \(tty)")
         try require(firstFix < .seconds(2), "the first fix took \(milliseconds(firstFix)) after the reopen")
-        return .passed(detail: "\(before.fixes.count) fixes, then \(gone); back after \(milliseconds(reopenedAt - unpluggedAt)), first fix \(milliseconds(firstFix)) after the reopen")
+        let plugged = pluggedIn > .zero ? "plugged in (\(milliseconds(pluggedIn))), " : ""
+        return .passed(detail: plugged + "\(before.fixes.count) fixes, then \(gone); back after \(milliseconds(reopenedAt - unpluggedAt)), first fix \(milliseconds(firstFix)) after the reopen")
     }
 
     /// The port is exclusive.

@@ -6,7 +6,7 @@
 # usage: run-vm.sh [--accel auto|kvm|tcg] [--timeout SEC] [--mem MB] [--smp N]
 #                  [--payload DIR] [--test GUEST_PATH] [--no-gnss]
 #                  [--gnss-start first-byte|connect] [--gnss-socket PATH]
-#                  [--gnss-expect-command NNN] [--gnss-summary FILE]
+#                  [--gnss-expect-command NNN] [--gnss-summary FILE] [--usb-at-boot]
 #                  [--boot pvh|bzimage] [--log FILE]
 #                  [--quiet] [--keep] [--interactive]
 #                  [-- EXTRA_KERNEL_ARGS...]
@@ -17,7 +17,10 @@
 #   --gnss-socket PATH  wire ttyS1 to an already-listening Unix socket of your own
 #                  (e.g. socat UNIX-LISTEN:PATH PTY,link=...,rawer) instead of gnss_sim.py
 #   (with the simulator, the guest also gets a USB serial adapter, QEMU usb-serial on an xHCI
-#   controller, wired to a second gnss_sim.py that unplugs and replugs it through QEMU's monitor)
+#   controller, wired to a second gnss_sim.py that plugs, unplugs and replugs it through QEMU's
+#   monitor. The guest boots without it (a receiver plugged in late): the checks plug it in with
+#   $PFLSIM,USB,PLUG on ttyS1, which the first simulator relays to the second. --usb-at-boot: QEMU
+#   starts with the adapter plugged in, as before)
 #   --interactive  debugging: console on your terminal (Ctrl-A X quits QEMU), shell after the test
 #   --accel auto   KVM only when a real kvm_intel/kvm_amd module is loaded, else TCG.
 #   --boot pvh     (default) boot the extracted ELF vmlinux through QEMU's PVH entry;
@@ -28,8 +31,8 @@ set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/lib.sh"
 
-ACCEL=auto TIMEOUT=300 MEM=256 SMP=1 PAYLOAD="" TEST="" GNSS=1 GNSS_START=first-byte GNSS_ARGS=() GNSS_SUMMARY=""
-LOG="" QUIET=0 KEEP=0 BOOT=pvh GNSS_SOCKET="" INTERACTIVE=0 EXTRA=()
+ACCEL=auto TIMEOUT=300 MEM=512 SMP=1 PAYLOAD="" TEST="" GNSS=1 GNSS_START=first-byte GNSS_ARGS=() GNSS_SUMMARY=""
+LOG="" QUIET=0 KEEP=0 BOOT=pvh GNSS_SOCKET="" INTERACTIVE=0 EXTRA=() USB_AT_BOOT=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --accel) ACCEL="$2"; shift 2 ;;
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
     --gnss-summary) GNSS_SUMMARY="$2"; shift 2 ;;
     --test) TEST="$2"; shift 2 ;;
     --no-gnss) GNSS=0; shift ;;
+    --usb-at-boot) USB_AT_BOOT=1; shift ;;
     --gnss-start) GNSS_START="$2"; shift 2 ;;
     --gnss-socket) GNSS=0; GNSS_SOCKET="$2"; shift 2 ;;
     --log) LOG="$2"; shift 2 ;;
@@ -99,23 +103,30 @@ APPEND+=" ${EXTRA[*]:-}"
 
 # ---- host side of the UART: GNSS simulator on a Unix socket (QEMU connects as client) ----
 if [ "$GNSS" = 1 ]; then
+  : > "$RUN/gnss-usb.control"
   python3 "$HERE/gnss_sim.py" --socket "$RUN/gnss.sock" --ready "$RUN/gnss.ready" \
-    --log "$RUN/gnss.log" --start "$GNSS_START" "${GNSS_ARGS[@]}" 2>"$RUN/gnss.summary" &
+    --log "$RUN/gnss.log" --start "$GNSS_START" --relay "$RUN/gnss-usb.control" "${GNSS_ARGS[@]}" 2>"$RUN/gnss.summary" &
   GNSS_PID=$!
   for _ in $(seq 100); do [ -e "$RUN/gnss.ready" ] && break; sleep 0.05; done
   [ -e "$RUN/gnss.ready" ] || { echo "gnss_sim did not start" >&2; exit 3; }
   SERIAL1=(-chardev "socket,id=gnss,path=$RUN/gnss.sock" -serial chardev:gnss)
-  # A second receiver behind a USB serial adapter (FTDI, ftdi_sio in the guest) that the
-  # simulator unplugs and plugs back through QEMU's monitor ($PFLSIM,UNPLUG).
+  # A second receiver behind a USB serial adapter (FTDI 0403:6001, ftdi_sio in the guest, USB serial
+  # number FLSIM-USB1) that the simulator plugs in ($PFLSIM,PLUG), unplugs and plugs back
+  # ($PFLSIM,UNPLUG) through QEMU's monitor; the first simulator relays $PFLSIM,USB,... to it.
+  USB_PLUGGED=no; [ "$USB_AT_BOOT" = 1 ] && USB_PLUGGED=yes
   python3 "$HERE/gnss_sim.py" --socket "$RUN/gnss-usb.sock" --ready "$RUN/gnss-usb.ready" \
-    --log "$RUN/gnss-usb.log" --monitor "$RUN/monitor.sock" --usb-device gnssusb0,gnssusb,xhci.0 \
-    --expect-rx 0 2>"$RUN/gnss-usb.summary" &
+    --log "$RUN/gnss-usb.log" --monitor "$RUN/monitor.sock" --usb-device gnssusb0,gnssusb,xhci.0,FLSIM-USB1 \
+    --plugged "$USB_PLUGGED" --control "$RUN/gnss-usb.control" --expect-rx 0 2>"$RUN/gnss-usb.summary" &
   GNSS_USB_PID=$!
   for _ in $(seq 100); do [ -e "$RUN/gnss-usb.ready" ] && break; sleep 0.05; done
   [ -e "$RUN/gnss-usb.ready" ] || { echo "gnss_sim (USB) did not start" >&2; exit 3; }
   SERIAL1+=(-monitor "unix:$RUN/monitor.sock,server=on,wait=off"
-            -device qemu-xhci,id=xhci -chardev "socket,id=gnssusb,path=$RUN/gnss-usb.sock"
-            -device usb-serial,chardev=gnssusb,id=gnssusb0,bus=xhci.0)
+            -device qemu-xhci,id=xhci -chardev "socket,id=gnssusb,path=$RUN/gnss-usb.sock")
+  if [ "$USB_AT_BOOT" = 1 ]; then
+    SERIAL1+=(-device usb-serial,chardev=gnssusb,id=gnssusb0,bus=xhci.0,serial=FLSIM-USB1)
+  else
+    APPEND+=" hil_usb=late"
+  fi
 elif [ -n "$GNSS_SOCKET" ]; then
   SERIAL1=(-chardev "socket,id=gnss,path=$GNSS_SOCKET" -serial chardev:gnss)
 else

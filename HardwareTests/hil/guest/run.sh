@@ -4,7 +4,8 @@
 #     banks `fieldloc-hil --banks` needs (the ICM-20948's), then preloads it with the sensor fixture (identity, status and data registers of the LSM303AGR, LIS3MDL,
 #     LSM6DSOX, QMC5883L, ICM-20948, AK09916 and MMC5983MA) using i2cset, an independent tool,
 #     from the list `fieldloc-hil --fixture` prints;
-#  2. runs fieldloc-hil (our LinuxHardware code) against the real kernel devices;
+#  2. runs fieldloc-hil (our LinuxHardware code, and the engine with two receivers) against the real
+#     kernel devices;
 #  2b. runs fieldloc-hil --bluetooth on /dev/vhci (the kernel's virtual HCI controller): the
 #     LinuxBluetoothScanner reads back injected iBeacon, AltBeacon and Eddystone adverts;
 #  2c. starts Debian's dbus-daemon and bluetoothd (/hil/bluez.sh) and runs fieldloc-hil --bluez on
@@ -19,7 +20,7 @@ export FIELDLOC_HIL_I2C_BUS="$BUS" FIELDLOC_HIL_GPIOCHIP="$HIL_GPIOCHIP" FIELDLO
   FIELDLOC_HIL_ENABLE_LINE=gnss-enable FIELDLOC_HIL_PPS_LINE=gnss-pps FIELDLOC_HIL_BAUD=9600 \
   FIELDLOC_HIL_GPIO_OBSERVER="$HIL_GPIO_OBSERVER" FIELDLOC_HIL_STUB_FIXTURE=1 FIELDLOC_HIL_GNSS_FIXTURE=1 \
   FIELDLOC_HIL_PMTK=1 FIELDLOC_HIL_ABSENT_ADDR=0x2a FIELDLOC_HIL_MISSING_BUS=9 \
-  FIELDLOC_HIL_USB_TTY="$HIL_USB_TTY" FIELDLOC_HIL_PPS_DEVICE="$HIL_PPS_DEVICE" FIELDLOC_HIL_PPS_TRIGGER_PORT=0x37a
+  FIELDLOC_HIL_USB_TTY="$HIL_USB_TTY" FIELDLOC_HIL_USB_ID=0403:6001:FLSIM-USB1 FIELDLOC_HIL_PPS_DEVICE="$HIL_PPS_DEVICE" FIELDLOC_HIL_PPS_TRIGGER_PORT=0x37a
 
 echo "== preload i2c-stub on /dev/i2c-$BUS (chips $HIL_I2C_CHIPS)"
 for addr in $(fieldloc-hil --chips | tr ',' ' '); do
