@@ -12,6 +12,7 @@ import FieldLocationConsole
 import FieldLocationDaemon
 import Foundation
 import Logging
+import NIOPosix
 import Testing
 
 /// One HTTP response as a test reads it off the wire.
@@ -63,7 +64,10 @@ struct ConsoleServerTests {
         configure(&configuration)
         var logger = Logger(label: "console-tests")
         logger.logLevel = .warning
-        let server = ConsoleServer(monitor: monitor, configuration: configuration, logger: logger)
+        // A loop of its own: the suites running beside it (their servers on the shared singleton
+        // loops) cannot delay its timeouts and closes, which these tests time.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = ConsoleServer(monitor: monitor, configuration: configuration, logger: logger, group: group)
         let address = try await server.start()
         guard let port = address.port else { throw TestFailure("no bound port") }
         if let speed { engine.runInBackground(speed: speed) }
@@ -73,10 +77,12 @@ struct ConsoleServerTests {
         } catch {
             await server.stop()
             monitor.close()
+            try? await group.shutdownGracefully()
             throw error
         }
         await server.stop()
         monitor.close()
+        try await group.shutdownGracefully()
     }
 
     @Test("GET and HEAD of the page, the status document and the metrics; 404, 405 and no file is ever read")
