@@ -34,14 +34,12 @@ public struct ArrivalIdentification: Sendable, Hashable, CustomStringConvertible
 }
 
 extension ReceiverDetector {
-    /// The queries sent on a receiver's arrival, in order: each is ignored or refused by the other
-    /// families (UBX-MON-VER, whose reply must carry a u-blox hardware version; MediaTek's firmware
-    /// query `$PMTK605`, answered by `$PMTK705`; CASIC's `$PCAS06,0`, answered by a `TXT` `SW=` line).
-    public static let arrivalQueries: [(name: String, family: ReceiverFamily, bytes: [UInt8])] = [
-        ("UBX-MON-VER poll", .ublox, UBXMessage.pollVersion.bytes),
-        ("$PMTK605", .mediatek, NMEACommand("PMTK605").bytes),
-        ("$PCAS06,0", .casic, NMEACommand("PCAS06,0").bytes),
-    ]
+    /// The queries sent on a receiver's arrival, in order: the ``identityQueries`` of the families
+    /// with a driver here, each ignored or refused by the other families (UBX-MON-VER, whose reply
+    /// must carry a u-blox hardware version; MediaTek's firmware query `$PMTK605`, answered by
+    /// `$PMTK705`; CASIC's `$PCAS06,0`, answered by a `TXT` `SW=` line). Airoha and Goke receivers
+    /// are named only from what they send.
+    public static let arrivalQueries = Array(identityQueries.prefix(3))
 
     /// The query that tells more of a receiver whose family is known from what it sent (the
     /// u-blox generation, the MediaTek module, the CASIC hardware).
@@ -95,14 +93,12 @@ extension ReceiverDetector {
         var sawBytes = false
         let first = port.baudRate
         func window(_ length: Duration) -> MonotonicInstant { min(deadline, clock.now().advanced(by: length)) }
-        func ask(_ name: String, _ bytes: [UInt8], at rate: BaudRate) throws(HardwareError) -> ReceiverIdentity? {
-            guard clock.now() < deadline else { return nil }
-            try port.writeAll(bytes, deadline: window(replyWindow))
-            wrote = true
-            let report = try listen(until: window(replyWindow)) { Self.identityFromReplies($0) != nil }
-            let identity = Self.identityFromReplies(report)
-            steps.append(DetectionStep(baudRate: rate.rawValue, action: "send \(name)", outcome: identity.map { "answered: \($0)" } ?? summary(report)))
-            return identity
+        // The queries sent, each a step of its own (``identify(at:steps:queries:by:)``).
+        func ask(_ queries: [(name: String, bytes: [UInt8])], at rate: BaudRate) throws(HardwareError) -> (name: String, identity: ReceiverIdentity)? {
+            let before = steps.count
+            let (identity, _) = try identify(at: rate, steps: &steps, queries: queries, by: deadline)
+            wrote = wrote || steps.count > before
+            return identity.map { (queries[steps.count - before - 1].name, $0) }
         }
         for rate in [first] + baudRates.filter({ $0 != first }) {
             guard clock.now() < deadline else { break }
@@ -120,7 +116,7 @@ extension ReceiverDetector {
             steps.append(DetectionStep(baudRate: rate.rawValue, action: "listen", outcome: summary(report)))
             if var identity = Self.identityFromStream(report) {
                 if !passive, identity.ubloxGeneration == nil || identity.model == nil, let query = Self.refinement(for: identity.family),
-                   let better = try ask(query.name, query.bytes, at: rate), better.family == identity.family {
+                   let better = try ask([query], at: rate)?.identity, better.family == identity.family {
                     identity = Self.merge(identity, better)
                 }
                 return ArrivalIdentification(identity: identity, baudRate: rate, reason: "heard \(identity.evidence)", steps: steps, wrote: wrote)
@@ -131,11 +127,9 @@ extension ReceiverDetector {
                     return ArrivalIdentification(identity: nil, baudRate: rate,
                                                  reason: "passive: valid NMEA (talkers \(talkers)) names no family, and nothing is asked", steps: steps, wrote: false)
                 }
-                for query in Self.arrivalQueries {
-                    if let identity = try ask(query.name, query.bytes, at: rate) {
-                        return ArrivalIdentification(identity: identity, baudRate: rate, reason: "answered \(query.name): \(identity.evidence)",
-                                                     steps: steps, wrote: wrote)
-                    }
+                if let (name, identity) = try ask(Self.arrivalQueries, at: rate) {
+                    return ArrivalIdentification(identity: identity, baudRate: rate, reason: "answered \(name): \(identity.evidence)",
+                                                 steps: steps, wrote: wrote)
                 }
                 let names = Self.arrivalQueries.map(\.name).joined(separator: ", ")
                 return ArrivalIdentification(identity: nil, baudRate: rate,
@@ -146,11 +140,9 @@ extension ReceiverDetector {
                 try port.writeAll([0xFF], deadline: window(replyWindow))
                 wrote = true
                 clock.sleep(until: window(.milliseconds(200)))
-                for query in Self.arrivalQueries {
-                    if let identity = try ask(query.name, query.bytes, at: rate) {
-                        return ArrivalIdentification(identity: identity, baudRate: rate, reason: "woken, answered \(query.name): \(identity.evidence)",
-                                                     steps: steps, wrote: wrote)
-                    }
+                if let (name, identity) = try ask(Self.arrivalQueries, at: rate) {
+                    return ArrivalIdentification(identity: identity, baudRate: rate, reason: "woken, answered \(name): \(identity.evidence)",
+                                                 steps: steps, wrote: wrote)
                 }
             }
         }

@@ -162,12 +162,13 @@ public struct ReceiverDetector {
         return sink.report
     }
 
-    /// Sends `bytes` and listens for `replyWindow`, stopping early once `match` finds a reply.
-    func ask(_ bytes: [UInt8], match: @escaping (ListenReport) -> ReceiverIdentity?) throws(HardwareError)
-        -> (ListenReport, ReceiverIdentity?)
+    /// Sends `bytes` and listens for `replyWindow` (ending by `deadline` at the latest), stopping
+    /// early once `match` finds a reply.
+    func ask(_ bytes: [UInt8], by deadline: MonotonicInstant = .distantFuture,
+             match: @escaping (ListenReport) -> ReceiverIdentity?) throws(HardwareError) -> (ListenReport, ReceiverIdentity?)
     {
-        try port.writeAll(bytes, deadline: port.clock.deadline(after: replyWindow))
-        let report = try listen(until: port.clock.deadline(after: replyWindow)) { match($0) != nil }
+        try port.writeAll(bytes, deadline: min(deadline, port.clock.deadline(after: replyWindow)))
+        let report = try listen(until: min(deadline, port.clock.deadline(after: replyWindow))) { match($0) != nil }
         return (report, match(report))
     }
 
@@ -220,13 +221,15 @@ public struct ReceiverDetector {
                                steps: steps, advice: advice)
     }
 
-    /// Sends the identity queries in order and returns the first identity found, with the report of
-    /// the window that found it.
-    func identify(at rate: BaudRate, steps: inout [DetectionStep]) throws(HardwareError)
-        -> (ReceiverIdentity?, ListenReport)
+    /// Sends `queries` (the identity queries unless given) in order and returns the first identity
+    /// found, with the report of the window that found it; no query is sent once `deadline` has come.
+    func identify(at rate: BaudRate, steps: inout [DetectionStep],
+                  queries: [(name: String, bytes: [UInt8])] = identityQueries,
+                  by deadline: MonotonicInstant = .distantFuture) throws(HardwareError) -> (ReceiverIdentity?, ListenReport)
     {
-        for query in Self.identityQueries {
-            let (report, identity) = try ask(query.bytes) { report in
+        for query in queries {
+            guard port.clock.now() < deadline else { break }
+            let (report, identity) = try ask(query.bytes, by: deadline) { report in
                 Self.identityFromReplies(report)
             }
             steps.append(DetectionStep(baudRate: rate.rawValue, action: "send \(query.name)",
